@@ -1,0 +1,28 @@
+export { PtcRuntime } from './seam/runtime.js'
+export { PtcImage } from './seam/image.js'
+export {
+  BOOTSTRAP_NAME,
+  DUNDER_MEMBER,
+  PORTABLE_RESERVED_WORDS,
+  RESERVED_BINDING_GLOBALS,
+  RESERVED_ERROR_MEMBERS,
+  validateBindings,
+} from './seam/names.js'
+export type {
+  ImageAttachmentRef,
+  PtcBindingErrorClass,
+  PtcBindingFunction,
+  PtcBindingNamespace,
+  PtcFailureKind,
+  PtcJsonValue,
+  PtcOutput,
+  PtcProgramFormat,
+  PtcRunFailure,
+  PtcRunRequest,
+  PtcRunResult,
+  PtcRunSandbox,
+  PtcRunSpec,
+  SandboxEnforcement,
+  SandboxExecutionPolicy,
+  SandboxMode,
+} from './seam/types.js'

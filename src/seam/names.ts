@@ -1,0 +1,92 @@
+/**
+ * Portable binding names (CONTRACT §2.1): one binding list must be valid on every backend,
+ * JavaScript and Python alike, so names are checked against the union of both languages' rules.
+ */
+import type { PtcBindingNamespace } from './types.js'
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** ECMAScript reserved and strict-reserved words, plus Python keywords and soft keywords. */
+export const PORTABLE_RESERVED_WORDS: ReadonlySet<string> = new Set([
+  // ECMAScript
+  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete',
+  'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import',
+  'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try',
+  'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static', 'implements', 'interface',
+  'package', 'private', 'protected', 'public', 'arguments', 'eval',
+  // Python
+  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'def', 'del', 'elif', 'except', 'from',
+  'global', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'match', 'type', '_',
+])
+
+/** The name of the hook object our lowered programs receive; programs must not shadow it. */
+export const BOOTSTRAP_NAME = '__ptc__'
+
+/** Global slots the runtimes own. */
+export const RESERVED_BINDING_GLOBALS: ReadonlySet<string> = new Set([
+  'console', 'inspect', 'Image', '__builtins__', '__name__', '__debug__', BOOTSTRAP_NAME,
+])
+
+/** Error members an `errorClass.memberNameProperty` may not take over. */
+export const RESERVED_ERROR_MEMBERS: ReadonlySet<string> = new Set([
+  'name', 'message', 'stack', 'args', 'with_traceback', 'add_note',
+])
+
+/** Python dunder names (`__x__`): never usable as an error member property. */
+export const DUNDER_MEMBER = /^__.+__$/
+
+function usableIdentifier(name: unknown): name is string {
+  return typeof name === 'string' && IDENTIFIER.test(name) && !PORTABLE_RESERVED_WORDS.has(name)
+}
+
+const RULE = `must match ${IDENTIFIER.source.slice(1, -1)} and not be a reserved word`
+
+/**
+ * Checks a binding list against the portable-name rules and throws an Error naming the
+ * offending name and the rule it breaks. Member names in `functions` are free-form.
+ */
+export function validateBindings(bindings: readonly PtcBindingNamespace[]): void {
+  if (!Array.isArray(bindings)) throw new TypeError('bindings must be an array of namespaces')
+  const taken = new Set<string>()
+  for (const namespace of bindings) {
+    if (typeof namespace !== 'object' || namespace === null) {
+      throw new TypeError('each binding namespace must be an object')
+    }
+    const global = namespace.global
+    if (!usableIdentifier(global)) throw new Error(`binding global ${JSON.stringify(global)} ${RULE}`)
+    if (RESERVED_BINDING_GLOBALS.has(global)) {
+      throw new Error(`binding global "${global}" is reserved by the runtime`)
+    }
+    if (taken.has(global)) throw new Error(`binding global "${global}" is declared twice`)
+    taken.add(global)
+    if (typeof namespace.functions !== 'object' || namespace.functions === null) {
+      throw new TypeError(`binding global "${global}" must have a functions object`)
+    }
+    for (const member of Object.keys(namespace.functions)) {
+      if (typeof namespace.functions[member] !== 'function') {
+        throw new TypeError(`binding "${global}.${member}" must be a function`)
+      }
+    }
+  }
+  for (const { global, errorClass } of bindings) {
+    if (errorClass === undefined) continue
+    if (typeof errorClass !== 'object' || errorClass === null) {
+      throw new TypeError(`binding global "${global}" has an errorClass that is not an object`)
+    }
+    const { name, memberNameProperty: member } = errorClass
+    if (!usableIdentifier(name)) throw new Error(`binding error class ${JSON.stringify(name)} ${RULE}`)
+    if (RESERVED_BINDING_GLOBALS.has(name)) {
+      throw new Error(`binding error class "${name}" is reserved by the runtime`)
+    }
+    if (taken.has(name)) {
+      throw new Error(`binding error class "${name}" collides with another injected global`)
+    }
+    taken.add(name)
+    if (typeof member !== 'string' || member === '' || RESERVED_ERROR_MEMBERS.has(member) || DUNDER_MEMBER.test(member)) {
+      throw new Error(
+        `binding error member property ${JSON.stringify(member)} of "${name}" must be a non-empty string, ` +
+          `not one of ${[...RESERVED_ERROR_MEMBERS].join(', ')} and not a __dunder__ name`,
+      )
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The seam: the abstract `ptcRuntime` service. This is the only file that touches Cordis'
+ * service machinery, so a Cordis upgrade touches one file.
+ */
+import { type Context, Service } from 'cordis'
+import type { PtcProgramFormat, PtcRunRequest, PtcRunResult, PtcRunSpec, SandboxMode } from './types.js'
+
+declare module 'cordis' {
+  interface Context {
+    ptcRuntime: PtcRuntime
+  }
+}
+
+/**
+ * Runs model-written programs against host bindings. Consumers reach it as `ctx.ptcRuntime`
+ * and call `run(resolve(request))`. Every program outcome resolves as a result; `run` rejects
+ * only on caller misuse. Providers subclass it; disposing the providing plugin removes the
+ * service, and a second provider in the same context is refused by Cordis.
+ *
+ * Instances are reached through a Cordis proxy, so subclasses keep state in TS `private _x`
+ * fields, never ES `#private` ones.
+ */
+export abstract class PtcRuntime extends Service {
+  /** Source language of programs, lowercase (`'javascript'`). */
+  abstract readonly language: string
+  /** Substrate label, not a security claim (`'worker-thread'`, `'process'`). */
+  abstract readonly isolation: string
+
+  constructor(ctx: Context) {
+    super(ctx, 'ptcRuntime')
+  }
+
+  /** Which evaluation form `program` follows. */
+  get programFormat(): PtcProgramFormat {
+    return 'function-body'
+  }
+
+  /** Whether runs that share a `stateOwner` keep memory between runs. */
+  get retainsState(): boolean {
+    return false
+  }
+
+  /** Provider-written guidance for the model; `''` when none. */
+  get executionInstructions(): string {
+    return ''
+  }
+
+  /** Deployment file-policy mode; `undefined` when the provider cannot confine files. */
+  get sandboxMode(): SandboxMode | undefined {
+    return undefined
+  }
+
+  /** Elapsed default and cap, when per-call numeric overrides are supported. */
+  get timeout(): { defaultMs: number; maxMs: number } | undefined {
+    return undefined
+  }
+
+  /** Validates options and applies defaults. Throws on an invalid or unsupported choice. */
+  abstract resolve(request: PtcRunRequest): PtcRunSpec
+
+  /** Executes a resolved spec. Rejects only on caller misuse. */
+  abstract run(spec: PtcRunSpec): Promise<PtcRunResult>
+
+  /** Ends an owner's retained environment and awaits its resources. Unknown owners resolve. */
+  release(_owner: object): Promise<void> {
+    return Promise.resolve()
+  }
+
+  /** Registers source evaluated once in every new environment. Unsupported by default. */
+  registerEnvironmentInitializer(_program: string): () => Promise<void> {
+    throw new Error(`${this.constructor.name} does not support environment initializers`)
+  }
+
+  /** Acquires the provider's resources; the service becomes visible once this settles. */
+  protected start(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  /** Aborts in-flight work and releases every resource; awaited by `fiber.dispose()`. */
+  protected stop(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  async [Service.init]() {
+    await this.start()
+    return () => this.stop()
+  }
+}
