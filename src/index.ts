@@ -26,3 +26,5 @@ export type {
   SandboxExecutionPolicy,
   SandboxMode,
 } from './seam/types.js'
+export { WorkerPtcRuntime } from './host/provider.js'
+export type { WorkerPtcRuntimeOptions } from './host/config.js'

@@ -1,1 +1,51 @@
-export {}
+/**
+ * The worker entry: runs inside every environment. It owns the globals the runtime provides
+ * (`console`, `inspect`, `Image`, the binding namespaces) and evaluates one run at a time.
+ * Everything it needs is captured before any program runs.
+ */
+import { type MessagePort, workerData } from 'node:worker_threads'
+import type { HostMessage } from '../protocol.js'
+import { createProgramState } from '../transform/index.js'
+import { createConsole } from './console.js'
+import { Image, createInspect } from './images.js'
+import { defineProperty } from './intrinsics.js'
+import { WorkerRun } from './run.js'
+import { describeThrown, installStackFormatter } from './stack.js'
+import { installProcessWorld, setWorkingDirectory } from './world.js'
+
+const port = (workerData as { port: MessagePort }).port
+const state = createProgramState()
+let current: WorkerRun | undefined
+
+// Output and spawns always go to the run in progress; between runs they are dropped.
+const sink = {
+  text: (text: string) => current?.output.text(text),
+  image: (id: string, bytes: number) => current?.output.image(id, bytes),
+}
+const programConsole = createConsole(sink)
+const inspect = createInspect(sink)
+
+installStackFormatter()
+installProcessWorld((pid) => current?.spawned(pid))
+
+process.on('unhandledRejection', (reason) => {
+  current?.fail('exception', `Unhandled promise rejection: ${describeThrown(reason)}`)
+})
+process.on('uncaughtException', (error) => {
+  current?.fail('exception', describeThrown(error))
+})
+
+function installRuntimeGlobals(): void {
+  for (const [name, value] of [['console', programConsole], ['inspect', inspect], ['Image', Image]] as const) {
+    defineProperty(globalThis, name, { value, writable: true, configurable: true })
+  }
+}
+
+port.on('message', (message: HostMessage) => {
+  if (message.type === 'reply') return current?.receive(message)
+  if (message.type !== 'run') return
+  current = new WorkerRun(port, message)
+  setWorkingDirectory(message.cwd)
+  installRuntimeGlobals()
+  void current.execute(state)
+})

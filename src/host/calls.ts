@@ -1,0 +1,113 @@
+/**
+ * The host side of binding calls for one run: checks each call against the declared
+ * namespaces (own properties only, so `__proto__` or `constructor` never reach a prototype),
+ * re-validates arguments, invokes the host function, validates what it resolved and replies
+ * exactly once per call id. Replies stop when the run settles.
+ */
+import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
+import type { CallMessage, ReplyMessage } from '../protocol.js'
+import { PtcImage } from '../seam/image.js'
+import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace } from '../seam/types.js'
+
+const { hasOwn } = Object
+const MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
+const positiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0
+
+/** A copy of the attachment in canonical key order, or why it is not well formed. */
+export function checkImage(image: PtcImage): ImageAttachmentRef | string {
+  const { path, attachment } = image
+  if (typeof path !== 'string' || !path.startsWith('/')) return 'its path must be an absolute path'
+  if (typeof attachment !== 'object' || attachment === null) return 'it has no attachment'
+  const { attachmentId, mediaType, bytes, width, height, name } = attachment
+  if (typeof attachmentId !== 'string' || attachmentId === '') return 'attachment.attachmentId must be a non-empty string'
+  if (!MEDIA_TYPES.has(mediaType)) return `attachment.mediaType must be one of ${[...MEDIA_TYPES].join(', ')}`
+  if (!positiveInteger(bytes)) return 'attachment.bytes must be a positive integer'
+  if (!positiveInteger(width) || !positiveInteger(height)) return 'attachment.width and height must be positive integers'
+  if (name !== undefined && typeof name !== 'string') return 'attachment.name must be a string when given'
+  const copy: ImageAttachmentRef = { attachmentId, mediaType, bytes, width, height }
+  if (name !== undefined) copy.name = name
+  return copy
+}
+
+export interface CallHost {
+  reply(message: ReplyMessage): void
+  /** The call broke the protocol; the run must fail with `protocol`. */
+  violation(reason: string): void
+  issued(attachment: ImageAttachmentRef): void
+}
+
+export class CallDispatcher {
+  private _nextId = 1
+  private _pending = 0
+  private _open = true
+  private readonly _controller = new AbortController()
+
+  constructor(
+    private readonly _run: number,
+    private readonly _bindings: readonly PtcBindingNamespace[],
+    private readonly _maxPending: number,
+    private readonly _host: CallHost,
+  ) {}
+
+  /** Stops replying and aborts `call.signal` for every in-flight host function. */
+  close(): void {
+    this._open = false
+    this._controller.abort(new Error('the run has settled'))
+  }
+
+  dispatch(call: CallMessage): void {
+    if (call.id !== this._nextId) return this._host.violation(`binding call id ${call.id} is out of sequence`)
+    this._nextId++
+    if (++this._pending > this._maxPending) {
+      return this._host.violation(`more than ${this._maxPending} binding calls are pending at once (maxPendingCalls)`)
+    }
+    const namespace = this._bindings.find((candidate) => candidate.global === call.global)
+    const fn = namespace && hasOwn(namespace.functions, call.name) ? namespace.functions[call.name] : undefined
+    if (typeof fn !== 'function') return this._host.violation(`a call to the undeclared binding ${call.global}.${call.name}`)
+    let args: unknown
+    if (call.args !== undefined) {
+      const decoded = decodeWire(call.args)
+      if (!decoded.ok) return this._host.violation(`binding arguments that are not lossless JSON (${decoded.reason})`)
+      args = decoded.value
+    }
+    void this._invoke(call, fn, args)
+  }
+
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown): Promise<void> {
+    const label = `${call.global}.${call.name}`
+    let reply: ReplyMessage
+    try {
+      const value = await fn(args, { signal: this._controller.signal })
+      reply = this._resolution(call.id, label, value)
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
+    }
+    this._pending--
+    if (this._open) this._host.reply(reply)
+  }
+
+  private _resolution(id: number, label: string, value: unknown): ReplyMessage {
+    const fail = (message: string): ReplyMessage => ({ type: 'reply', run: this._run, id, ok: false, message })
+    if (value === undefined) return fail(`${label} resolved undefined; tools must resolve JSON values (use null for nothing)`)
+    let badImage: string | undefined
+    const images = new Map<object, Record<string, string | number>>()
+    const snapshot = snapshotJson(value, {
+      leaf: (candidate) => {
+        if (!(candidate instanceof PtcImage)) return undefined
+        const attachment = checkImage(candidate)
+        if (typeof attachment === 'string') {
+          badImage ??= attachment
+          return candidate
+        }
+        images.set(candidate, { path: candidate.path, ...attachment })
+        this._host.issued(attachment)
+        return candidate
+      },
+    })
+    if (badImage !== undefined) return fail(`${label} resolved an invalid PtcImage: ${badImage}`)
+    if (!snapshot.ok) return fail(`${label} resolved a value that is not lossless JSON (${snapshot.reason})`)
+    const tokens = encodeWire(snapshot.value, (leaf) => images.get(leaf)!)
+    return { type: 'reply', run: this._run, id, ok: true, value: tokens }
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The provider's configuration, validated at plugin load. Every field has a default, so
+ * `ctx.plugin(WorkerPtcRuntime)` works as is.
+ */
+import path from 'node:path'
+import Schema from 'schemastery'
+
+/** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
+export const MAX_TIMER_MS = 2_147_483_647
+
+const Sandbox = Schema.object({
+  mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const).required(),
+  workspaceRoot: Schema.string(),
+  writableRoots: Schema.array(Schema.string()).default([]),
+})
+
+export const Config = Schema.object({
+  timeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(120_000),
+  maxTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(600_000),
+  maxOutputBytes: Schema.natural().min(4).max(Number.MAX_SAFE_INTEGER).default(67_108_864),
+  maxOldGenerationSizeMb: Schema.natural().min(8).default(512),
+  maxPendingCalls: Schema.natural().min(1).default(128),
+  cwd: Schema.string(),
+  programFormat: Schema.union(['function-body', 'script', 'repl', 'scoped-repl'] as const).default('function-body'),
+  retainState: Schema.boolean().default(false),
+  idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
+  poolSize: Schema.natural().max(64).default(1),
+  sandbox: Sandbox,
+})
+
+export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
+export type WorkerPtcRuntimeOptions = Schemastery.TypeS<typeof Config>
+
+/** Checks what the schema cannot express; throws naming the field and the rule. */
+export function checkConfig(config: WorkerPtcRuntimeConfig): void {
+  const absolute = (field: string, value: string | undefined) => {
+    if (value !== undefined && !path.isAbsolute(value)) {
+      throw new TypeError(`config.${field} must be an absolute path, got ${JSON.stringify(value)}`)
+    }
+  }
+  absolute('cwd', config.cwd)
+  if (config.sandbox) {
+    absolute('sandbox.workspaceRoot', config.sandbox.workspaceRoot)
+    config.sandbox.writableRoots?.forEach((root, index) => absolute(`sandbox.writableRoots[${index}]`, root))
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Parsing of worker traffic. A program can reach its own MessagePorts, so every inbound
+ * message is hostile input: it is checked field by field and rebuilt, and anything that does
+ * not fit the protocol becomes a violation string (the run then fails with `protocol`).
+ */
+import type { OutputItem, WorkerFailureKind, WorkerMessage } from '../protocol.js'
+
+const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
+const { getPrototypeOf } = Object
+const { isArray } = Array
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || isArray(value)) return false
+  const proto = getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
+
+function parseItems(raw: unknown): OutputItem[] | undefined {
+  if (!isArray(raw)) return undefined
+  const items: OutputItem[] = []
+  for (const item of raw) {
+    if (typeof item === 'string') items.push(item)
+    else if (isRecord(item) && typeof item.attachmentId === 'string') items.push({ attachmentId: item.attachmentId })
+    else return undefined
+  }
+  return items
+}
+
+/** Rebuilds a message from the run numbered `run`, or returns why it violates the protocol. */
+export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | string {
+  if (!isRecord(raw)) return 'a message that is not an object'
+  const { type } = raw
+  if (raw.run !== run) return `a message for another run (${String(raw.run)})`
+  switch (type) {
+    case 'output': {
+      const items = parseItems(raw.items)
+      return items ? { type, run, items } : 'a malformed output message'
+    }
+    case 'call': {
+      const { id, global, name, args } = raw
+      if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return 'a malformed binding call'
+      if (args !== undefined && !isArray(args)) return 'a malformed binding call'
+      return args === undefined ? { type, run, id, global, name } : { type, run, id, global, name, args }
+    }
+    case 'done': {
+      if ('value' in raw && !isArray(raw.value)) return 'a malformed completion'
+      return 'value' in raw ? { type, run, value: raw.value as unknown[] } : { type, run }
+    }
+    case 'failed': {
+      const { kind, message } = raw
+      if (typeof kind !== 'string' || !FAILURE_KINDS.has(kind) || typeof message !== 'string') return 'a malformed failure'
+      const failure = { type, run, kind: kind as WorkerFailureKind, message } as const
+      return raw.initializer === true ? { ...failure, initializer: true } : failure
+    }
+    case 'spawned':
+      return isId(raw.pid) ? { type, run, pid: raw.pid } : 'a malformed subprocess report'
+    default:
+      return `a message of unknown type ${JSON.stringify(String(type)).slice(0, 60)}`
+  }
+}

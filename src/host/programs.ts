@@ -1,0 +1,31 @@
+/**
+ * Lowering with a small cache: agent loops resend the same programs (retries, initializers),
+ * and acorn costs about a millisecond per few kilobytes. Only results that do not depend on
+ * environment state are cached (scoped-repl lowering depends on the carried names).
+ */
+import type { ProgramCode } from '../protocol.js'
+import type { PtcProgramFormat } from '../seam/types.js'
+import { type LoweredProgram, lowerProgram } from '../transform/index.js'
+
+const CACHE_SIZE = 64
+
+export class ProgramCache {
+  private readonly _entries = new Map<string, LoweredProgram>()
+
+  constructor(private readonly _format: PtcProgramFormat) {}
+
+  /** Lowers `source`; throws ProgramSyntaxError when it does not parse. */
+  lower(source: string, carried: Iterable<string> = []): LoweredProgram & ProgramCode {
+    const names = this._format === 'scoped-repl' ? [...carried].sort() : []
+    const key = names.length > 0 ? `${names.join(',')}\u0000${source}` : source
+    let lowered = this._entries.get(key)
+    if (lowered) {
+      this._entries.delete(key)
+    } else {
+      lowered = lowerProgram(source, this._format, { carried: names })
+      if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
+    }
+    this._entries.set(key, lowered)
+    return lowered
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The wire protocol between the host and a worker, imported by both sides. Everything a
+ * worker sends is untrusted: the host rebuilds each message through `parseWorkerMessage`
+ * (host/messages.ts) before acting on it.
+ *
+ * Channel: a private MessagePort handed to the worker at spawn (`workerData.port`). The
+ * worker's `parentPort` is never used by us, so any traffic on it is forged.
+ */
+import type { SerializedPositions } from './transform/index.js'
+import type { WireTokens } from './json/index.js'
+
+export const PROTOCOL_VERSION = 1
+
+/** What the worker needs to know about one binding namespace: names, never functions. */
+export interface NamespaceShape {
+  global: string
+  members: string[]
+  errorClass?: { name: string; memberNameProperty: string }
+}
+
+/** A lowered program as it crosses to the worker. */
+export interface ProgramCode {
+  code: string
+  positions: SerializedPositions
+}
+
+// host -> worker ---------------------------------------------------------------------------
+
+export interface RunMessage {
+  type: 'run'
+  run: number
+  program: ProgramCode
+  /** Present when the environment is new and an initializer is registered. */
+  initializer?: ProgramCode
+  namespaces: NamespaceShape[]
+  cwd: string
+  /** Output budget the worker enforces locally so floods stop early; the host re-checks. */
+  maxOutputBytes: number
+  discardCompletion: boolean
+}
+
+export type ReplyMessage =
+  | { type: 'reply'; run: number; id: number; ok: true; value: WireTokens }
+  | { type: 'reply'; run: number; id: number; ok: false; message: string }
+
+export type HostMessage = RunMessage | ReplyMessage
+
+// worker -> host ---------------------------------------------------------------------------
+
+/** A text entry is its string; an image entry names an attachment the host issued. */
+export type OutputItem = string | { attachmentId: string }
+
+export interface OutputMessage {
+  type: 'output'
+  run: number
+  items: OutputItem[]
+}
+
+export interface CallMessage {
+  type: 'call'
+  run: number
+  id: number
+  global: string
+  name: string
+  /** Absent when the program called the member without arguments. */
+  args?: WireTokens
+}
+
+/** The program completed; `value` is absent when the completion was `undefined` or discarded. */
+export interface DoneMessage {
+  type: 'done'
+  run: number
+  value?: WireTokens
+}
+
+export type WorkerFailureKind = 'exception' | 'invalid-output' | 'output-limit'
+
+export interface FailedMessage {
+  type: 'failed'
+  run: number
+  kind: WorkerFailureKind
+  message: string
+  /** The environment initializer failed: the environment must be discarded. */
+  initializer?: true
+}
+
+/** The program started a subprocess (as a new process group) the host must kill at settlement. */
+export interface SpawnedMessage {
+  type: 'spawned'
+  run: number
+  pid: number
+}
+
+export type WorkerMessage = OutputMessage | CallMessage | DoneMessage | FailedMessage | SpawnedMessage

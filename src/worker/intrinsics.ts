@@ -1,0 +1,38 @@
+/**
+ * Functions the worker needs after a program has run, captured at module load: a program may
+ * replace or patch any global, and the runtime must keep working for the rest of the run.
+ */
+import { MessagePort } from 'node:worker_threads'
+
+const { apply } = Reflect
+const portPost = MessagePort.prototype.postMessage
+
+export const defineProperty = Reflect.defineProperty
+export const freeze = Object.freeze
+export const create = Object.create
+export const ownKeys = Reflect.ownKeys
+export const queueTask = queueMicrotask
+export const schedule = setImmediate
+export const isArray = Array.isArray
+export const StringOf = String
+export const PromiseOf = Promise
+export const ErrorOf = Error
+export const TypeErrorOf = TypeError
+export const WeakSetOf = WeakSet
+export const WeakMapOf = WeakMap
+export const MapOf = Map
+export const weakSetHas = WeakSet.prototype.has
+export const weakSetAdd = WeakSet.prototype.add
+export const push = Array.prototype.push
+export const textDecoder = new TextDecoder()
+export const decodeUtf8 = TextDecoder.prototype.decode
+
+/** `port.postMessage(message)` immune to a patched `MessagePort.prototype`. */
+export function post(port: MessagePort, message: unknown): void {
+  apply(portPost, port, [message])
+}
+
+/** Calls a captured method with an explicit receiver. */
+export function call<T>(method: (...args: never[]) => T, receiver: unknown, ...args: unknown[]): T {
+  return apply(method as (...args: unknown[]) => T, receiver, args)
+}

@@ -1,0 +1,96 @@
+/**
+ * One run inside the worker: install the run's globals, evaluate the initializer and the
+ * program, and send exactly one terminal message (`done` or `failed`).
+ */
+import vm from 'node:vm'
+import type { MessagePort } from 'node:worker_threads'
+import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import type { ProgramCode, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
+import { createProgramHooks, type ProgramState } from '../transform/index.js'
+import { BindingBridge } from './bindings.js'
+import { post } from './intrinsics.js'
+import { OutputChannel } from './output.js'
+import { describeThrown, registerProgram } from './stack.js'
+
+const importModuleDynamically = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+
+export class WorkerRun {
+  readonly output: OutputChannel
+  private readonly _bridge: BindingBridge
+  private _settled = false
+
+  constructor(
+    private readonly _port: MessagePort,
+    private readonly _message: RunMessage,
+  ) {
+    const { run, maxOutputBytes } = _message
+    this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
+      this.fail('output-limit', `output exceeded ${maxOutputBytes} bytes`),
+    )
+    this._bridge = new BindingBridge(_port, run, () => this.output.flush())
+  }
+
+  receive(reply: ReplyMessage): void {
+    this._bridge.receive(reply)
+  }
+
+  spawned(pid: number): void {
+    if (!this._settled) post(this._port, { type: 'spawned', run: this._message.run, pid })
+  }
+
+  /** Evaluates the initializer (if any) and the program; settles the run. */
+  async execute(state: ProgramState): Promise<void> {
+    const message = this._message
+    this._bridge.install(message.namespaces)
+    if (message.initializer) {
+      try {
+        await this._evaluate(message.initializer, 'initializer', state)
+      } catch (thrown) {
+        return this.fail('exception', `the environment initializer failed: ${describeThrown(thrown)}`, true)
+      }
+    }
+    let completion: unknown
+    try {
+      completion = await this._evaluate(message.program, 'program', state)
+    } catch (thrown) {
+      return this.fail('exception', describeThrown(thrown))
+    }
+    this._complete(completion)
+  }
+
+  fail(kind: WorkerFailureKind, text: string, initializer = false): void {
+    if (this._settled) return
+    this._settled = true
+    this.output.flush()
+    const message: Record<string, unknown> = { type: 'failed', run: this._message.run, kind, message: text }
+    if (initializer) message.initializer = true
+    post(this._port, message)
+  }
+
+  private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
+    const filename = registerProgram(program, label, this._message.run)
+    const entry = new vm.Script(program.code, { filename, importModuleDynamically }).runInThisContext()
+    return await entry(createProgramHooks(state))
+  }
+
+  private _complete(completion: unknown): void {
+    if (this._settled) return
+    if (completion === undefined || this._message.discardCompletion) return this._done(undefined)
+    const snapshot = snapshotJson(completion)
+    if (!snapshot.ok) {
+      return this.fail('invalid-output', `the completion value is not lossless JSON: ${snapshot.reason}`)
+    }
+    if (jsonByteLength(snapshot.value) > this.output.free) {
+      return this.fail('output-limit', `output exceeded ${this._message.maxOutputBytes} bytes`)
+    }
+    this._done(encodeWire(snapshot.value))
+  }
+
+  private _done(value: unknown[] | undefined): void {
+    this._settled = true
+    this.output.flush()
+    const message: Record<string, unknown> = { type: 'done', run: this._message.run }
+    if (value !== undefined) message.value = value
+    post(this._port, message)
+  }
+}

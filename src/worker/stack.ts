@@ -1,0 +1,114 @@
+/**
+ * Stack traces that speak the program's language: every frame is mapped back to the line and
+ * column the model wrote, and wrapper or runtime frames are dropped. Installed as
+ * `Error.prepareStackTrace`, so `error.stack`, `console.trace` and our exception messages all
+ * agree. A program may replace it; our own rendering does not depend on it.
+ */
+import { inspect, types } from 'node:util'
+import { PositionMap } from '../transform/index.js'
+import type { ProgramCode } from '../protocol.js'
+import { StringOf, WeakMapOf } from './intrinsics.js'
+
+interface Frame {
+  name: string | null
+  label: string
+  line: number
+  column: number
+}
+
+const programs: Record<string, { map: PositionMap; label: string; run: number }> = Object.create(null)
+const isNativeError = types.isNativeError
+const framesOf = new WeakMapOf<object, Frame[]>()
+const weakGet = WeakMap.prototype.get
+const weakSet = WeakMap.prototype.set
+const { apply } = Reflect
+let counter = 0
+
+/**
+ * Registers a program about to be compiled and returns the file name to compile it under.
+ * In a retained environment frames of earlier runs stay mappable and are labelled by run.
+ */
+export function registerProgram(program: ProgramCode, label: 'program' | 'initializer', run: number): string {
+  for (const name in programs) {
+    const entry = programs[name]!
+    if (entry.label === 'program' && entry.run !== run) entry.label = `program of run ${entry.run}`
+  }
+  const filename = `ptc-program-${++counter}.js`
+  programs[filename] = { map: new PositionMap(program.positions), label, run }
+  return filename
+}
+
+function programFrames(callSites: NodeJS.CallSite[]): Frame[] {
+  const frames: Frame[] = []
+  for (const site of callSites) {
+    const entry = programs[site.getFileName() ?? '']
+    const line = site.getLineNumber()
+    const column = site.getColumnNumber()
+    if (entry === undefined || line === null || column === null) continue
+    const original = entry.map.original(line, column)
+    if (original === undefined) continue
+    frames.push({ name: site.getFunctionName(), label: entry.label, ...original })
+  }
+  return frames
+}
+
+function renderFrames(frames: readonly Frame[]): string {
+  let text = ''
+  for (const { name, label, line, column } of frames) {
+    text += name ? `\n    at ${name} (${label}:${line}:${column})` : `\n    at ${label}:${line}:${column}`
+  }
+  return text
+}
+
+function safeString(value: unknown, fallback: string): string {
+  try {
+    return typeof value === 'string' ? value : StringOf(value)
+  } catch {
+    return fallback
+  }
+}
+
+function header(error: Error): string {
+  let name: unknown
+  let message: unknown
+  try {
+    name = error.name
+    message = error.message
+  } catch {
+    return 'Error: <unrenderable error>'
+  }
+  const n = name === undefined ? 'Error' : safeString(name, 'Error')
+  const m = message === undefined ? '' : safeString(message, '<unrenderable message>')
+  return m === '' ? n : n === '' ? m : `${n}: ${m}`
+}
+
+/** Installs the program-facing stack formatter. Called once at worker start. */
+export function installStackFormatter(): void {
+  Error.stackTraceLimit = 50
+  Error.prepareStackTrace = (error: Error, callSites: NodeJS.CallSite[]) => {
+    const frames = programFrames(callSites)
+    if (typeof error === 'object' && error !== null) apply(weakSet, framesOf, [error, frames])
+    return header(error) + renderFrames(frames)
+  }
+}
+
+/**
+ * Renders whatever a program threw as a short message for the model: `Name: message` and
+ * the program frames of the throw site. Never throws, whatever getters the value has.
+ */
+export function describeThrown(thrown: unknown): string {
+  if (isNativeError(thrown)) {
+    try {
+      void thrown.stack // materializes the frames through prepareStackTrace
+    } catch {
+      // a throwing `stack` getter: fall back to the header alone
+    }
+    const frames = apply(weakGet, framesOf, [thrown]) as Frame[] | undefined
+    return header(thrown) + renderFrames(frames ?? [])
+  }
+  try {
+    return `Uncaught ${inspect(thrown, { depth: 2, breakLength: Infinity })}`
+  } catch {
+    return 'Uncaught <unrenderable value>'
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The program's view of the process it shares with the host: a working directory of its own,
+ * subprocesses the host can kill when the run settles, and no way to signal the host.
+ *
+ * A worker thread cannot `chdir` (the OS cwd belongs to the whole process), so the run's cwd
+ * is emulated: `process.cwd()` returns it and relative paths given to `fs`, `fs/promises` and
+ * `child_process` are resolved against it before Node sees them. This covers the APIs programs
+ * use; native consumers of the OS cwd (sqlite, unix sockets) are not covered. Runs under a
+ * sandbox policy get a real process-level cwd from their helper process instead.
+ */
+import childProcess from 'node:child_process'
+import fs from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+import path from 'node:path'
+import { ErrorOf, isArray } from './intrinsics.js'
+
+const ONE_PATH = [
+  'access', 'appendFile', 'chmod', 'chown', 'lchmod', 'lchown', 'lstat', 'lutimes', 'mkdir', 'mkdtemp',
+  'open', 'opendir', 'readdir', 'readFile', 'readlink', 'realpath', 'rm', 'rmdir', 'stat', 'statfs',
+  'truncate', 'unlink', 'utimes', 'writeFile', 'exists',
+]
+const STREAMS_AND_WATCHERS = ['createReadStream', 'createWriteStream', 'watch', 'watchFile', 'unwatchFile', 'openAsBlob']
+const TWO_PATHS = ['copyFile', 'cp', 'link', 'rename']
+
+let cwd = process.cwd()
+const resolveAgainstCwd = (value: unknown) =>
+  typeof value === 'string' && value !== '' && !path.isAbsolute(value) ? path.resolve(cwd, value) : value
+
+type AnyFunction = (...args: unknown[]) => unknown
+
+function wrapPaths(target: Record<string, unknown>, name: string, positions: readonly number[]): void {
+  const original = target[name]
+  if (typeof original !== 'function') return
+  const wrapped = function (this: unknown, ...args: unknown[]) {
+    for (const index of positions) if (index < args.length) args[index] = resolveAgainstCwd(args[index])
+    return (original as AnyFunction).apply(this, args)
+  }
+  for (const key of Object.keys(original)) (wrapped as unknown as Record<string, unknown>)[key] = (original as unknown as Record<string, unknown>)[key]
+  if (name === 'realpath' || name === 'realpathSync') {
+    const native = (original as unknown as { native?: AnyFunction }).native
+    if (native) (wrapped as unknown as { native: AnyFunction }).native = (...args) => native(resolveAgainstCwd(args[0]), ...args.slice(1))
+  }
+  target[name] = wrapped
+}
+
+function patchFs(): void {
+  const modules: Array<[Record<string, unknown>, boolean]> = [
+    [fs as unknown as Record<string, unknown>, true],
+    [fs.promises as unknown as Record<string, unknown>, false],
+  ]
+  for (const [target, withSync] of modules) {
+    const names = [...ONE_PATH, ...(withSync ? STREAMS_AND_WATCHERS : [])]
+    for (const name of names) {
+      wrapPaths(target, name, [0])
+      if (withSync) wrapPaths(target, `${name}Sync`, [0])
+    }
+    for (const name of TWO_PATHS) {
+      wrapPaths(target, name, [0, 1])
+      if (withSync) wrapPaths(target, `${name}Sync`, [0, 1])
+    }
+    // symlink(target, path): the target stays relative to the link, only the link path moves.
+    wrapPaths(target, 'symlink', [1])
+    if (withSync) wrapPaths(target, 'symlinkSync', [1])
+  }
+}
+
+/** Where the options object of a child_process call sits, inserting one when it is absent. */
+function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unknown> {
+  let index = 1
+  if (afterArgsArray && isArray(args[1])) index = 2
+  const current = args[index]
+  if (typeof current === 'object' && current !== null && !isArray(current)) {
+    const copy = { ...(current as Record<string, unknown>) }
+    args[index] = copy
+    return copy
+  }
+  const fresh: Record<string, unknown> = {}
+  args.splice(index, 0, fresh)
+  return fresh
+}
+
+function patchChildProcess(onSpawn: (pid: number) => void): void {
+  const target = childProcess as unknown as Record<string, AnyFunction>
+  const patch = (name: string, afterArgsArray: boolean, detach: boolean) => {
+    const original = target[name]!
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      const options = optionsOf(args, afterArgsArray)
+      options.cwd = path.resolve(cwd, typeof options.cwd === 'string' ? options.cwd : '.')
+      // A process group of its own lets the host kill the whole tree when the run settles.
+      if (detach) options.detached = true
+      const child = original.apply(this, args) as { pid?: number }
+      if (detach && typeof child?.pid === 'number') onSpawn(child.pid)
+      return child
+    }
+  }
+  patch('spawn', true, true)
+  patch('fork', true, true)
+  patch('execFile', true, true)
+  patch('exec', false, true)
+  patch('spawnSync', true, false)
+  patch('execFileSync', true, false)
+  patch('execSync', false, false)
+}
+
+function guardSignals(): void {
+  const refuse = (pid: unknown) => {
+    const error = new ErrorOf(`kill ${String(pid)}: programs may not signal the runtime's process or process groups`)
+    Object.assign(error, { code: 'EPERM', syscall: 'kill' })
+    return error
+  }
+  for (const name of ['kill', '_kill'] as const) {
+    const original = (process as unknown as Record<string, AnyFunction>)[name]
+    if (typeof original !== 'function') continue
+    ;(process as unknown as Record<string, AnyFunction>)[name] = function (pid: unknown, signal?: unknown) {
+      const probe = signal === 0 || signal === '0'
+      const number = Number(pid)
+      if (!probe && (number === process.pid || number <= 0 || number === process.ppid)) throw refuse(pid)
+      return original.call(process, pid, signal)
+    }
+  }
+}
+
+/** Installs cwd emulation, subprocess tracking and the signal guard. Called once per worker. */
+export function installProcessWorld(onSpawn: (pid: number) => void): void {
+  patchFs()
+  patchChildProcess(onSpawn)
+  guardSignals()
+  process.cwd = () => cwd
+  process.chdir = (directory: string) => {
+    const next = path.resolve(cwd, directory)
+    if (!fs.statSync(next).isDirectory()) throw new ErrorOf(`ENOTDIR: not a directory, chdir '${directory}'`)
+    cwd = next
+  }
+  syncBuiltinESMExports()
+}
+
+/** Sets the working directory a run starts in. */
+export function setWorkingDirectory(directory: string): void {
+  cwd = directory
+}

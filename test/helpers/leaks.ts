@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** OS threads of this process: every live Worker is one. */
+export function threadCount(): number {
+  return readdirSync('/proc/self/task').length
+}
+
+/** Live direct child processes of this process. */
+export function childProcesses(): number[] {
+  const children: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[1]) === process.pid && fields[0] !== 'Z') children.push(Number(entry))
+    } catch {
+      // exited while we looked
+    }
+  }
+  return children
+}
+
+/** Open file descriptors of this process. */
+export function openDescriptors(): number {
+  return readdirSync('/proc/self/fd').length
+}
+
+export interface ResourceSnapshot {
+  threads: number
+  children: number[]
+  descriptors: number
+}
+
+/**
+ * Takes a baseline after waking libuv's thread pool (it starts lazily and would otherwise
+ * look like a leak).
+ */
+export async function resourceBaseline(): Promise<ResourceSnapshot> {
+  await Promise.all(Array.from({ length: 8 }, () => import('node:fs/promises').then((fs) => fs.stat('/'))))
+  return { threads: threadCount(), children: childProcesses(), descriptors: openDescriptors() }
+}
+
+/** Resources now in excess of the baseline, after giving exits a moment to be reaped. */
+export async function leakedSince(baseline: ResourceSnapshot): Promise<{ threads: number; children: number[]; descriptors: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const leaked = {
+      threads: threadCount() - baseline.threads,
+      children: childProcesses().filter((pid) => !baseline.children.includes(pid)),
+      descriptors: openDescriptors() - baseline.descriptors,
+    }
+    const clean = leaked.threads <= 0 && leaked.children.length === 0 && leaked.descriptors <= 0
+    if (clean || attempt === 20) return clean ? { threads: 0, children: [], descriptors: 0 } : leaked
+    await sleep(50)
+  }
+}

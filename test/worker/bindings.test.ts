@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PtcBindingNamespace } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+
+describe('bindings', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  const calls: unknown[] = []
+  const tools: PtcBindingNamespace = {
+    global: 'tools',
+    functions: {
+      echo: async (args: unknown) => {
+        calls.push(args)
+        return args as never
+      },
+      fail: async () => {
+        throw new Error('the catalogue is offline')
+      },
+      lossy: async () => Number.NaN as never,
+      undef: async () => undefined as never,
+      __proto__: async () => 'proto member',
+      constructor: async () => 'constructor member',
+    } as never,
+    errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
+  }
+  const plain: PtcBindingNamespace = {
+    global: 'plain',
+    functions: { fail: async () => Promise.reject('a string reason') },
+  }
+  beforeAll(async () => {
+    env = await startRuntime({ timeoutMs: 10_000, maxPendingCalls: 16 })
+  })
+  afterAll(() => env.dispose())
+
+  const run = (program: string) => env.run(program, { bindings: [tools, plain] })
+
+  it('calls a host function with JSON arguments and returns its resolution', async () => {
+    calls.length = 0
+    expect((await run('return await tools.echo({ q: "shoes", n: [1, 2] })')).value).toEqual({ q: 'shoes', n: [1, 2] })
+    expect(calls).toEqual([{ q: 'shoes', n: [1, 2] }])
+  })
+
+  it('exposes null-prototype namespaces whose odd member names are plain callables', async () => {
+    const result = await run(`
+      return [Object.getPrototypeOf(tools) === null, await tools.__proto__(), await tools.constructor(), Object.keys(tools).length]`)
+    expect(result.value).toEqual([true, 'proto member', 'constructor member', 6])
+  })
+
+  it('rejects lossy arguments in the program without calling the host', async () => {
+    calls.length = 0
+    const result = await run('try { await tools.echo({ n: NaN }) } catch (e) { return e.message }')
+    expect(result.value).toMatch(/tools\.echo: arguments must be lossless JSON \(NaN at \$\.n\)/)
+    expect(calls).toEqual([])
+  })
+
+  it('rejects a lossy or undefined resolution with a clear message', async () => {
+    expect((await run('try { await tools.lossy() } catch (e) { return e.message }')).value).toMatch(/tools\.lossy resolved a value that is not lossless JSON/)
+    expect((await run('try { await tools.undef() } catch (e) { return e.message }')).value).toMatch(/use null/)
+  })
+
+  it('turns a host rejection into an instance of the declared error class', async () => {
+    const result = await run(`
+      try { await tools.fail() } catch (e) {
+        return [e instanceof ToolCallError, e instanceof Error, e.name, e.toolName, e.message]
+      }`)
+    expect(result.value).toEqual([true, true, 'ToolCallError', 'fail', 'the catalogue is offline'])
+  })
+
+  it('turns a host rejection into a plain Error without an error class', async () => {
+    const result = await run('try { await plain.fail() } catch (e) { return [e.constructor === Error, e.message] }')
+    expect(result.value).toEqual([true, 'a string reason'])
+  })
+
+  it('an uncaught binding failure points at the program line that called it', async () => {
+    const result = await run('const x = 1\nawait tools.fail()')
+    expect(result.error).toEqual({ kind: 'exception', message: 'ToolCallError: the catalogue is offline\n    at program:2:13' })
+  })
+
+  it('runs concurrent calls with Promise.all', async () => {
+    const result = await run('return (await Promise.all(Array.from({ length: 10 }, (_, i) => tools.echo(i)))).reduce((a, b) => a + b)')
+    expect(result.value).toBe(45)
+  })
+
+  it('fails with protocol when more calls are pending than maxPendingCalls', async () => {
+    const result = await run('await Promise.all(Array.from({ length: 40 }, (_, i) => tools.echo(i)))')
+    expect(result.error?.kind).toBe('protocol')
+    expect(result.error?.message).toMatch(/maxPendingCalls/)
+  })
+
+  it('aborts call.signal when the run settles and ignores a late resolution', async () => {
+    let signal: AbortSignal | undefined
+    let release: (value: null) => void = () => {}
+    const slow: PtcBindingNamespace = {
+      global: 'slow',
+      functions: {
+        wait: (_args, call) => {
+          signal = call.signal
+          return new Promise((resolve) => (release = resolve))
+        },
+      },
+    }
+    const result = await env.run('slow.wait(); return "left early"', { bindings: [slow] })
+    expect(result.value).toBe('left early')
+    expect(signal?.aborted).toBe(true)
+    release(null)
+    expect((await env.run('return 2')).value).toBe(2)
+  })
+})

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { startRuntime, textOf } from '../helpers/runtime.js'
+
+describe('failure kinds', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+  beforeAll(async () => {
+    baseline = await resourceBaseline()
+    env = await startRuntime({ timeoutMs: 10_000, maxOutputBytes: 4096, maxOldGenerationSizeMb: 64 })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it('times out a synchronous infinite loop, naming the budget', async () => {
+    const result = await env.run('while (true) {}', { timeoutMs: 300 })
+    expect(result.error).toEqual({ kind: 'timeout', message: expect.stringMatching(/time budget of 300 ms/) })
+  })
+
+  it('times out a never-settling await', async () => {
+    expect((await env.run('await new Promise(() => {})', { timeoutMs: 300 })).error?.kind).toBe('timeout')
+  })
+
+  it('aborts mid-loop with the signal reason', async () => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(new Error('stop now')), 200)
+    const result = await env.run('while (true) {}', { signal: controller.signal, timeoutMs: null })
+    expect(result.error).toEqual({ kind: 'abort', message: 'stop now' })
+  })
+
+  it('reports process.exit as worker-exit', async () => {
+    const result = await env.run('process.exit(7)')
+    expect(result.error).toEqual({ kind: 'worker-exit', message: expect.stringMatching(/exit code 7/) })
+  })
+
+  it('survives running out of memory and runs the next program', async () => {
+    const result = await env.run('const keep = []; while (true) keep.push(new Array(1e6).fill(1))', { timeoutMs: 60_000 })
+    expect(result.error?.kind).toBe('worker-exit')
+    expect(result.error?.message).toMatch(/out of memory/)
+    expect((await env.run('return "still here"')).value).toBe('still here')
+  })
+
+  it('stops an infinite console.log loop at the output cap, keeping the fitting prefix', async () => {
+    const result = await env.run('let i = 0; while (true) console.log("line", i++)')
+    expect(result.error?.kind).toBe('output-limit')
+    expect(result.error?.message).toMatch(/4096 bytes/)
+    expect(textOf(result)).toMatch(/^line 0\nline 1\n/)
+    expect(JSON.stringify(result.output.map((entry) => (entry as { text: string }).text)).length + JSON.stringify(result.error?.message).length).toBeLessThanOrEqual(4096)
+  })
+
+  it('reports a 100 MB string completion as output-limit without crashing', async () => {
+    const result = await env.run('return "x".repeat(100 * 1024 * 1024)', { timeoutMs: 60_000 })
+    expect(result.error?.kind).toBe('output-limit')
+  })
+
+  it('keeps working after a program mutates JSON, Object and Array.prototype', async () => {
+    const result = await env.run(`
+      JSON.stringify = () => '"forged"'
+      JSON.parse = () => ({ forged: true })
+      Object.keys = () => []
+      Object.prototype.polluted = 1
+      Array.prototype.push = function () { throw new Error('no push') }
+      Array.isArray = () => false
+      console.log('still printing')
+      return { list: [1, 2, 3], nested: { ok: true } }`)
+    expect(result).toEqual({ output: [{ type: 'text', text: 'still printing\n' }], value: { list: [1, 2, 3], nested: { ok: true } } })
+  })
+
+  it('tolerates probing the host with signal 0 and refuses real signals', async () => {
+    const result = await env.run(`
+      process.kill(process.pid, 0)
+      try { process.kill(process.pid, 'SIGKILL') } catch (e) { return e.code }`)
+    expect(result.value).toBe('EPERM')
+  })
+
+  describe('forged port traffic fails closed with protocol', () => {
+    const forgeries = {
+      'a message on parentPort': `(await import('node:worker_threads')).parentPort.postMessage({ type: 'done', run: 1 })`,
+      'a non-object on the private port': `Object.getPrototypeOf(process.stdout); const { MessagePort } = await import('node:worker_threads');
+        const post = MessagePort.prototype.postMessage; let port; MessagePort.prototype.postMessage = function (m) { port = this; return post.call(this, m) };
+        console.log('x'); await null; await null; post.call(port, 42)`,
+    }
+    for (const [name, program] of Object.entries(forgeries)) {
+      it(name, async () => {
+        const result = await env.run(program + '\nawait new Promise(() => {})', { timeoutMs: 5000 })
+        expect(result.error?.kind).toBe('protocol')
+        expect((await env.run('return 1')).value).toBe(1)
+      })
+    }
+
+    const hijack = (message: string) => `
+      const { MessagePort } = await import('node:worker_threads')
+      const post = MessagePort.prototype.postMessage
+      let port, runId
+      MessagePort.prototype.postMessage = function (m) { port ??= this; runId ??= m.run; return post.call(this, m) }
+      console.log('capture'); await new Promise((r) => setTimeout(r, 10))
+      post.call(port, ${message})
+      await new Promise(() => {})`
+
+    it.each([
+      ['an unknown type', `{ type: 'evil' }`],
+      ['a call with a bad id', `{ type: 'call', run: runId, id: 99, global: 'tools', name: 'x' }`],
+      ['a failure of a foreign kind', `{ type: 'failed', run: runId, kind: 'timeout', message: 'x' }`],
+      ['output that is not a list', `{ type: 'output', run: runId, items: 'x' }`],
+      ['an array', `[1, 2]`],
+    ])('%s', async (_name, message) => {
+      const result = await env.run(hijack(message), { timeoutMs: 5000 })
+      expect(result.error?.kind).toBe('protocol')
+    })
+  })
+})
