@@ -1,0 +1,12 @@
+/**
+ * The program transformer: lowering of the four program formats, the runtime hooks lowered
+ * code calls, and mapping of positions back to the program as written.
+ */
+export { lowerProgram } from './lower.js'
+export { createProgramHooks, createProgramState } from './hooks.js'
+export { PositionMap, mapStackPositions, PROGRAM_FILENAME } from './positions.js'
+export { ProgramSyntaxError } from './syntax-error.js'
+
+export type { LoweredProgram, LowerOptions } from './lower.js'
+export type { ProgramHooks, ProgramState } from './hooks.js'
+export type { ProgramPosition, SerializedPositions } from './positions.js'

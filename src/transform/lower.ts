@@ -1,0 +1,62 @@
+/**
+ * `lowerProgram`: turn a model-written program into code the worker can evaluate.
+ *
+ * The lowered code is a script whose completion value is an async function of one parameter,
+ * `__ptc__` (the run's `ProgramHooks`, see `hooks.ts`); calling it runs the program and resolves to the
+ * program's completion value. The wrapper sits on the first line and the program's own text
+ * keeps its lines and columns wherever no edit touches it, so positions map back exactly.
+ *
+ * Cost per lowering: one acorn parse of the wrapped program, one walk over its statements (never
+ * its expressions), one text pass.
+ */
+import type { PtcProgramFormat } from '../seam/types.js'
+import { instrumentCompletion } from './completion.js'
+import { ProgramEdits, type Wrapper } from './edits.js'
+import { FUNCTION_BODY_OPEN, PARSE_CLOSE, parseProgram } from './parse.js'
+import type { SerializedPositions } from './positions.js'
+import { lowerToGlobals } from './repl.js'
+import { scanProgram } from './scan.js'
+import { lowerToScope } from './scoped-repl.js'
+
+/** A lowered program, ready to cross to the worker (every field is plain data). */
+export interface LoweredProgram {
+  /** A script whose completion value is `async (__ptc__) => completion`. */
+  code: string
+  /** Serializable; rebuild with `new PositionMap(lowered.positions)` in the worker. */
+  positions: SerializedPositions
+  /** Top-level names this program declares (var/let/const/function/class, incl. every destructured name). */
+  declared: string[]
+}
+
+/** Options of {@link lowerProgram}. */
+export interface LowerOptions {
+  /** scoped-repl: names the environment's carried scope holds (usually all earlier `declared`). */
+  carried?: readonly string[]
+}
+
+const FORMATS: ReadonlySet<string> = new Set<PtcProgramFormat>(['function-body', 'script', 'repl', 'scoped-repl'])
+
+/**
+ * Lower `source` written in `format`. Throws {@link ProgramSyntaxError} (with the program's
+ * own line and column) when it does not parse or uses syntax the format forbids, and a
+ * TypeError for an unknown format.
+ */
+export function lowerProgram(source: string, format: PtcProgramFormat, options: LowerOptions = {}): LoweredProgram {
+  if (!FORMATS.has(format)) throw new TypeError(`unknown program format "${String(format)}"`)
+  const functionBody = format === 'function-body'
+  const parsed = parseProgram(source, functionBody)
+  const scan = scanProgram(parsed, { completion: !functionBody, script: !functionBody, source })
+  const edits = new ProgramEdits(parsed.text, parsed.programStart, parsed.programEnd)
+  let wrapper: Wrapper
+  if (functionBody) {
+    // The parsed text is already the lowered code: an async function body, returning its value.
+    wrapper = { open: FUNCTION_BODY_OPEN, close: PARSE_CLOSE }
+  } else {
+    instrumentCompletion(edits, scan.completion)
+    wrapper = format === 'scoped-repl'
+      ? lowerToScope(parsed, scan, edits, options.carried ?? [])
+      : lowerToGlobals(parsed, scan, edits)
+  }
+  const { code, positions } = edits.emit(wrapper)
+  return { code, positions, declared: scan.declared }
+}
