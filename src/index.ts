@@ -13,6 +13,7 @@ export type {
   PtcBindingErrorClass,
   PtcBindingFunction,
   PtcBindingNamespace,
+  PtcBindingValue,
   PtcFailureKind,
   PtcJsonValue,
   PtcOutput,

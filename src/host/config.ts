@@ -12,6 +12,8 @@ const Sandbox = Schema.object({
   mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const).required(),
   workspaceRoot: Schema.string(),
   writableRoots: Schema.array(Schema.string()).default([]),
+  /** bubblewrap: an absolute path, or a name looked up on PATH. */
+  bwrapPath: Schema.string().default('bwrap'),
 })
 
 export const Config = Schema.object({
@@ -25,7 +27,8 @@ export const Config = Schema.object({
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),
-  sandbox: Sandbox,
+  // Optional as a whole; when given, its fields are validated (never() admits only absence).
+  sandbox: Schema.union([Sandbox, Schema.never()]),
 })
 
 export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
@@ -42,5 +45,9 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
   if (config.sandbox) {
     absolute('sandbox.workspaceRoot', config.sandbox.workspaceRoot)
     config.sandbox.writableRoots?.forEach((root, index) => absolute(`sandbox.writableRoots[${index}]`, root))
+    const { bwrapPath } = config.sandbox
+    if (bwrapPath === '' || (bwrapPath.includes('/') && !path.isAbsolute(bwrapPath))) {
+      throw new TypeError(`config.sandbox.bwrapPath must be an absolute path or a command name, got ${JSON.stringify(bwrapPath)}`)
+    }
   }
 }

@@ -1,16 +1,16 @@
 /**
  * Environments: where programs run. An environment is one fresh Worker running our
  * bootstrap. It serves one run at a time (several in sequence when state is retained) and is
- * never handed to another owner. Disposal terminates the worker, kills the subprocess groups
- * its programs started, and resolves once the worker has exited.
+ * never handed to another owner. Disposal terminates the worker, kills the subprocesses its
+ * programs started, and resolves once the worker has exited.
  *
  * `ThreadEnvironment` hosts the worker in this process; other hosts (a confined helper
  * process) implement the same `Environment` interface.
  */
-import { readFileSync } from 'node:fs'
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
 import type { HostMessage } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
+import { isOwnChild, killProcessTrees } from './processes.js'
 
 const WORKER_FILE = new URL('./worker.js', import.meta.url)
 
@@ -40,7 +40,7 @@ export interface Environment {
   readonly alive: boolean
   attach(listener: EnvironmentListener | undefined): void
   send(message: HostMessage): void
-  /** Records a subprocess group a program reported, if it really is one of ours. */
+  /** Records a subprocess group a program reported; false when it is someone else's process. */
   adoptSubprocess(pid: number): boolean
   killSubprocesses(): void
   /** Idle environments must not keep the host process alive. */
@@ -49,18 +49,6 @@ export interface Environment {
   dispose(): Promise<void>
 }
 
-/** A process-group leader that is a direct child of this process, i.e. one a worker spawned. */
-function isOwnChildGroup(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return Number(fields[1]) === process.pid && Number(fields[2]) === pid
-  } catch {
-    return false
-  }
-}
-
-/** An environment whose worker is a thread of this process. */
 export class ThreadEnvironment implements Environment {
   readonly exited: Promise<void>
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
@@ -68,7 +56,7 @@ export class ThreadEnvironment implements Environment {
   runs = 0
   private readonly _worker: Worker
   private readonly _port: MessagePort
-  private readonly _groups = new Set<number>()
+  private readonly _subprocesses = new Set<number>()
   private _listener: EnvironmentListener | undefined
   private _exitCode: number | undefined
   private _error: Error | undefined
@@ -82,8 +70,10 @@ export class ThreadEnvironment implements Environment {
       env: {},
       execArgv: ['--no-warnings'],
       resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb },
-      stdout: true,
-      stderr: true,
+      // Not captured (`stdout: true` would hold the process open even when unref'd): only
+      // writes that bypass the patched streams land here, and they go to the host's stdio.
+      stdout: false,
+      stderr: false,
     })
     // Attached at spawn: `exit` can fire in the same tick as the worker's last message.
     this.exited = new Promise((resolve) => {
@@ -101,10 +91,6 @@ export class ThreadEnvironment implements Environment {
     this._worker.on('messageerror', () => this._listener?.forged())
     this._port.on('message', (message) => this._listener?.message(message))
     this._port.on('messageerror', () => this._listener?.forged())
-    for (const stream of [this._worker.stdout, this._worker.stderr]) {
-      stream.setEncoding('utf8')
-      stream.on('data', (text: string) => this._listener?.rawOutput(text))
-    }
   }
 
   get alive(): boolean {
@@ -121,20 +107,14 @@ export class ThreadEnvironment implements Environment {
   }
 
   adoptSubprocess(pid: number): boolean {
-    if (!isOwnChildGroup(pid)) return false
-    this._groups.add(pid)
-    return true
+    const own = isOwnChild(pid)
+    if (own) this._subprocesses.add(pid)
+    return own !== false
   }
 
   killSubprocesses(): void {
-    for (const pgid of this._groups) {
-      try {
-        process.kill(-pgid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
-    this._groups.clear()
+    killProcessTrees(this._subprocesses)
+    this._subprocesses.clear()
   }
 
   hold(held: boolean): void {

@@ -8,16 +8,25 @@ import path from 'node:path'
 import type { Context } from 'cordis'
 import { validateBindings } from '../seam/names.js'
 import { PtcRuntime } from '../seam/runtime.js'
-import type { PtcProgramFormat, PtcRunFailure, PtcRunRequest, PtcRunResult, PtcRunSpec } from '../seam/types.js'
+import type {
+  PtcProgramFormat,
+  PtcRunFailure,
+  PtcRunRequest,
+  PtcRunResult,
+  PtcRunSpec,
+  SandboxExecutionPolicy,
+  SandboxMode,
+} from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { type Environment, ThreadEnvironment } from './environment.js'
-import { type RunPlan, type Settlement, execute } from './execution.js'
+import type { RunPlan, Settlement } from './execution.js'
 import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { EnvironmentPool } from './pool.js'
 import { ProgramCache } from './programs.js'
 import { RetainedEnvironments } from './owners.js'
+import { Confinement, executeWhenReady, unavailableMessage } from './sandbox/confinement.js'
 
 const NAME = 'WorkerPtcRuntime'
 
@@ -36,6 +45,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _owners: RetainedEnvironments
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
   private _pool: EnvironmentPool | undefined
+  /** Present when the deployment configures `sandbox`: every run then executes in a helper. */
+  private readonly _confinement: Confinement | undefined
   private _disposed = false
   private _admitted = false
   private _initializer: string | undefined
@@ -47,6 +58,13 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
     this._owners = new RetainedEnvironments(() => this._spawn(), config.idleMs)
+    this._confinement = config.sandbox && new Confinement(config.sandbox, {
+      cwd: this._config.cwd,
+      poolSize: config.poolSize,
+      idleMs: config.idleMs,
+      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      maxOutputBytes: config.maxOutputBytes,
+    })
   }
 
   override get programFormat(): PtcProgramFormat {
@@ -55,6 +73,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   override get retainsState(): boolean {
     return this._config.retainState
+  }
+
+  override get sandboxMode(): SandboxMode | undefined {
+    return this._confinement?.policy.mode
   }
 
   override get timeout() {
@@ -67,12 +89,19 @@ export class WorkerPtcRuntime extends PtcRuntime {
       retainsState: this._config.retainState,
       timeoutMs: this.timeout.defaultMs,
       maxOutputBytes: this._config.maxOutputBytes,
+      ...(this._confinement ? { sandbox: this._confinement.instructions } : {}),
     })
   }
 
   resolve(request: PtcRunRequest): PtcRunSpec {
     if (this._disposed) throw new Error(`${NAME}: resolve() after disposal`)
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
+    if (this._confinement) {
+      // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace root.
+      const sandboxPolicy = this._confinement.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
+      const cwd = this._resolveCwd(request.cwd ?? sandboxPolicy.workspaceRoot)
+      return { ...request, cwd, timeoutMs: this._resolveTimeout(request.timeoutMs), sandboxPolicy }
+    }
     if (request.sandboxPolicy !== undefined) {
       throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
     }
@@ -81,12 +110,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   async run(spec: PtcRunSpec): Promise<PtcRunResult> {
     this._checkSpec(spec)
+    const policy = this._confinement?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
     this._admitted = true
     const runAbort = new AbortController()
     const signals = [runAbort.signal, ...(spec.signal ? [spec.signal] : [])]
     const signal = signals.length === 1 ? runAbort.signal : AbortSignal.any(signals)
-    if (signal.aborted) return failure(this._config.maxOutputBytes, 'abort', reasonOf(signal.reason))
-    const done = this._dispatch(spec, signal)
+    const report = (result: PtcRunResult) => (policy ? this._confinement!.report(policy, result) : result)
+    if (signal.aborted) return report(failure(this._config.maxOutputBytes, 'abort', reasonOf(signal.reason)))
+    const done = this._dispatch(spec, signal, policy).then(report)
     const entry = { abort: runAbort, done }
     this._live.add(entry)
     try {
@@ -97,7 +128,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   override release(owner: object): Promise<void> {
-    return this._owners.release(owner)
+    return Promise.all([this._owners.release(owner), this._confinement?.release(owner)]).then(() => undefined)
   }
 
   override registerEnvironmentInitializer(program: string): () => Promise<void> {
@@ -118,13 +149,16 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   protected override async start(): Promise<void> {
-    this._pool = new EnvironmentPool(this._config.poolSize, () => this._spawn())
+    // A sandboxed deployment runs every program in a helper, so it pre-spawns helpers instead.
+    if (this._confinement) await this._confinement.start()
+    else this._pool = new EnvironmentPool(this._config.poolSize, () => this._spawn())
   }
 
   protected override async stop(): Promise<void> {
     this._disposed = true
     await this._drain('runtime disposed')
     await this._pool?.drain()
+    await this._confinement?.drain()
   }
 
   private async _unregisterInitializer(): Promise<void> {
@@ -139,14 +173,17 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const live = [...this._live]
     for (const entry of live) entry.abort.abort(new Error(reason))
     await Promise.allSettled(live.map((entry) => entry.done))
-    await this._owners.releaseAll()
+    await Promise.all([this._owners.releaseAll(), this._confinement?.releaseAll()])
   }
 
   private _spawn(): Environment {
     return new ThreadEnvironment({ maxOldGenerationSizeMb: this._config.maxOldGenerationSizeMb })
   }
 
-  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal): Promise<PtcRunResult> {
+  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
+    // Never run unconfined what a policy says to confine.
+    const unavailable = policy && this._confinement!.unavailable(policy)
+    if (unavailable) return failure(this._config.maxOutputBytes, 'sandbox-unavailable', unavailableMessage(unavailable))
     let program
     try {
       program = this._programs.lower(spec.program)
@@ -167,9 +204,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
       ...overrides,
     })
     if (spec.stateOwner !== undefined && this._config.retainState) {
-      const settlement = await this._owners.run(spec.stateOwner, (environment, notice, ownerSignal) => {
+      const owners = policy ? this._confinement!.owners(policy, spec.cwd) : this._owners
+      const settlement = await owners.run(spec.stateOwner, (environment, notice, ownerSignal) => {
         const carried = this._config.programFormat === 'scoped-repl' ? this._programs.lower(spec.program, environment.carried) : program
-        const result = execute(environment, plan({ program: carried, notice, signal: AbortSignal.any([signal, ownerSignal]) }))
+        const result = executeWhenReady(environment, plan({ program: carried, notice, signal: AbortSignal.any([signal, ownerSignal]) }))
         return result.then((settlement) => {
           if (settlement.reusable) for (const name of carried.declared) environment.carried.add(name)
           return settlement
@@ -177,10 +215,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
       })
       return settlement.result
     }
-    const environment = this._pool!.take()
+    const environment = policy ? this._confinement!.take(policy, spec.cwd) : this._pool!.take()
     let settlement: Settlement
     try {
-      settlement = await execute(environment, plan({}))
+      settlement = await executeWhenReady(environment, plan({}))
     } finally {
       await environment.dispose()
     }
@@ -226,7 +264,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (timeoutMs !== null && timeoutMs > this._config.maxTimeoutMs) {
       throw new RangeError(`${NAME}: spec.timeoutMs ${timeoutMs} exceeds maxTimeoutMs ${this._config.maxTimeoutMs}`)
     }
-    if (spec.sandboxPolicy !== undefined) throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
+    if (spec.sandboxPolicy !== undefined && !this._confinement) {
+      throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
+    }
     try {
       validateBindings(spec.bindings)
     } catch (error) {

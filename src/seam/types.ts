@@ -9,11 +9,18 @@ export type PtcJsonValue = null | boolean | number | string | PtcJsonValue[] | {
 /** Which evaluation form `program` follows. */
 export type PtcProgramFormat = 'function-body' | 'repl' | 'script' | 'scoped-repl'
 
-/** A host function exposed to programs as `<global>.<member>(args)`. */
-export type PtcBindingFunction = (
-  args: unknown,
-  call: { signal: AbortSignal },
-) => Promise<PtcJsonValue | PtcImage>
+/** What a binding may resolve: lossless JSON, in which host-issued images may appear anywhere. */
+export type PtcBindingValue =
+  | PtcJsonValue
+  | PtcImage
+  | PtcBindingValue[]
+  | { [key: string]: PtcBindingValue }
+
+/**
+ * A host function exposed to programs as `<global>.<member>(args)`. `call.signal` aborts when
+ * the run settles (any outcome), so the host can stop in-flight work.
+ */
+export type PtcBindingFunction = (args: unknown, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
 
 /** The class a rejected binding call is turned into inside the program. */
 export interface PtcBindingErrorClass {

@@ -13,7 +13,11 @@ import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
-const port = (workerData as { port: MessagePort }).port
+// Taken out of workerData so a program cannot simply pick up the channel; the host still
+// treats everything on it as hostile, because a determined program can reach it anyway.
+const data = workerData as { port?: MessagePort }
+const port = data.port!
+delete data.port
 const state = createProgramState()
 let current: WorkerRun | undefined
 

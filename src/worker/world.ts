@@ -86,10 +86,11 @@ function patchChildProcess(onSpawn: (pid: number) => void): void {
     target[name] = function (this: unknown, ...args: unknown[]) {
       const options = optionsOf(args, afterArgsArray)
       options.cwd = path.resolve(cwd, typeof options.cwd === 'string' ? options.cwd : '.')
-      // A process group of its own lets the host kill the whole tree when the run settles.
+      // A process group of its own lets the host kill the whole tree when the run settles
+      // (exec and execFile ignore the option; the host walks their descendants instead).
       if (detach) options.detached = true
       const child = original.apply(this, args) as { pid?: number }
-      if (detach && typeof child?.pid === 'number') onSpawn(child.pid)
+      if (typeof child?.pid === 'number') onSpawn(child.pid)
       return child
     }
   }

@@ -34,11 +34,13 @@ export interface ResourceSnapshot {
 }
 
 /**
- * Takes a baseline after waking libuv's thread pool (it starts lazily and would otherwise
- * look like a leak).
+ * Takes a baseline after waking libuv's thread pool and starting one worker (both open
+ * descriptors and threads lazily, once per process, which would otherwise look like leaks).
  */
 export async function resourceBaseline(): Promise<ResourceSnapshot> {
   await Promise.all(Array.from({ length: 8 }, () => import('node:fs/promises').then((fs) => fs.stat('/'))))
+  const { Worker } = await import('node:worker_threads')
+  await new Promise((resolve) => new Worker('', { eval: true }).once('exit', resolve))
   return { threads: threadCount(), children: childProcesses(), descriptors: openDescriptors() }
 }
 

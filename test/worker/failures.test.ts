@@ -76,38 +76,50 @@ describe('failure kinds', () => {
   })
 
   describe('forged port traffic fails closed with protocol', () => {
-    const forgeries = {
-      'a message on parentPort': `(await import('node:worker_threads')).parentPort.postMessage({ type: 'done', run: 1 })`,
-      'a non-object on the private port': `Object.getPrototypeOf(process.stdout); const { MessagePort } = await import('node:worker_threads');
-        const post = MessagePort.prototype.postMessage; let port; MessagePort.prototype.postMessage = function (m) { port = this; return post.call(this, m) };
-        console.log('x'); await null; await null; post.call(port, 42)`,
-    }
-    for (const [name, program] of Object.entries(forgeries)) {
-      it(name, async () => {
-        const result = await env.run(program + '\nawait new Promise(() => {})', { timeoutMs: 5000 })
-        expect(result.error?.kind).toBe('protocol')
-        expect((await env.run('return 1')).value).toBe(1)
-      })
-    }
+    const tools = { global: 'tools', functions: { echo: async (value: unknown) => value as never } }
 
+    it('a message on the worker parent port', async () => {
+      const program = `(await import('node:worker_threads')).parentPort.postMessage({ type: 'done', run: 1 })
+        await new Promise(() => {})`
+      expect((await env.run(program, { timeoutMs: 5000 })).error?.kind).toBe('protocol')
+      expect((await env.run('return 1')).value).toBe(1)
+    })
+
+    // The channel is hidden from programs, but a determined one can still reach it through
+    // Node internals: it intercepts the next reply, then posts whatever it likes.
     const hijack = (message: string) => `
       const { MessagePort } = await import('node:worker_threads')
-      const post = MessagePort.prototype.postMessage
+      const proto = Object.getPrototypeOf(Object.getPrototypeOf(MessagePort.prototype))
+      const key = Object.getOwnPropertySymbols(proto).find((s) => String(s) === 'Symbol(nodejs.internal.kHybridDispatch)')
+      const original = proto[key]
       let port, runId
-      MessagePort.prototype.postMessage = function (m) { port ??= this; runId ??= m.run; return post.call(this, m) }
-      console.log('capture'); await new Promise((r) => setTimeout(r, 10))
-      post.call(port, ${message})
+      proto[key] = function (...args) { port ??= this; runId ??= args[0]?.run; return original.apply(this, args) }
+      await tools.echo(1)
+      MessagePort.prototype.postMessage.call(port, ${message})
       await new Promise(() => {})`
 
     it.each([
-      ['an unknown type', `{ type: 'evil' }`],
-      ['a call with a bad id', `{ type: 'call', run: runId, id: 99, global: 'tools', name: 'x' }`],
+      ['a non-object', '42'],
+      ['an array', '[1, 2]'],
+      ['a message for another run', `{ type: 'done', run: runId + 1000 }`],
+      ['an unknown type', `{ type: 'evil', run: runId }`],
+      ['a call with an out-of-sequence id', `{ type: 'call', run: runId, id: 99, global: 'tools', name: 'echo' }`],
+      ['a call to an undeclared binding', `{ type: 'call', run: runId, id: 2, global: 'tools', name: 'constructor' }`],
+      ['a call with malformed arguments', `{ type: 'call', run: runId, id: 2, global: 'tools', name: 'echo', args: [{ kind: 'array', length: 5 }] }`],
       ['a failure of a foreign kind', `{ type: 'failed', run: runId, kind: 'timeout', message: 'x' }`],
       ['output that is not a list', `{ type: 'output', run: runId, items: 'x' }`],
-      ['an array', `[1, 2]`],
+      ['an image that was never issued', `{ type: 'output', run: runId, items: [{ attachmentId: 'forged' }] }`],
+      ['a subprocess report for a foreign process', `{ type: 'spawned', run: runId, pid: 1 }`],
+      ['a completion that is not a token list', `{ type: 'done', run: runId, value: 'x' }`],
     ])('%s', async (_name, message) => {
-      const result = await env.run(hijack(message), { timeoutMs: 5000 })
+      const result = await env.run(hijack(message), { timeoutMs: 5000, bindings: [tools] })
       expect(result.error?.kind).toBe('protocol')
+      expect((await env.run('return 1')).value).toBe(1)
+    })
+
+    it('a forged completion that is not lossless is invalid-output', async () => {
+      const result = await env.run(hijack(`{ type: 'done', run: runId, value: [-0] }`), { timeoutMs: 5000, bindings: [tools] })
+      expect(result.error?.kind).toBe('invalid-output')
     })
   })
 })

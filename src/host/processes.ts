@@ -1,0 +1,72 @@
+/**
+ * Killing what programs started. A worker thread's subprocesses are children of this very
+ * process and survive `worker.terminate()`, so the host records each one the worker reports
+ * (after checking it really is a direct child) and kills its whole tree at settlement: its
+ * process group when it leads one, and every descendant found through /proc.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+
+interface ProcessStat {
+  ppid: number
+  pgrp: number
+}
+
+function readStat(pid: number | string): ProcessStat | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { ppid: Number(fields[1]), pgrp: Number(fields[2]) }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether `pid` is a direct child of this process; `undefined` when it has already exited
+ * (there is nothing left to kill, and nothing to accuse the program of).
+ */
+export function isOwnChild(pid: number): boolean | undefined {
+  const stat = readStat(pid)
+  return stat === undefined ? undefined : stat.ppid === process.pid
+}
+
+function descendantsOf(roots: ReadonlySet<number>): number[] {
+  const children = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = readStat(entry)
+    if (!stat) continue
+    const list = children.get(stat.ppid)
+    if (list) list.push(Number(entry))
+    else children.set(stat.ppid, [Number(entry)])
+  }
+  const found: number[] = []
+  const pending = [...roots]
+  while (pending.length > 0) {
+    for (const child of children.get(pending.pop()!) ?? []) {
+      found.push(child)
+      pending.push(child)
+    }
+  }
+  return found
+}
+
+function signal(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGKILLs each recorded child, its process group when it leads one, and all descendants. */
+export function killProcessTrees(pids: ReadonlySet<number>): void {
+  if (pids.size === 0 || process.platform !== 'linux') return
+  const targets = descendantsOf(pids)
+  for (const pid of pids) {
+    const stat = readStat(pid)
+    if (stat?.pgrp === pid) signal(-pid)
+    signal(pid)
+  }
+  for (const pid of targets) signal(pid)
+}
