@@ -9,7 +9,7 @@
  * is far too much for a megabyte program on the per-run path.
  */
 import { countLineBreaks, LineIndex } from './line-index.js'
-import { RunKind, type SerializedPositions } from './positions.js'
+import { RunKind } from './positions.js'
 
 const enum Group {
   Close = 0,
@@ -35,10 +35,10 @@ export interface Wrapper {
   close: string
 }
 
-/** Lowered code with its position runs. */
+/** Lowered code with its position runs (see `SerializedPositions.runs`). */
 export interface EmittedCode {
   code: string
-  positions: SerializedPositions
+  runs: number[]
 }
 
 /**
@@ -166,7 +166,7 @@ class CodeOutput {
   }
 
   finish(): EmittedCode {
-    return { code: this.parts.join(''), positions: { runs: this.runs } }
+    return { code: this.parts.join(''), runs: this.runs }
   }
 
   private startRun(kind: number, originalLine: number, originalColumn: number): void {

@@ -13,7 +13,7 @@ import type { PtcProgramFormat } from '../seam/types.js'
 import { instrumentCompletion } from './completion.js'
 import { ProgramEdits, type Wrapper } from './edits.js'
 import { FUNCTION_BODY_OPEN, PARSE_CLOSE, parseProgram } from './parse.js'
-import type { SerializedPositions } from './positions.js'
+import { programFile, type SerializedPositions } from './positions.js'
 import { lowerToGlobals } from './repl.js'
 import { scanProgram } from './scan.js'
 import { lowerToScope } from './scoped-repl.js'
@@ -57,6 +57,9 @@ export function lowerProgram(source: string, format: PtcProgramFormat, options: 
       ? lowerToScope(parsed, scan, edits, options.carried ?? [])
       : lowerToGlobals(parsed, scan, edits)
   }
-  const { code, positions } = edits.emit(wrapper)
-  return { code, positions, declared: scan.declared }
+  const { code, runs } = edits.emit(wrapper)
+  // Name the code after its content so stack frames of this run (including frames of functions
+  // it declares that later runs call) can be matched with this map.
+  const file = programFile(code)
+  return { code: `${code}\n//# sourceURL=${file}`, positions: { file, runs }, declared: scan.declared }
 }

@@ -8,8 +8,26 @@
  * three runs, whatever its size.
  */
 
-/** The file name lowered code is compiled under; stack frames read `program.js:LINE:COL`. */
+/** The file name lowered code is compiled under; mapped stack frames read `program.js:LINE:COL`. */
 export const PROGRAM_FILENAME = 'program.js'
+
+/**
+ * The name lowered `code` gives itself in stack frames: `program.js?` and a 53-bit hash of the
+ * code, so the same lowering always gets the same name (hosts may cache lowerings) and two runs
+ * of one environment practically never share one.
+ */
+export function programFile(code: string): string {
+  // Two 32-bit multiplicative lanes over the UTF-16 units, folded into 53 bits.
+  let high = 0x811c9dc5
+  let low = 0x01000193
+  for (let index = 0; index < code.length; index++) {
+    const unit = code.charCodeAt(index)
+    high = Math.imul(high ^ unit, 0x01000193)
+    low = Math.imul(low ^ unit, 0x5bd1e995)
+  }
+  const hash = (high >>> 0) * 0x200000 + ((low >>> 0) & 0x1fffff)
+  return `${PROGRAM_FILENAME}?${hash.toString(36)}`
+}
 
 /** What a run of lowered code is. */
 export const RunKind = {
@@ -26,11 +44,15 @@ export const RUN_FIELDS = 5
 
 /**
  * Plain JSON data describing where each run of lowered code came from; it crosses a
- * MessagePort, so it holds numbers only. `runs` is a flat list of groups
+ * MessagePort. `file` is the name the lowered code gives itself in stack frames
+ * (`program.js?<hash of the code>`, via a `//# sourceURL` comment), so frames of functions
+ * declared by an earlier run of the same environment can be told apart and mapped with that
+ * run's map. `runs` is a flat list of groups
  * `[generatedLine, generatedColumn, kind, originalLine, originalColumn]` (all 0-based), sorted
  * by generated position; a run extends to the start of the next one.
  */
 export interface SerializedPositions {
+  file: string
   runs: number[]
 }
 
@@ -42,11 +64,14 @@ export interface ProgramPosition {
 
 /** Maps positions in lowered code to positions in the original program. */
 export class PositionMap {
+  /** The file name frames of this lowered program carry (`program.js?<hash>`). */
+  readonly file: string
   private readonly runs: number[]
   private readonly count: number
 
   /** Rebuild a map from {@link SerializedPositions} (e.g. in the worker, after a MessagePort). */
   constructor(data: SerializedPositions) {
+    this.file = data.file
     this.runs = data.runs
     this.count = Math.floor(data.runs.length / RUN_FIELDS)
   }
@@ -96,32 +121,40 @@ export class PositionMap {
   }
 }
 
-const POSITION = /(?<![\w$./\\-])program\.js:(\d+)(?::(\d+))?/g
+const POSITION = /(?<![\w$./\\-])program\.js(\?[0-9a-z]+)?:(\d+)(?::(\d+))?/g
 const FRAME = /^\s*at /
 
 /**
- * Rewrite every `program.js:LINE:COLUMN` in a stack or message to the original program
- * position. Stack frames (`    at …`) that point into wrapper code are dropped: they describe
- * our plumbing, not the program. A bare `program.js:LINE` (V8's compile-error header) maps its
- * line when the line's first column is program text.
+ * Rewrite every `program.js?<hash>:LINE:COLUMN` in a stack or message to `program.js:LINE:COLUMN`
+ * of the original program. `map` is the current run's; pass the maps of the environment's
+ * `earlier` runs too, so frames of functions those runs declared map with their own run's map
+ * (frames name their run through the `//# sourceURL` of its code). A frame of a run with no map
+ * keeps its function name and loses its meaningless position; an untagged `program.js:L:C`
+ * (a stack formatted without source URLs) maps with `map`. Stack frames (`    at …`) that point
+ * into wrapper code are dropped: they describe our plumbing, not the program. A bare
+ * `program.js:LINE` (V8's compile-error header) maps its line.
  */
-export function mapStackPositions(text: string, map: PositionMap): string {
+export function mapStackPositions(text: string, map: PositionMap, earlier: Iterable<PositionMap> = []): string {
   if (!text.includes(PROGRAM_FILENAME)) return text
-  const lines = text.split('\n')
+  const byFile = new Map<string, PositionMap>()
+  for (const candidate of earlier) byFile.set(candidate.file, candidate)
+  byFile.set(map.file, map)
   const kept: string[] = []
-  for (const line of lines) {
-    let unmapped = false
-    const rewritten = line.replace(POSITION, (whole, lineText: string, columnText: string | undefined) => {
-      const position = map.original(Number(lineText), columnText === undefined ? 1 : Number(columnText))
+  for (const line of text.split('\n')) {
+    let wrapper = false
+    const rewritten = line.replace(POSITION, (whole, tag: string | undefined, lineText: string, columnText?: string) => {
+      const owner = tag === undefined ? map : byFile.get(PROGRAM_FILENAME + tag)
+      if (!owner) return PROGRAM_FILENAME
+      const position = owner.original(Number(lineText), columnText === undefined ? 1 : Number(columnText))
       if (!position) {
-        unmapped = true
+        wrapper = true
         return whole
       }
       return columnText === undefined
         ? `${PROGRAM_FILENAME}:${position.line}`
         : `${PROGRAM_FILENAME}:${position.line}:${position.column}`
     })
-    if (unmapped && FRAME.test(line)) continue
+    if (wrapper && FRAME.test(line)) continue
     kept.push(rewritten)
   }
   return kept.join('\n')
