@@ -42,7 +42,7 @@ export interface Environment {
   send(message: HostMessage): void
   /** Records a subprocess group a program reported; false when it is someone else's process. */
   adoptSubprocess(pid: number): boolean
-  killSubprocesses(): void
+  killSubprocesses(): Promise<void> | void
   /** Idle environments must not keep the host process alive. */
   hold(held: boolean): void
   /** Terminates the worker and everything it started; resolves after exit. */
@@ -112,9 +112,10 @@ export class ThreadEnvironment implements Environment {
     return own !== false
   }
 
-  killSubprocesses(): void {
-    killProcessTrees(this._subprocesses)
+  async killSubprocesses(): Promise<void> {
+    const pids = new Set(this._subprocesses)
     this._subprocesses.clear()
+    await killProcessTrees(pids)
   }
 
   hold(held: boolean): void {
@@ -129,9 +130,9 @@ export class ThreadEnvironment implements Environment {
 
   async dispose(): Promise<void> {
     this._listener = undefined
-    this.killSubprocesses()
+    // Subprocesses die first, while the worker's event loop may still reap them.
+    await this.killSubprocesses()
     await this._worker.terminate()
     await this.exited
-    this.killSubprocesses()
   }
 }

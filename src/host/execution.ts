@@ -79,10 +79,9 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       plan.signal?.removeEventListener('abort', onAbort)
       calls.close()
       environment.attach(undefined)
-      environment.killSubprocesses()
       const result = ledger.finish(outcome)
       const reusable = environment.alive && !discard && !(result.error && DISCARDING.has(result.error.kind))
-      resolve({ result, reusable })
+      void Promise.resolve(environment.killSubprocesses()).then(() => resolve({ result, reusable }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {

@@ -5,8 +5,10 @@
  * process group when it leads one, and every descendant found through /proc.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 interface ProcessStat {
+  state: string
   ppid: number
   pgrp: number
 }
@@ -15,7 +17,7 @@ function readStat(pid: number | string): ProcessStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { ppid: Number(fields[1]), pgrp: Number(fields[2]) }
+    return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]) }
   } catch {
     return undefined
   }
@@ -59,14 +61,22 @@ function signal(pid: number): void {
   }
 }
 
-/** SIGKILLs each recorded child, its process group when it leads one, and all descendants. */
-export function killProcessTrees(pids: ReadonlySet<number>): void {
+const dead = (pid: number) => {
+  const stat = readStat(pid)
+  return stat === undefined || stat.state === 'Z' || stat.state === 'X'
+}
+
+/**
+ * SIGKILLs each recorded child, its process group when it leads one, and all descendants, then
+ * waits (briefly, bounded) until they are dead, so a settled run leaves nothing running.
+ */
+export async function killProcessTrees(pids: ReadonlySet<number>): Promise<void> {
   if (pids.size === 0 || process.platform !== 'linux') return
-  const targets = descendantsOf(pids)
+  const targets = [...pids, ...descendantsOf(pids)]
   for (const pid of pids) {
     const stat = readStat(pid)
     if (stat?.pgrp === pid) signal(-pid)
-    signal(pid)
   }
   for (const pid of targets) signal(pid)
+  for (let waited = 0; waited < 1000 && !targets.every(dead); waited += 5) await sleep(5)
 }

@@ -27,7 +27,6 @@ export class BindingBridge {
   constructor(
     private readonly _port: MessagePort,
     private readonly _run: number,
-    private readonly _beforeCall: () => void,
   ) {}
 
   /** Defines every namespace and error class as a global of the environment. */
@@ -90,7 +89,6 @@ export class BindingBridge {
     const id = this._nextId++
     return new PromiseOf((resolve, reject) => {
       this._pending[id] = { resolve, reject }
-      this._beforeCall()
       const message: Record<string, unknown> = { type: 'call', run: this._run, id, global, name }
       if (args !== undefined) message.args = args
       post(this._port, message)

@@ -27,7 +27,7 @@ export class WorkerRun {
     this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
       this.fail('output-limit', `output exceeded ${maxOutputBytes} bytes`),
     )
-    this._bridge = new BindingBridge(_port, run, () => this.output.flush())
+    this._bridge = new BindingBridge(_port, run)
   }
 
   receive(reply: ReplyMessage): void {
@@ -61,7 +61,6 @@ export class WorkerRun {
   fail(kind: WorkerFailureKind, text: string, initializer = false): void {
     if (this._settled) return
     this._settled = true
-    this.output.flush()
     const message: Record<string, unknown> = { type: 'failed', run: this._message.run, kind, message: text }
     if (initializer) message.initializer = true
     post(this._port, message)
@@ -88,7 +87,6 @@ export class WorkerRun {
 
   private _done(value: unknown[] | undefined): void {
     this._settled = true
-    this.output.flush()
     const message: Record<string, unknown> = { type: 'done', run: this._message.run }
     if (value !== undefined) message.value = value
     post(this._port, message)

@@ -53,7 +53,7 @@ export async function leakedSince(baseline: ResourceSnapshot): Promise<{ threads
       descriptors: openDescriptors() - baseline.descriptors,
     }
     const clean = leaked.threads <= 0 && leaked.children.length === 0 && leaked.descriptors <= 0
-    if (clean || attempt === 20) return clean ? { threads: 0, children: [], descriptors: 0 } : leaked
+    if (clean || attempt === 40) return clean ? { threads: 0, children: [], descriptors: 0 } : leaked
     await sleep(50)
   }
 }
