@@ -18,24 +18,33 @@ interface Frame {
 
 const programs: Record<string, { map: PositionMap; label: string; run: number }> = Object.create(null)
 const isNativeError = types.isNativeError
+/** Runs of this environment are numbered from 1, as the model saw them. */
+let runOrdinal = 0
+let lastHostRun = -1
 const framesOf = new WeakMapOf<object, Frame[]>()
 const weakGet = WeakMap.prototype.get
 const weakSet = WeakMap.prototype.set
 const { apply } = Reflect
-let counter = 0
 
 /**
  * Registers a program about to be compiled and returns the file name to compile it under.
- * In a retained environment frames of earlier runs stay mappable and are labelled by run.
+ * Lowered code names itself after its content (a `sourceURL`), which is what stack frames
+ * carry, so frames of functions from earlier runs of a retained environment still find their
+ * own run's map; those are labelled by run.
  */
-export function registerProgram(program: ProgramCode, label: 'program' | 'initializer', run: number): string {
+export function registerProgram(program: ProgramCode, label: 'program' | 'initializer', hostRun: number): string {
+  if (hostRun !== lastHostRun) {
+    lastHostRun = hostRun
+    runOrdinal++
+  }
+  const run = runOrdinal
   for (const name in programs) {
     const entry = programs[name]!
     if (entry.label === 'program' && entry.run !== run) entry.label = `program of run ${entry.run}`
   }
-  const filename = `ptc-program-${++counter}.js`
-  programs[filename] = { map: new PositionMap(program.positions), label, run }
-  return filename
+  const map = new PositionMap(program.positions)
+  programs[map.file] = { map, label, run }
+  return map.file
 }
 
 function programFrames(callSites: NodeJS.CallSite[]): Frame[] {
