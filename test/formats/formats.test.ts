@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest'
+import type { PtcProgramFormat } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+
+async function session(format: PtcProgramFormat, retainState = true) {
+  const env = await startRuntime({ programFormat: format, retainState, timeoutMs: 10_000 })
+  const owner = {}
+  return {
+    ...env,
+    call: (program: string) => env.run(program, { stateOwner: owner }),
+  }
+}
+
+describe('script format', () => {
+  it('yields the final expression, awaited, and supports declarations and for await', async () => {
+    const { run, dispose } = await session('script', false)
+    try {
+      expect((await run('const a = 20\nlet b = 22\na + b // the answer')).value).toBe(42)
+      expect((await run('await Promise.resolve({ a: 1 })')).value).toEqual({ a: 1 })
+      expect((await run('async function* g() { yield 1; yield 2 }\nlet s = 0\nfor await (const v of g()) s += v\ns')).value).toBe(3)
+      expect((await run('if (true) { "then" } else { "else" }')).value).toBe('then')
+      expect((await run('const { a, b: [c, , d = 4] = [], ...rest } = { a: 1, b: [3], e: 5 };\n[a, c, d, rest]')).value).toEqual([1, 3, 4, { e: 5 }])
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('rejects top-level return as a syntax error with a clear message', async () => {
+    const { run, dispose } = await session('script', false)
+    try {
+      const result = await run('const x = 1\nreturn x')
+      expect(result.error?.kind).toBe('exception')
+      expect(result.error?.message).toMatch(/return/)
+      expect(result.error?.message).toMatch(/line 2/)
+    } finally {
+      await dispose()
+    }
+  })
+})
+
+describe('repl format with retained state', () => {
+  it('later runs see earlier declarations and may declare them again', async () => {
+    const { call, dispose } = await session('repl')
+    try {
+      await call('let x = 1\nconst y = 2\nfunction f() { return x + y }\nclass K { v() { return "k" } }')
+      expect((await call('x = 5\nf()')).value).toBe(7)
+      expect((await call('let x = 10\nconst y = 0\nf()')).value).toBe(10)
+      expect((await call('new K().v()')).value).toBe('k')
+      expect((await call('const K = 3\nK')).value).toBe(3)
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('a const cannot be assigned, in the same run or a later one', async () => {
+    const { call, dispose } = await session('repl')
+    try {
+      await call('const limit = 3')
+      const result = await call('limit = 4')
+      expect(result.error?.kind).toBe('exception')
+      expect(result.error?.message).toMatch(/TypeError/)
+      expect((await call('limit')).value).toBe(3)
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('errors thrown inside a function from an earlier run point at that run', async () => {
+    const { call, dispose } = await session('repl')
+    try {
+      await call('function boom() {\n  throw new Error("kaboom")\n}')
+      const result = await call('\nboom()')
+      expect(result.error?.message).toBe('Error: kaboom\n    at boom (program of run 1:2:9)\n    at program:2:1')
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('a runtime without retainState runs each repl call fresh', async () => {
+    const { call, dispose } = await session('repl', false)
+    try {
+      await call('var kept = 1')
+      expect((await call('typeof kept')).value).toBe('undefined')
+    } finally {
+      await dispose()
+    }
+  })
+})
+
+describe('scoped-repl format with retained state', () => {
+  it('each run starts from copies, so redeclaring never changes what earlier closures captured', async () => {
+    const { call, dispose } = await session('scoped-repl')
+    try {
+      await call('let x = 1\nconst read = () => x')
+      expect((await call('x')).value).toBe(1)
+      expect((await call('const x = 2;\n[x, read()]')).value).toEqual([2, 1])
+      expect((await call('x = 3;\n[x, read()]')).value).toEqual([3, 1])
+      expect((await call('x')).value).toBe(3)
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('carried values are the same objects', async () => {
+    const { call, dispose } = await session('scoped-repl')
+    try {
+      await call('const list = [1]\nconst push = (v) => list.push(v)')
+      expect((await call('push(2)\nlist')).value).toEqual([1, 2])
+    } finally {
+      await dispose()
+    }
+  })
+})
