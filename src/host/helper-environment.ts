@@ -147,6 +147,7 @@ export class HelperEnvironment implements Environment {
   async dispose(): Promise<void> {
     this._listener = undefined
     if (!this._processExited) {
+      this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       if (this.confined) {
         this._child.kill('SIGKILL')
       } else {

@@ -1,0 +1,45 @@
+import { accessSync, constants, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+/** bubblewrap on PATH, or `undefined` (the confinement tests then skip, saying why). */
+export const bwrap = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .map((directory) => path.join(directory, 'bwrap'))
+  .find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+
+if (!bwrap) console.warn('confinement tests skipped: bubblewrap (bwrap) is not installed on this machine')
+
+/** A fresh directory under os.tmpdir() (real path) and its removal. */
+export function tempDirectory(prefix: string): { dir: string; remove: () => void } {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** A string unique to one test, for finding its processes and files. */
+export function marker(): string {
+  return `${process.pid}${Math.floor(Math.random() * 1e9)}`
+}
+
+/** Host processes whose command line contains `needle`. */
+export function processesMatching(needle: string): number[] {
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ')
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
+      if (cmdline.includes(needle) && state !== 'Z') found.push(Number(entry))
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found
+}

@@ -1,0 +1,151 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { startRuntime } from '../helpers/runtime.js'
+import { bwrap, marker, tempDirectory } from '../helpers/sandbox.js'
+
+const fsProgram = (body: string) => `const fs = await import('node:fs'); const cp = await import('node:child_process');\n${body}`
+
+/** A path outside os.tmpdir() that only a broken sandbox could create (removed if it does). */
+function outsideProbe(): string {
+  return path.join(os.homedir(), `.ptc-sandbox-probe-${marker()}`)
+}
+
+describe.skipIf(!bwrap)('file confinement', () => {
+  const temp = tempDirectory('ptc-sandbox-files')
+  const ws = path.join(temp.dir, 'ws')
+  const extra = path.join(temp.dir, 'extra')
+  const outside = path.join(temp.dir, 'outside')
+  const probes: string[] = []
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+
+  beforeAll(async () => {
+    for (const dir of [ws, extra, outside, path.join(ws, 'sub')]) mkdirSync(dir, { recursive: true })
+    writeFileSync(path.join(ws, 'input.txt'), 'from the host')
+    baseline = await resourceBaseline()
+    env = await startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: ws, writableRoots: [extra] } })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    for (const probe of probes) rmSync(probe, { force: true }) // only a failed test could have created one
+    temp.remove()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it('reports the deployment mode and tells the model where it may write', () => {
+    expect(env.runtime.sandboxMode).toBe('workspace-write')
+    expect(env.runtime.executionInstructions).toContain(`You may write only inside ${ws}, ${extra} and /tmp`)
+  })
+
+  it('defaults cwd to the workspace root and attaches the deployment policy', () => {
+    expect(env.runtime.resolve({ program: '', bindings: [] })).toMatchObject({
+      cwd: ws,
+      sandboxPolicy: { mode: 'workspace-write', workspaceRoot: ws, writableRoots: [extra] },
+    })
+  })
+
+  it('read-only denies a write: exception, denied, and no file', async () => {
+    const target = path.join(ws, 'written.txt')
+    const result = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(target)}, 'x')`), {
+      sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
+    })
+    expect(result.error).toEqual({ kind: 'exception', message: expect.stringMatching(/EROFS: read-only file system/) })
+    expect(result.sandbox).toEqual({ mode: 'read-only', denied: true, enforcement: 'full' })
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it('read-only still reads the host file system', async () => {
+    const result = await env.run(fsProgram(`return fs.readFileSync('input.txt', 'utf8')`), {
+      sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
+    })
+    expect(result).toEqual({ output: [], value: 'from the host', sandbox: { mode: 'read-only', denied: false, enforcement: 'full' } })
+  })
+
+  it('workspace-write allows writes inside the workspace root and the writable roots', async () => {
+    const result = await env.run(fsProgram(`
+      fs.writeFileSync('inside.txt', 'root')
+      fs.writeFileSync(${JSON.stringify(path.join(extra, 'extra.txt'))}, 'extra')
+      return 'written'`))
+    expect(result.value).toBe('written')
+    expect(readFileSync(path.join(ws, 'inside.txt'), 'utf8')).toBe('root')
+    expect(readFileSync(path.join(extra, 'extra.txt'), 'utf8')).toBe('extra')
+  })
+
+  it('workspace-write denies writes outside its roots', async () => {
+    const probe = outsideProbe()
+    probes.push(probe)
+    const result = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(probe)}, 'escaped')`))
+    expect(result.error?.kind).toBe('exception')
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: true, enforcement: 'full' })
+    expect(existsSync(probe)).toBe(false)
+  })
+
+  it('workspace-write denies writes through a symlink that leads outside the roots', async () => {
+    const probe = outsideProbe()
+    probes.push(probe)
+    symlinkSync(os.homedir(), path.join(ws, 'home-link'))
+    const result = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(`home-link/${path.basename(probe)}`)}, 'escaped')`))
+    expect(result.error?.message).toMatch(/EROFS/)
+    expect(result.sandbox?.denied).toBe(true)
+    expect(existsSync(probe)).toBe(false)
+  })
+
+  it('a symlink to the host /tmp outside the roots leads into the private /tmp, not the host', async () => {
+    symlinkSync(outside, path.join(ws, 'outside-link'))
+    const result = await env.run(fsProgram(`
+      try { fs.mkdirSync(fs.readlinkSync('outside-link'), { recursive: true }) } catch {}
+      fs.writeFileSync('outside-link/escaped.txt', 'x')
+      return fs.readFileSync('outside-link/escaped.txt', 'utf8')`))
+    expect(result.value).toBe('x')
+    expect(existsSync(path.join(outside, 'escaped.txt'))).toBe(false)
+  })
+
+  it('writes to /tmp stay private to the environment', async () => {
+    const file = `/tmp/ptc-private-${marker()}`
+    const first = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(file)}, 'mine'); return fs.readFileSync(${JSON.stringify(file)}, 'utf8')`))
+    expect(first.value).toBe('mine')
+    expect(existsSync(file)).toBe(false)
+    const second = await env.run(fsProgram(`return fs.existsSync(${JSON.stringify(file)})`))
+    expect(second.value).toBe(false)
+  })
+
+  it('relative paths and subprocesses use the run cwd', async () => {
+    const cwd = path.join(ws, 'sub')
+    const result = await env.run(
+      fsProgram(`
+        fs.writeFileSync('by-fs.txt', 'fs')
+        cp.execSync('echo sh > by-shell.txt')
+        return [process.cwd(), cp.execSync('pwd').toString().trim(), fs.realpathSync.native('.')]`),
+      { cwd },
+    )
+    expect(result.value).toEqual([cwd, cwd, cwd])
+    expect(readFileSync(path.join(cwd, 'by-fs.txt'), 'utf8')).toBe('fs')
+    expect(readFileSync(path.join(cwd, 'by-shell.txt'), 'utf8')).toBe('sh\n')
+  })
+
+  it('subprocesses are confined too', async () => {
+    const probe = outsideProbe()
+    probes.push(probe)
+    const result = await env.run(fsProgram(`cp.execSync(${JSON.stringify(`echo x > ${probe}`)}, { stdio: 'pipe' })`))
+    expect(result.error?.message).toMatch(/Read-only file system/)
+    expect(result.sandbox?.denied).toBe(true)
+    expect(existsSync(probe)).toBe(false)
+  })
+
+  it('rejects an explicit policy with an unknown mode or a relative root, naming the field', () => {
+    const resolve = (sandboxPolicy: unknown) =>
+      env.runtime.resolve({ program: '', bindings: [], sandboxPolicy: sandboxPolicy as never })
+    expect(() => resolve({ mode: 'everything', workspaceRoot: ws })).toThrow(/sandboxPolicy\.mode must be one of read-only, workspace-write, danger-full-access/)
+    expect(() => resolve({ mode: 'read-only', workspaceRoot: 'ws' })).toThrow(/sandboxPolicy\.workspaceRoot must be an absolute path, got "ws"/)
+    expect(() => resolve({ mode: 'workspace-write', workspaceRoot: ws, writableRoots: ['rel'] })).toThrow(/sandboxPolicy\.writableRoots\[0\] must be an absolute path/)
+    expect(() => resolve({ mode: 'read-only', workspaceRoot: path.join(ws, 'missing') })).toThrow(/must be an existing directory/)
+  })
+
+  it('run rejects a hand-made spec with an invalid policy', async () => {
+    const spec = { program: 'return 1', bindings: [], cwd: ws, timeoutMs: 1000, sandboxPolicy: { mode: 'nope', workspaceRoot: ws } }
+    await expect(env.runtime.run(spec as never)).rejects.toThrow(/spec\.sandboxPolicy\.mode must be one of/)
+  })
+})
