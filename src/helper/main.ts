@@ -67,7 +67,9 @@ channel.on('data', (chunk: Buffer) => {
   if (!frames) return send({ type: 'forged' })
   for (const frame of frames as HostFrame[]) {
     if (frame.type === 'relay') environment.send(frame.message)
-    else if (frame.type === 'kill-subprocesses') environment.killSubprocesses()
+    else if (frame.type === 'kill-subprocesses') {
+      void Promise.resolve(environment.killSubprocesses()).then(() => send({ type: 'killed', id: frame.id }))
+    }
   }
 })
 channel.on('end', shutdown)

@@ -21,8 +21,8 @@ export interface HelperOptions {
 /** Host -> helper. */
 export type HostFrame =
   | { type: 'relay'; message: HostMessage }
-  /** Kill the subprocess groups the program started (the run has settled). */
-  | { type: 'kill-subprocesses' }
+  /** Kill the subprocesses the program started (the run has settled); answered by `killed`. */
+  | { type: 'kill-subprocesses'; id: number }
 
 /** Helper -> host. Untrusted: the program can write frames of its own to the descriptor. */
 export type HelperFrame =
@@ -34,6 +34,8 @@ export type HelperFrame =
   | { type: 'forged' }
   /** Text that reached the worker's real stdout/stderr. */
   | { type: 'raw'; text: string }
+  /** The subprocesses of request `id` are dead. */
+  | { type: 'killed'; id: number }
   /** The worker exited; `errorCode`/`errorMessage` describe the error that ended it, if any. */
   | { type: 'exit'; code: number; errorCode?: string; errorMessage?: string }
 

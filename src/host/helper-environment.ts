@@ -27,6 +27,8 @@ export const RUNTIME_PATHS: readonly string[] = [process.execPath, path.dirname(
 const START_TIMEOUT_MS = 30_000
 /** How long an unconfined helper gets to kill its program's subprocesses before SIGKILL. */
 const SHUTDOWN_GRACE_MS = 2_000
+/** How long a settlement waits for the helper to confirm its program's subprocesses died. */
+const KILL_CONFIRM_MS = 3_000
 /** After the process exits, how long to wait for frames it wrote just before. */
 const EXIT_DRAIN_MS = 100
 const DIAGNOSTIC_CHARS = 600
@@ -69,6 +71,9 @@ export class HelperEnvironment implements Environment {
   private _corrupt = false
   private _diagnostics = ''
   private _timer: NodeJS.Timeout | undefined
+  /** Kill requests awaiting the helper's `killed`, by id. */
+  private readonly _kills = new Map<number, () => void>()
+  private _killId = 0
 
   constructor(launch: HelperLaunch, options: HelperEnvironmentOptions) {
     this.confined = launch.wrapper !== undefined
@@ -126,11 +131,25 @@ export class HelperEnvironment implements Environment {
   }
 
   /**
-   * Asks the helper to kill the process groups its program started. Under bubblewrap the PID
-   * namespace is the backstop: disposal kills every process in it, whatever the helper did.
+   * Asks the helper to kill the subprocesses its program started and resolves when it says they
+   * are dead (or it exits, or after KILL_CONFIRM_MS). The helper's word is only as good as the
+   * program's conduct; under bubblewrap the PID namespace is the backstop: disposal kills every
+   * process in it, whatever the helper did.
    */
-  killSubprocesses(): void {
-    if (!this._processExited) this._write({ type: 'kill-subprocesses' })
+  killSubprocesses(): Promise<void> {
+    // A torn channel cannot carry the confirmation; such an environment is discarded anyway.
+    if (this._processExited || this._corrupt) return Promise.resolve()
+    const id = ++this._killId
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this._kills.delete(id)
+        resolve()
+      }
+      const timer = setTimeout(done, KILL_CONFIRM_MS)
+      this._kills.set(id, done)
+      this._write({ type: 'kill-subprocesses', id })
+    })
   }
 
   hold(held: boolean): void {
@@ -151,7 +170,7 @@ export class HelperEnvironment implements Environment {
       if (this.confined) {
         this._child.kill('SIGKILL')
       } else {
-        this.killSubprocesses()
+        void this.killSubprocesses()
         this._channel.end()
         const grace = setTimeout(() => this._child.kill('SIGKILL'), SHUTDOWN_GRACE_MS)
         void this.exited.then(() => clearTimeout(grace))
@@ -199,6 +218,12 @@ export class HelperEnvironment implements Environment {
         case 'forged':
           this._listener?.forged()
           break
+        case 'killed': {
+          // An id never issued is forged; one that timed out earlier is merely late.
+          if (frame.id > this._killId || frame.id < 1) return this._violation()
+          this._kills.get(frame.id)?.()
+          break
+        }
         case 'exit': {
           if (this._workerExit) return this._violation()
           const error = frame.errorMessage === undefined ? undefined : Object.assign(new Error(frame.errorMessage), { code: frame.errorCode })
@@ -216,6 +241,7 @@ export class HelperEnvironment implements Environment {
   /** A frame that is not one the helper sends: the program wrote to the channel. */
   private _violation(): void {
     this._corrupt = true
+    for (const confirm of [...this._kills.values()]) confirm()
     this._listener?.forged()
   }
 
@@ -233,6 +259,7 @@ export class HelperEnvironment implements Environment {
     const detail = this._diagnostics.trim().split('\n').slice(-2).join(' ')
     this._fail(`the helper ${describe} before it was ready${detail ? `: ${detail}` : ''}`)
     if (this._started && !this._workerExit) this._listener?.exit(1, new Error(`its helper process ${describe}`))
+    for (const confirm of [...this._kills.values()]) confirm()
     for (const stream of this._streams) stream.destroy()
   }
 }

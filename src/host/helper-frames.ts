@@ -19,6 +19,8 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
       return { type: raw.type }
     case 'message':
       return 'message' in raw ? { type: 'message', message: raw.message } : undefined
+    case 'killed':
+      return Number.isSafeInteger(raw.id) ? { type: 'killed', id: raw.id as number } : undefined
     case 'raw':
       return typeof raw.text === 'string' ? { type: 'raw', text: raw.text } : undefined
     case 'exit': {

@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
+import { startRuntime } from '../helpers/runtime.js'
+import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+
+const temp = tempDirectory('ptc-sandbox-lifecycle')
+afterAll(() => temp.remove())
+
+/** An executable shell script standing in for bwrap. */
+function fakeBwrap(name: string, body: string): string {
+  const file = path.join(temp.dir, name)
+  writeFileSync(file, `#!/bin/sh\n${body}\n`)
+  chmodSync(file, 0o755)
+  return file
+}
+
+describe('sandbox-unavailable', () => {
+  it('fails a confined run without running it when bwrap is missing, and says which setting to fix', async () => {
+    const env = await startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir, bwrapPath: '/nonexistent/bwrap' } })
+    const marker = path.join(temp.dir, 'ran-without-bwrap')
+    const result = await env.run(`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    expect(result.error).toEqual({
+      kind: 'sandbox-unavailable',
+      message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\)/),
+    })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: false })
+    expect(existsSync(marker)).toBe(false)
+    await env.dispose()
+  })
+
+  it('still runs danger-full-access policies, which need no confinement, when bwrap is missing', async () => {
+    const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: 'no-such-bwrap-anywhere' } })
+    const result = await env.run('return 1', { sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
+    expect(result).toEqual({ output: [], value: 1, sandbox: { mode: 'danger-full-access', denied: false } })
+    expect((await env.run('return 1')).error?.kind).toBe('sandbox-unavailable')
+    await env.dispose()
+  })
+
+  it('fails when bwrap fails its start-up probe', async () => {
+    const broken = fakeBwrap('probe-fails', 'echo "bwrap: setting up uid map: Permission denied" >&2; exit 1')
+    const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: broken } })
+    const result = await env.run('return 1')
+    expect(result.error?.kind).toBe('sandbox-unavailable')
+    expect(result.error?.message).toMatch(/failed its start-up probe: bwrap: setting up uid map: Permission denied/)
+    await env.dispose()
+  })
+
+  it.skipIf(!bwrap)('fails when the helper dies under bwrap before it is ready', async () => {
+    // Passes the probe (which ends in --version), then fails like a mount error would.
+    const flaky = fakeBwrap('dies-before-ready', `for last; do :; done\n[ "$last" = "--version" ] && exec ${bwrap} "$@"\necho "bwrap: Can't mount tmpfs on /newroot/tmp: Operation not permitted" >&2\nexit 1`)
+    const baseline = await resourceBaseline()
+    const env = await startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir, bwrapPath: flaky } })
+    const result = await env.run('return 1')
+    expect(result.error).toEqual({
+      kind: 'sandbox-unavailable',
+      message: expect.stringMatching(/exited with code 1 before it was ready: bwrap: Can't mount tmpfs/),
+    })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: false })
+    await env.dispose()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+})
+
+describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
+  it('reports sandbox facts on success and on every kind of failure', async () => {
+    const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir } })
+    const full = { mode: 'read-only', denied: false, enforcement: 'full' }
+    expect((await env.run('return 1')).sandbox).toEqual(full)
+    expect((await env.run('throw new Error("plain failure")')).sandbox).toEqual(full)
+    expect((await env.run('while (true) {}', { timeoutMs: 300 }))).toMatchObject({ error: { kind: 'timeout' }, sandbox: full })
+    expect((await env.run('return (', {})).sandbox).toEqual(full)
+    const aborted = new AbortController()
+    aborted.abort(new Error('never mind'))
+    expect(await env.run('return 1', { signal: aborted.signal })).toMatchObject({ error: { kind: 'abort' }, sandbox: full })
+    await env.dispose()
+  })
+
+  it('runs danger-full-access in an unconfined helper with a real cwd and no enforcement claim', async () => {
+    const env = await startRuntime({ sandbox: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
+    expect(env.runtime.executionInstructions).toMatch(/Files are not sandboxed/)
+    const result = await env.run(`const fs = await import('node:fs'); fs.writeFileSync('free.txt', 'x'); return fs.readlinkSync('/proc/self/cwd')`)
+    expect(result).toEqual({ output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', denied: false } })
+    expect(existsSync(path.join(temp.dir, 'free.txt'))).toBe(true)
+    await env.dispose()
+  })
+
+  it('disposal aborts in-flight runs with "runtime disposed" and awaits every helper', async () => {
+    const baseline = await resourceBaseline()
+    const env = await startRuntime({ poolSize: 2, retainState: true, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } })
+    const runs = [
+      env.run('while (true) {}', { timeoutMs: null }),
+      env.run('await new Promise(() => {})', { timeoutMs: null, stateOwner: {} }),
+    ]
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await env.dispose()
+    for (const result of await Promise.all(runs)) {
+      expect(result.error).toEqual({ kind: 'abort', message: 'runtime disposed' })
+      expect(result.sandbox?.mode).toBe('workspace-write')
+    }
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it('pre-spawned helpers never keep the process alive', () => {
+    const script = `
+      import { Context } from 'cordis'
+      import { WorkerPtcRuntime } from 'ptc-runtime'
+      const root = new Context()
+      await root.plugin(WorkerPtcRuntime, { poolSize: 2, sandbox: { mode: 'read-only', workspaceRoot: ${JSON.stringify(temp.dir)} } })
+      const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
+      console.log(JSON.stringify(r))`
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
+    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', denied: false, enforcement: 'full' } })
+  })
+})
