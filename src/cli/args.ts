@@ -1,0 +1,92 @@
+/**
+ * Command-line arguments of `ptc-run`. Parsing never exits: it returns what to do, or a
+ * `UsageError` whose message says which argument is wrong, so the entry point owns exit codes.
+ */
+import { parseArgs } from 'node:util'
+import type { PtcProgramFormat } from '../seam/types.js'
+
+export const USAGE = `Usage:
+  ptc-run <program.js | -> [--tools <module>] [--format <format>] [--timeout <ms>] [--json]
+  ptc-run --repl [--tools <module>] [--format <format>] [--timeout <ms>]
+
+Runs a JavaScript program the way a model's program runs in an agent loop, and prints what
+it printed, then its value or its failure.
+
+  <program.js>        file holding the program; "-" reads it from standard input
+  --tools <module>    ES module whose named exports become the program's tool globals
+  --format <format>   function-body (default for files), script, repl (default for --repl),
+                      or scoped-repl
+  --timeout <ms>      time budget of each run in milliseconds (default 120000)
+  --json              print the exact PtcRunResult as one line of JSON instead
+  --repl              read programs from the terminal, one retained environment for all
+  -h, --help          show this help
+
+Exit codes: 0 the program succeeded, 1 the program failed, 2 usage error.`
+
+/** The longest budget a Node timer can hold. */
+const MAX_TIMEOUT_MS = 2_147_483_647
+
+const FORMATS: readonly PtcProgramFormat[] = ['function-body', 'script', 'repl', 'scoped-repl']
+
+/** A command line `ptc-run` cannot act on; the entry point prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+/** What the command line asks for. */
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; timeoutMs?: number; json: boolean }
+  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; timeoutMs?: number }
+
+export function parseCommand(argv: readonly string[]): Command {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        tools: { type: 'string' },
+        format: { type: 'string' },
+        timeout: { type: 'string' },
+        json: { type: 'boolean' },
+        repl: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    // parseArgs explains unknown flags and missing values well; keep its first sentence.
+    throw new UsageError((error as Error).message.split('. ')[0] ?? 'invalid arguments')
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { kind: 'help' }
+  const format = parseFormat(values.format)
+  const timeoutMs = parseTimeout(values.timeout)
+  const common = { ...(values.tools === undefined ? {} : { tools: values.tools }), ...(timeoutMs === undefined ? {} : { timeoutMs }) }
+  if (values.repl) {
+    if (positionals.length > 0) throw new UsageError(`--repl reads programs from the terminal; unexpected argument ${JSON.stringify(positionals[0])}`)
+    if (values.json) throw new UsageError('--json cannot be combined with --repl')
+    return { kind: 'repl', format: format ?? 'repl', ...common }
+  }
+  if (positionals.length === 0) throw new UsageError('missing program file (or --repl)')
+  if (positionals.length > 1) throw new UsageError(`expected one program file, got ${positionals.length}: ${positionals.join(' ')}`)
+  return { kind: 'run', program: positionals[0]!, format: format ?? 'function-body', json: values.json === true, ...common }
+}
+
+function parseFormat(value: string | undefined): PtcProgramFormat | undefined {
+  if (value === undefined) return undefined
+  if (!(FORMATS as readonly string[]).includes(value)) {
+    throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(value)}`)
+  }
+  return value as PtcProgramFormat
+}
+
+function parseTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const ms = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isSafeInteger(ms) || ms <= 0 || ms > MAX_TIMEOUT_MS) {
+    throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(value)}`)
+  }
+  return ms
+}

@@ -1,0 +1,99 @@
+/**
+ * `ptc-run --repl`: reads programs from the terminal (or a pipe) and runs each in one retained
+ * environment, so later programs see what earlier ones declared. A program may span lines:
+ * reading continues while the input so far ends in the middle of a statement, a bracket, a
+ * template literal or a comment, exactly the inputs a parser fails on at their very end.
+ */
+import { type Options, parse } from 'acorn'
+import { createInterface } from 'node:readline'
+import type { PtcRuntime } from '../seam/runtime.js'
+import type { PtcBindingNamespace, PtcProgramFormat } from '../seam/types.js'
+import { printResult, type Sink } from './print.js'
+
+export interface ReplIo {
+  input: NodeJS.ReadableStream
+  out: Sink & NodeJS.WritableStream
+  err: Sink
+  /** Prompts and the banner are shown only to a person at a terminal. */
+  interactive: boolean
+}
+
+/** Reads and runs programs until end of input or `.exit`; resolves with the exit code (0). */
+export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace[], io: ReplIo): Promise<number> {
+  const owner = {}
+  const format = runtime.programFormat
+  const lines = createInterface({ input: io.input, ...(io.interactive ? { output: io.out } : {}), terminal: io.interactive })
+  let pending = ''
+  let running: AbortController | undefined
+  const prompt = () => {
+    if (!io.interactive) return
+    lines.setPrompt(pending === '' ? '> ' : '... ')
+    lines.prompt()
+  }
+  // Ctrl-C stops the program in progress; otherwise it drops a half-typed program, or leaves.
+  lines.on('SIGINT', () => {
+    if (running) running.abort(new Error('interrupted (Ctrl-C)'))
+    else if (pending !== '') {
+      pending = ''
+      io.out.write('\n')
+      prompt()
+    } else lines.close()
+  })
+  const run = async (program: string) => {
+    running = new AbortController()
+    try {
+      const result = await runtime.run(runtime.resolve({ program, bindings, stateOwner: owner, signal: running.signal }))
+      printResult(result, io.out, io.err)
+    } finally {
+      running = undefined
+    }
+  }
+
+  if (io.interactive) {
+    const tools = bindings.length === 0 ? 'no tools' : `tools: ${bindings.map((b) => b.global).join(', ')}`
+    io.out.write(`ptc-run REPL (${format}, ${tools}). Programs may span lines; .exit or Ctrl-D leaves.\n`)
+  }
+  prompt()
+  for await (const line of lines) {
+    if (pending === '' && line.trim() === '.exit') break
+    if (pending === '' && line.trim() === '') {
+      prompt()
+      continue
+    }
+    pending = pending === '' ? line : `${pending}\n${line}`
+    if (!isIncomplete(pending, format)) {
+      const program = pending
+      pending = ''
+      await run(program)
+    }
+    prompt()
+  }
+  lines.close()
+  // At end of input an unfinished program still runs, so its syntax error is reported.
+  if (pending.trim() !== '') await run(pending)
+  await runtime.release(owner)
+  return 0
+}
+
+/**
+ * Whether `source` stops in the middle of something: the parser fails at the very end of the
+ * input, or inside a template literal or comment that may go on over further lines. Any other
+ * syntax error is complete input, left for the runtime to report with its position.
+ */
+export function isIncomplete(source: string, format: PtcProgramFormat): boolean {
+  const options: Options = {
+    ecmaVersion: 'latest',
+    sourceType: 'script',
+    allowAwaitOutsideFunction: true,
+    allowReturnOutsideFunction: format === 'function-body',
+    allowHashBang: true,
+  }
+  try {
+    parse(source, options)
+    return false
+  } catch (error) {
+    const { pos, message } = error as { pos?: number; message?: string }
+    if (typeof pos !== 'number') return false
+    return pos >= source.length || /^Unterminated (template|comment)/.test(message ?? '')
+  }
+}

@@ -1,0 +1,183 @@
+import { spawn } from 'node:child_process'
+import { readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const fixtures = fileURLToPath(new URL('./fixtures', import.meta.url))
+const cli = path.join(root, 'dist', 'cli.js')
+
+interface Exit {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the built `ptc-run` in the fixtures folder, feeding `input` to its standard input. */
+function ptcRun(args: string[], input = ''): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: fixtures, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(input)
+  })
+}
+
+describe('ptc-run', () => {
+  it('is the package bin, an executable script with a node shebang', () => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+    expect(pkg.bin).toEqual({ 'ptc-run': './dist/cli.js' })
+    expect(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true)
+    expect(statSync(cli).mode & 0o111).not.toBe(0)
+  })
+
+  it('prints the output, then the value as JSON, and exits 0', async () => {
+    const result = await ptcRun(['forecast.js', '--tools', './tools.mjs'])
+    expect(result).toEqual({ code: 0, stdout: 'Oslo: 14 C\nLima: 22 C\n[\n  "Lima"\n]\n', stderr: '' })
+  })
+
+  it('prints nothing after the output when the program returns nothing', async () => {
+    const result = await ptcRun(['image.js', '--tools', './tools.mjs'])
+    expect(result).toEqual({ code: 0, stdout: '4 2 image/png\n[image bars (chart-1): 4x2 image/png, 68 bytes]\n', stderr: '' })
+  })
+
+  it('ends output that lacks a final newline before printing the value', async () => {
+    expect(await ptcRun(['no-newline.js'])).toEqual({ code: 0, stdout: 'partial\n1\n', stderr: '' })
+  })
+
+  it('prints a program failure on standard error and exits 1', async () => {
+    const result = await ptcRun(['fails.js'])
+    expect(result).toEqual({
+      code: 1,
+      stdout: 'before\n',
+      stderr: "error (exception): TypeError: Cannot read properties of undefined (reading 'length')\n    at program:3:35\n    at program:3:13\n",
+    })
+  })
+
+  it('--json prints the exact PtcRunResult', async () => {
+    const result = await ptcRun(['forecast.js', '--tools', './tools.mjs', '--json'])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('')
+    expect(JSON.parse(result.stdout)).toEqual({
+      output: [
+        { type: 'text', text: 'Oslo: 14 C\n' },
+        { type: 'text', text: 'Lima: 22 C\n' },
+      ],
+      value: ['Lima'],
+    })
+  })
+
+  it('--json still exits 1 for a failed program', async () => {
+    const result = await ptcRun(['fails.js', '--json'])
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout)).toMatchObject({ output: [{ type: 'text', text: 'before\n' }], error: { kind: 'exception' } })
+  })
+
+  it('--tools turns the long export form into a namespace with a typed error class', async () => {
+    const result = await ptcRun(['typed-error.js', '--tools', './tools.mjs', '--json'])
+    expect(JSON.parse(result.stdout)).toEqual({ output: [], value: { typed: true, tool: 'count', message: 'unknown sku B-2' } })
+  })
+
+  it('--timeout sets the time budget of the run', async () => {
+    const result = await ptcRun(['loop.js', '--timeout', '300'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe('error (timeout): the program did not finish within its time budget of 300 ms (timeoutMs)\n')
+  })
+
+  it('--format script takes the value of the last expression', async () => {
+    expect(await ptcRun(['script.js', '--format', 'script'])).toEqual({ code: 0, stdout: '12\n', stderr: '' })
+  })
+
+  it('reads the program from standard input when the file is "-"', async () => {
+    expect(await ptcRun(['-', '--tools', './tools.mjs'], 'return (await weather.cities()).length')).toEqual({ code: 0, stdout: '2\n', stderr: '' })
+  })
+
+  it('exits once the run ends even when the tools module holds the event loop open', async () => {
+    expect(await ptcRun(['clock.js', '--tools', './holds-open.mjs'])).toEqual({ code: 0, stdout: '1700000000000\n', stderr: '' })
+  })
+
+  it('--help prints the usage and exits 0', async () => {
+    const result = await ptcRun(['--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage:\n {2}ptc-run <program\.js \| -> /)
+    expect(result.stdout).toMatch(/Exit codes: 0 the program succeeded, 1 the program failed, 2 usage error\./)
+  })
+
+  describe('usage errors exit 2 and say what is wrong', () => {
+    it.each([
+      ['an unknown flag', ['forecast.js', '--verbose'], "ptc-run: Unknown option '--verbose'"],
+      ['a missing program', [], 'ptc-run: missing program file (or --repl)'],
+      ['a missing program file', ['nowhere.js'], 'ptc-run: program file not found: nowhere.js'],
+      ['two program files', ['forecast.js', 'loop.js'], 'ptc-run: expected one program file, got 2: forecast.js loop.js'],
+      ['a zero --timeout', ['loop.js', '--timeout', '0'], 'ptc-run: --timeout must be a whole number of milliseconds from 1 to 2147483647, got "0"'],
+      ['a non-numeric --timeout', ['loop.js', '--timeout', '5s'], 'ptc-run: --timeout must be a whole number of milliseconds from 1 to 2147483647, got "5s"'],
+      ['a --timeout without a value', ['loop.js', '--timeout'], "ptc-run: Option '--timeout <value>' argument missing"],
+      ['an unknown --format', ['loop.js', '--format', 'module'], 'ptc-run: --format must be one of function-body, script, repl, scoped-repl, got "module"'],
+      ['a missing --tools module', ['forecast.js', '--tools', './nope.mjs'], 'ptc-run: --tools module not found: ./nope.mjs'],
+      ['a --tools module that throws', ['forecast.js', '--tools', './throws.mjs'], 'ptc-run: --tools module ./throws.mjs failed to load: tools module exploded'],
+      [
+        'an export that is not an object of functions',
+        ['forecast.js', '--tools', './not-functions.mjs'],
+        'ptc-run: --tools export "settings" must be an object of functions, or { functions, errorClass }; member "retries" is a number',
+      ],
+      ['an export with a reserved name', ['forecast.js', '--tools', './reserved.mjs'], 'ptc-run: --tools module ./reserved.mjs: binding global "console"'],
+      ['--json with --repl', ['--repl', '--json'], 'ptc-run: --json cannot be combined with --repl'],
+      ['a program file with --repl', ['--repl', 'forecast.js'], 'ptc-run: --repl reads programs from the terminal; unexpected argument "forecast.js"'],
+    ])('%s', async (_name, args, message) => {
+      const result = await ptcRun(args)
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.startsWith(message)).toBe(true)
+      expect(result.stderr).toMatch(/\n\nUsage:\n/)
+    })
+  })
+
+  describe('--repl', () => {
+    it('keeps one environment across programs read from standard input', async () => {
+      const input = ['let n = 20', 'n += 1', 'const city = (await weather.cities())[0]', 'city + " " + n * 2', ''].join('\n')
+      expect(await ptcRun(['--repl', '--tools', './tools.mjs'], input)).toEqual({ code: 0, stdout: '21\n"Oslo 42"\n', stderr: '' })
+    })
+
+    it('reads a program over several lines until it parses', async () => {
+      const input = ['function area(w, h) {', '', '  return w * h', '}', 'const label = `area', 'is`', '[area(3, 4),', ' label]', ''].join('\n')
+      expect(await ptcRun(['--repl'], input)).toEqual({ code: 0, stdout: '[\n  12,\n  "area\\nis"\n]\n', stderr: '' })
+    })
+
+    it('reports a failure and keeps going with the state it had', async () => {
+      const input = ['let kept = 1', 'kept.toFixed(1).missing.x', 'kept + 1', ''].join('\n')
+      const result = await ptcRun(['--repl'], input)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toBe('2\n')
+      expect(result.stderr).toBe("error (exception): TypeError: Cannot read properties of undefined (reading 'x')\n    at program:1:24\n")
+    })
+
+    it('runs an unfinished program at end of input so its syntax error is reported', async () => {
+      const result = await ptcRun(['--repl'], 'const x = [1, 2\n')
+      expect(result.code).toBe(0)
+      expect(result.stderr).toMatch(/^error \(exception\): SyntaxError: Unexpected end of input \(line 1, column 16\)/)
+    })
+
+    it('stops at .exit', async () => {
+      expect(await ptcRun(['--repl'], '1 + 1\n.exit\n2 + 2\n')).toEqual({ code: 0, stdout: '2\n', stderr: '' })
+    })
+
+    it('--format scoped-repl lets a later program redeclare a const', async () => {
+      const input = ['const x = 1', 'const read = () => x', 'const x = 2', '[x, read()]', ''].join('\n')
+      expect(await ptcRun(['--repl', '--format', 'scoped-repl'], input)).toEqual({ code: 0, stdout: '[\n  2,\n  1\n]\n', stderr: '' })
+    })
+
+    it('--timeout applies to each program, and a timeout says state was lost', async () => {
+      const input = ['let kept = 1', 'while (true) {}', 'typeof kept', ''].join('\n')
+      // Generous: the fresh environment after the loss starts within the next run's budget.
+      const result = await ptcRun(['--repl', '--timeout', '3000'], input)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toBe('error (timeout): the program did not finish within its time budget of 3000 ms (timeoutMs)\n')
+      expect(result.stdout).toMatch(/^\[earlier state was lost because .*\]\n"undefined"\n$/)
+    })
+  })
+})
