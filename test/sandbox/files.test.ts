@@ -103,6 +103,16 @@ describe.skipIf(!bwrap)('file confinement', () => {
     expect(existsSync(path.join(outside, 'escaped.txt'))).toBe(false)
   })
 
+  it('confines by real path: a workspace root given through a symlink is writable as given', async () => {
+    const link = path.join(temp.dir, 'ws-link')
+    symlinkSync(ws, link)
+    const result = await env.run(fsProgram(`fs.writeFileSync('via-link.txt', 'x'); return process.cwd()`), {
+      sandboxPolicy: { mode: 'workspace-write', workspaceRoot: link },
+    })
+    expect(result.value).toBe(link)
+    expect(readFileSync(path.join(ws, 'via-link.txt'), 'utf8')).toBe('x')
+  })
+
   it('writes to /tmp stay private to the environment', async () => {
     const file = `/tmp/ptc-private-${marker()}`
     const first = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(file)}, 'mine'); return fs.readFileSync(${JSON.stringify(file)}, 'utf8')`))

@@ -61,14 +61,6 @@ function real(file: string): string {
   }
 }
 
-/** Bind `source` at its real path and, when that differs, at the path as given. */
-function bind(flag: '--bind' | '--ro-bind', source: string): string[] {
-  const resolved = real(source)
-  const args = [flag, resolved, resolved]
-  if (resolved !== source) args.push(flag, resolved, source)
-  return args
-}
-
 export interface HelperConfinement {
   policy: SandboxExecutionPolicy
   /** The run's working directory (validated to exist). */
@@ -93,12 +85,30 @@ export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement)
   const args = [...BASE]
   if (policy.mode === 'workspace-write') {
     args.push('--tmpfs', '/tmp')
+    // Mounts under the tmpfs so far (destination -> source): what lies beneath one is visible.
+    const mounts = new Map<string, string>()
+    const within = (file: string, top: string) => file.startsWith(`${top}/`)
+    const hidden = (file: string) => underTmp(file) && ![...mounts.keys()].some((top) => file === top || within(file, top))
+    const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
+      args.push(flag, source, destination)
+      if (underTmp(destination)) mounts.set(destination, source)
+    }
     for (const file of runtimePaths.map(real).filter(underTmp)) {
       const top = file.split('/').slice(0, 3).join('/')
-      args.push('--ro-bind', top, top)
+      if (hidden(top)) bind('--ro-bind', top)
     }
-    if (underTmp(real(cwd))) args.push(...bind('--ro-bind', cwd))
-    for (const root of [policy.workspaceRoot, ...(policy.writableRoots ?? [])]) args.push(...bind('--bind', root))
+    // Sources are bound at their real paths (the kernel confines by real path). A path given
+    // through a symlink is bound as given too, unless the symlink itself is visible in a view
+    // of the host's directory, where it already leads to the real mount.
+    const symlinkVisible = (given: string) =>
+      !underTmp(given) || [...mounts].some(([top, source]) => top === source && within(given, top))
+    const expose = (flag: '--bind' | '--ro-bind', given: string) => {
+      const resolved = real(given)
+      if (flag === '--bind' || hidden(resolved)) bind(flag, resolved)
+      if (given !== resolved && (flag === '--bind' || hidden(given)) && !symlinkVisible(given)) bind(flag, resolved, given)
+    }
+    expose('--ro-bind', cwd)
+    for (const root of [policy.workspaceRoot, ...(policy.writableRoots ?? [])]) expose('--bind', root)
   }
   args.push('--chdir', cwd)
   return args
