@@ -32,6 +32,7 @@ export const Config = Schema.object({
 })
 
 export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
+/** The configuration `ctx.plugin(WorkerPtcRuntime, options)` accepts; every field is optional. */
 export type WorkerPtcRuntimeOptions = Schemastery.TypeS<typeof Config>
 
 /** Checks what the schema cannot express; throws naming the field and the rule. */

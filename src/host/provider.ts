@@ -36,6 +36,7 @@ const NAME = 'WorkerPtcRuntime'
  * `ctx.plugin(WorkerPtcRuntime, config)`; consumers reach it as `ctx.ptcRuntime`.
  */
 export class WorkerPtcRuntime extends PtcRuntime {
+  /** The configuration schema Cordis validates `ctx.plugin(WorkerPtcRuntime, config)` against. */
   static Config = Config
   readonly language = 'javascript'
   readonly isolation = 'worker-thread'

@@ -6,7 +6,9 @@ import type { ImageAttachmentRef } from './types.js'
  * adds `{ type: 'image', attachment }` to the run's output.
  */
 export class PtcImage {
+  /** Absolute path of the image file; the program can read it. */
   readonly path: string
+  /** What `inspect(image)` adds to the output; frozen. */
   readonly attachment: Readonly<ImageAttachmentRef>
 
   constructor(path: string, attachment: ImageAttachmentRef) {

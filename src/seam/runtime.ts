@@ -81,6 +81,7 @@ export abstract class PtcRuntime extends Service {
     return Promise.resolve()
   }
 
+  /** Cordis lifecycle hook: runs `start`, and `stop` when the plugin is disposed. */
   async [Service.init]() {
     await this.start()
     return () => this.stop()

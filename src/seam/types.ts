@@ -32,32 +32,44 @@ export interface PtcBindingErrorClass {
 
 /** One program-visible global object of async host functions. */
 export interface PtcBindingNamespace {
+  /** Program-visible global name; must be a portable identifier (see `validateBindings`). */
   global: string
+  /** Member name → host function. Any string is a member name, `__proto__` included. */
   functions: Record<string, PtcBindingFunction>
+  /** When given, rejected calls become instances of this class inside the program. */
   errorClass?: PtcBindingErrorClass
 }
 
+/** A deployment's file policy: read everything and write nothing, write inside the workspace, or no confinement. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
+/** How completely a result's sandbox policy was enforced; reported in `PtcRunSandbox.enforcement`. */
 export type SandboxEnforcement = 'full' | 'partial'
 
 /** The file policy one run executes under. */
 export interface SandboxExecutionPolicy {
+  /** What the program may write. */
   mode: SandboxMode
+  /** Absolute path of the workspace; writable in `workspace-write` mode. */
   workspaceRoot: string
+  /** Further absolute paths writable in `workspace-write` mode. */
   writableRoots?: string[]
 }
 
 /** Sandbox facts reported with a result. */
 export interface PtcRunSandbox {
+  /** The mode the run executed under. */
   mode: SandboxMode
   /** The program's failure text carried the backend's denial signature. A diagnostic, not proof. */
   denied: boolean
+  /** How completely the policy was enforced; absent when nothing was confined. */
   enforcement?: SandboxEnforcement
 }
 
 /** What a caller asks for. */
 export interface PtcRunRequest {
+  /** Source text in the provider's `programFormat`. */
   program: string
+  /** Namespaces installed as globals for this run. */
   bindings: PtcBindingNamespace[]
   /** Drop the completion without validating it. */
   discardCompletion?: boolean
@@ -67,6 +79,7 @@ export interface PtcRunRequest {
   cwd?: string
   /** Omitted: provider default; number: capped budget; `null`: no deadline. */
   timeoutMs?: number | null
+  /** File policy for this run; only providers with a configured sandbox accept one. */
   sandboxPolicy?: SandboxExecutionPolicy
   /** Hard stop, even inside a synchronous loop. */
   signal?: AbortSignal
@@ -78,18 +91,26 @@ export interface PtcRunSpec extends PtcRunRequest {
   timeoutMs: number | null
 }
 
+/** Describes an image the host holds, as it appears in a result's output. */
 export interface ImageAttachmentRef {
+  /** Host-chosen identifier the consumer resolves to the image itself. */
   attachmentId: string
+  /** Encoding of the image. */
   mediaType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif'
+  /** Size of the encoded image in bytes. */
   bytes: number
+  /** Width in pixels. */
   width: number
+  /** Height in pixels. */
   height: number
+  /** Optional human-readable label. */
   name?: string
 }
 
 /** One output entry, in emission order. Adjacent text entries concatenate without separators. */
 export type PtcOutput = { type: 'text'; text: string } | { type: 'image'; attachment: ImageAttachmentRef }
 
+/** Why a run failed; the kinds are orthogonal (a timeout is never an exception). */
 export type PtcFailureKind =
   | 'exception'
   | 'timeout'
@@ -102,14 +123,20 @@ export type PtcFailureKind =
 
 /** Why a run failed, written for a model to read and correct its program. */
 export interface PtcRunFailure {
+  /** Which of the failure kinds happened. */
   kind: PtcFailureKind
+  /** Short text for the model, pointing at the program's own line and column where it can. */
   message: string
 }
 
 /** Everything a run produced. `error` is present exactly when the run failed. */
 export interface PtcRunResult {
+  /** Printed text and inspected images, in emission order. */
   output: PtcOutput[]
+  /** The completion value; absent when the program completed with `undefined` or failed. */
   value?: PtcJsonValue
+  /** Present exactly when the run failed. */
   error?: PtcRunFailure
+  /** Present when the run executed under a sandbox policy. */
   sandbox?: PtcRunSandbox
 }
