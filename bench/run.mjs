@@ -1,0 +1,44 @@
+/**
+ * `npm run bench`: every table, each in its own Node process so one table's heap, JIT state and
+ * leftover workers cannot colour the next. `node bench/run.mjs latency bindings` runs a subset;
+ * `BENCH_QUICK=1` makes a smoke run of about a minute. Targets are printed as PASS/MISS and never
+ * fail the process; only a crashed table does.
+ */
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { QUICK, fmt, machine, noiseProbe } from './stats.mjs'
+
+const TABLES = {
+  latency: [],
+  breakdown: [],
+  bindings: [],
+  throughput: [],
+  memory: [],
+  transform: ['--expose-gc'],
+}
+
+const chosen = process.argv.slice(2)
+for (const name of chosen) {
+  if (!(name in TABLES)) {
+    console.error(`unknown table "${name}"; choose from: ${Object.keys(TABLES).join(', ')}`)
+    process.exit(2)
+  }
+}
+
+const started = performance.now()
+const probes = Array.from({ length: 5 }, noiseProbe).sort((a, b) => a - b)
+console.log(`# ptc-runtime bench${QUICK ? ' (BENCH_QUICK=1: smoke run, noisy numbers)' : ''}\n`)
+console.log(`${machine()}; noise probe ${fmt(probes[2])} ms (about 14 ms on an idle machine here).`)
+console.log('Ratios compare rows measured in the same process, in interleaved rounds; absolute numbers depend on the machine.')
+
+let failed = 0
+for (const name of chosen.length > 0 ? chosen : Object.keys(TABLES)) {
+  const file = fileURLToPath(new URL(`./${name}.mjs`, import.meta.url))
+  const { status, signal } = spawnSync(process.execPath, [...TABLES[name], file], { stdio: 'inherit' })
+  if (status !== 0) {
+    failed++
+    console.log(`\n(table "${name}" crashed: ${signal ?? `exit code ${status}`})`)
+  }
+}
+console.log(`\nbench finished in ${fmt((performance.now() - started) / 1000)} s`)
+process.exitCode = failed > 0 ? 1 : 0
