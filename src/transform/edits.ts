@@ -11,17 +11,16 @@
 import { countLineBreaks, LineIndex } from './line-index.js'
 import { RunKind } from './positions.js'
 
-const enum Group {
-  Close = 0,
-  Open = 1,
-  Replace = 2,
-}
+/** Order of edits at one offset: closings of the node before, openings of the node after, replacements. */
+const CLOSE = 0
+const OPEN = 1
+const REPLACE = 2
 
 interface Edit {
   start: number
   end: number
   text: string
-  group: Group
+  group: number
   sequence: number
 }
 
@@ -65,7 +64,7 @@ export class ProgramEdits {
    * use it for code that belongs to the node starting at `offset`.
    */
   open(offset: number, text: string): void {
-    this.edits.push({ start: offset, end: offset, text, group: Group.Open, sequence: this.edits.length })
+    this.edits.push({ start: offset, end: offset, text, group: OPEN, sequence: this.edits.length })
   }
 
   /**
@@ -74,12 +73,12 @@ export class ProgramEdits {
    * first.
    */
   close(offset: number, text: string): void {
-    this.edits.push({ start: offset, end: offset, text, group: Group.Close, sequence: -this.edits.length })
+    this.edits.push({ start: offset, end: offset, text, group: CLOSE, sequence: -this.edits.length })
   }
 
   /** Replace `[start, end)` with `text`; no other edit may fall strictly inside the range. */
   replace(start: number, end: number, text: string): void {
-    this.edits.push({ start, end, text, group: Group.Replace, sequence: this.edits.length })
+    this.edits.push({ start, end, text, group: REPLACE, sequence: this.edits.length })
   }
 
   /** Append wrapper code to the prelude, which runs before the program. */

@@ -44,8 +44,11 @@ export class LineIndex {
   }
 }
 
+const ANY_LINE_BREAK = /[\r\n\u2028\u2029]/
+
 /** Number of line breaks in a short text (inserted code), counted as {@link LineIndex} does. */
 export function countLineBreaks(text: string): { breaks: number; lastLineLength: number } {
+  if (!ANY_LINE_BREAK.test(text)) return { breaks: 0, lastLineLength: text.length }
   let breaks = 0
   let lastStart = 0
   LINE_BREAK.lastIndex = 0
