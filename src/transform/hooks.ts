@@ -96,8 +96,8 @@ class RunHooks implements ProgramHooks {
     for (let index = 0; index < names.length; index++) {
       const name = names[index]!
       const current = this.describe(name)
-      if (current === undefined) this.defineValue(name, undefined, 'let')
-      else if (!current.writable) this.defineValue(name, current.value, 'let')
+      if (current === undefined) this.defineValue(name, undefined, 'lexical')
+      else if (!current.writable) this.defineValue(name, current.value, 'lexical')
     }
   }
 
@@ -159,13 +159,13 @@ class RunHooks implements ProgramHooks {
   }
 
   /** Define `name` as a writable global; explain in the program's terms when that is impossible. */
-  private defineValue(name: string, value: unknown, kind: 'var' | 'let' | 'function'): void {
+  private defineValue(name: string, value: unknown, kind: 'var' | 'lexical' | 'function'): void {
     const global = this.state.global
     if (reflectDefineProperty(global, name, dataDescriptor(value))) return
     // A var or function may still reuse a non-configurable global if it is writable, as in a
     // script; a lexical declaration may not (a script would refuse it too).
-    if (kind !== 'let' && reflectDefineProperty(global, name, { __proto__: null, value } as PropertyDescriptor)) return
-    throw new TypeErrorConstructor(`Cannot declare ${kind} "${name}": the global "${name}" cannot be redefined.`)
+    if (kind !== 'lexical' && reflectDefineProperty(global, name, { __proto__: null, value } as PropertyDescriptor)) return
+    throw new TypeErrorConstructor(`Cannot declare "${name}": the global "${name}" cannot be redefined.`)
   }
 }
 

@@ -150,8 +150,15 @@ describe('repl global semantics', () => {
   })
 
   test('a lexical declaration of a non-configurable global explains itself', async () => {
-    const { error } = await new TestEnvironment('repl').fail('let undefined = 1')
-    expect(error.message).toBe('Cannot declare let "undefined": the global "undefined" cannot be redefined.')
+    const { error } = await new TestEnvironment('repl').fail('const undefined = 1')
+    expect(error.message).toBe('Cannot declare "undefined": the global "undefined" cannot be redefined.')
+  })
+
+  test('a var or function may reuse a writable non-configurable global, as in a script', async () => {
+    const environment = new TestEnvironment('repl')
+    Object.defineProperty(environment.global, 'pinned', { value: 1, writable: true, configurable: false })
+    expect(await environment.run('var pinned = 2; pinned')).toBe(2)
+    expect(await environment.run('function pinned() { return 3 }\npinned()')).toBe(3)
   })
 })
 
