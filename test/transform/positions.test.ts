@@ -76,6 +76,19 @@ describe('mapStackPositions', () => {
     expect(mapStackPositions('Error\n    at f (program.js?zzz:9:9)', map)).toBe('Error\n    at f (program.js)')
   })
 
+  test('untagged positions (a stack formatted without source URLs) map with the current map', () => {
+    expect(mapStackPositions('Error: x\n    at program.js:3:7', map)).toBe('Error: x\n    at program.js:2:7')
+  })
+
+  test('frames of earlier runs map with their own run’s map', () => {
+    const earlier = lowerProgram('\n\nfunction f() {\n  boom()\n}', 'repl')
+    const lines = earlier.code.split('\n')
+    const line = lines.findIndex((text) => text.includes('boom()'))
+    const frame = `${earlier.positions.file}:${line + 1}:${lines[line]!.indexOf('boom()') + 1}`
+    const stack = `Error\n    at f (${frame})\n    at ${file}:3:1`
+    expect(mapStackPositions(stack, map, [new PositionMap(earlier.positions)])).toBe('Error\n    at f (program.js:4:3)\n    at program.js:2:1')
+  })
+
   test('a compile-error header line maps its line', () => {
     expect(mapStackPositions(`${file}:3\nfoo bar\n    ^^^`, map)).toBe('program.js:2\nfoo bar\n    ^^^')
   })

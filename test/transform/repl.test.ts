@@ -58,6 +58,14 @@ describe('repl declarations persist across runs', () => {
     expect(await runAll('repl', 'if (await true) { function bar() { return 1 }; }', 'bar()')).toBe(1)
   })
 
+  test('a block-level function in strict code stays local to its block', async () => {
+    expect(await runAll('repl', '"use strict"\n{ function strictInner() {} }', 'typeof strictInner')).toBe('undefined')
+  })
+
+  test('a block-level function in a switch case becomes global in sloppy code', async () => {
+    expect(await runAll('repl', 'switch (1) { case 1: function picked() { return "case" } }', 'picked()')).toBe('case')
+  })
+
   test('a block-level class stays local to its block', async () => {
     expect(await runAll('repl', 'if (await true) { class Bar {}; }', 'typeof Bar')).toBe('undefined')
   })
