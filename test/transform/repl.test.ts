@@ -189,6 +189,14 @@ describe('repl syntax coverage', () => {
     expect(await runAll('repl', 'class A { hi() { return "A" } }', 'class B extends A {}\nnew B().hi()')).toBe('A')
   })
 
+  test('a trailing line comment does not swallow the completion', async () => {
+    expect(await runAll('repl', 'let x = await 1\nx // done')).toBe(1)
+  })
+
+  test('a run whose last statement is a declaration completes with undefined', async () => {
+    expect(await runAll('repl', 'const z = await 1')).toBeUndefined()
+  })
+
   test('programs without await are lowered too', async () => {
     expect(await runAll('repl', 'let plain = 1', 'plain + 1')).toBe(2)
   })

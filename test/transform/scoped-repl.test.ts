@@ -105,6 +105,10 @@ describe('scoped-repl lowering', () => {
     expect(await runAll('scoped-repl', 'const c = await true\nif (c) { "yes" } else { "no" }')).toBe('yes')
   })
 
+  test('a trailing line comment does not swallow the completion', async () => {
+    expect(await runAll('scoped-repl', 'let x = await 1', 'x // done')).toBe(1)
+  })
+
   test('a strict program stays strict', async () => {
     const { error } = await new TestEnvironment('scoped-repl').fail('"use strict"\nundeclared = 1')
     expect(error.name).toBe('ReferenceError')
