@@ -9,7 +9,7 @@ import { runExpecting, startOurs, startSandboxedIfWorking } from './ours.mjs'
 import { fmt, interleave, machine, note, now, scale, summarize, table, target, times } from './stats.mjs'
 
 const ROUNDS = scale(4, 2)
-const FAST = scale(20, 6)
+const FAST = scale(15, 6)
 const SLOW = scale(8, 3)
 const WARMUP = 2
 /** A scenario whose last warm-up took longer than this gets SLOW samples per round, not FAST. */

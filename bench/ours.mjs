@@ -6,9 +6,11 @@ import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context } from 'cordis'
-import { WorkerPtcRuntime } from 'ptc-runtime'
+
+// bench/run.mjs points PTC_BENCH_DIST at its snapshot of dist/; a table run alone uses the package.
+const { WorkerPtcRuntime } = await import(process.env.PTC_BENCH_DIST ? pathToFileURL(process.env.PTC_BENCH_DIST).href : 'ptc-runtime')
 
 /** Plugs a WorkerPtcRuntime with `config` into a fresh root context. */
 export async function startOurs(config) {
@@ -79,5 +81,5 @@ export async function startSandboxed(config) {
     cleanup()
     return { skipped: reason }
   }
-  return { ours, enforcement: ours.runtime.isolation, dispose: () => ours.dispose().finally(cleanup) }
+  return { ours, dispose: () => ours.dispose().finally(cleanup) }
 }

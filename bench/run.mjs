@@ -5,6 +5,7 @@
  * fail the process; only a crashed table does.
  */
 import { spawnSync } from 'node:child_process'
+import { cpSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { QUICK, fmt, machine, noiseProbe } from './stats.mjs'
 
@@ -31,10 +32,18 @@ console.log(`# ptc-runtime bench${QUICK ? ' (BENCH_QUICK=1: smoke run, noisy num
 console.log(`${machine()}; noise probe ${fmt(probes[2])} ms (about 14 ms on an idle machine here).`)
 console.log('Ratios compare rows measured in the same process, in interleaved rounds; absolute numbers depend on the machine.')
 
+// The tables run a snapshot of dist/, so a rebuild while the bench runs (a watcher, another
+// checkout's build) cannot pull the worker file from under a run. Bare imports in the snapshot
+// still resolve through this package's node_modules.
+const snapshot = fileURLToPath(new URL(`../node_modules/.cache/ptc-bench/dist-${process.pid}/`, import.meta.url))
+cpSync(fileURLToPath(new URL('../dist/', import.meta.url)), snapshot, { recursive: true })
+process.on('exit', () => rmSync(snapshot, { recursive: true, force: true }))
+const env = { ...process.env, PTC_BENCH_DIST: `${snapshot}index.js` }
+
 let failed = 0
 for (const name of chosen.length > 0 ? chosen : Object.keys(TABLES)) {
   const file = fileURLToPath(new URL(`./${name}.mjs`, import.meta.url))
-  const { status, signal } = spawnSync(process.execPath, [...TABLES[name], file], { stdio: 'inherit' })
+  const { status, signal } = spawnSync(process.execPath, [...TABLES[name], file], { stdio: 'inherit', env })
   if (status !== 0) {
     failed++
     console.log(`\n(table "${name}" crashed: ${signal ?? `exit code ${status}`})`)

@@ -16,14 +16,25 @@ export const now = () => performance.now()
 
 export { sleep }
 
-/** Threads of this process other than the main one that are running or waiting for a CPU. */
+/**
+ * Threads that are running or waiting for a CPU, in this process (but for the main thread) and
+ * in every process it started (a helper process still booting counts).
+ */
 function runnableThreads() {
   try {
     let count = 0
-    for (const tid of readdirSync('/proc/self/task')) {
-      if (Number(tid) === process.pid) continue
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-      if (stat[stat.lastIndexOf(')') + 2] === 'R') count++
+    const processes = [process.pid]
+    for (let i = 0; i < processes.length; i++) {
+      const pid = processes[i]
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        try {
+          const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+          if (Number(tid) !== process.pid && stat[stat.lastIndexOf(')') + 2] === 'R') count++
+          processes.push(...readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number))
+        } catch {
+          // the thread or process ended while we looked
+        }
+      }
     }
     return count
   } catch {
@@ -32,9 +43,9 @@ function runnableThreads() {
 }
 
 /**
- * Waits until this process is idle: no other thread of it runnable (a worker still booting is
- * runnable even when a loaded machine starves it of CPU) in two windows in a row, or, without
- * procfs, little CPU used in one window. Every sample in a latency table is taken after the same
+ * Waits until this process and its children are idle: nothing of theirs runnable (a worker or
+ * helper still booting is runnable even when a loaded machine starves it of CPU) in two windows
+ * in a row, or, without procfs, little CPU used by this process in one window. Every sample in a latency table is taken after the same
  * settle, so a pool refill never lands inside the next measurement and baselines get the same
  * treatment.
  */

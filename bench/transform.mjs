@@ -10,8 +10,8 @@ import { parse } from 'acorn'
 import { build } from 'tsup'
 import { fmt, interleave, machine, now, scale, summarize, table, times } from './stats.mjs'
 
-const ROUNDS = scale(3, 1)
-const PER = scale(2, 1)
+const ROUNDS = scale(4, 1)
+const PER = 1
 const SMALL_RUNS = scale(200, 50)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outDir = `${root}node_modules/.cache/ptc-bench`
