@@ -31,14 +31,17 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
     lines.prompt()
   }
   // Ctrl-C stops the program in progress; otherwise it drops a half-typed program, or leaves.
-  lines.on('SIGINT', () => {
+  // At a terminal readline reports it; with piped input it arrives as a signal.
+  const interrupt = () => {
     if (running) running.abort(new Error('interrupted (Ctrl-C)'))
     else if (pending !== '') {
       pending = ''
       io.out.write('\n')
       prompt()
     } else lines.close()
-  })
+  }
+  lines.on('SIGINT', interrupt)
+  if (!io.interactive) process.on('SIGINT', interrupt)
   const run = async (program: string) => {
     running = new AbortController()
     try {
@@ -69,6 +72,7 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
     prompt()
   }
   lines.close()
+  process.off('SIGINT', interrupt)
   // At end of input an unfinished program still runs, so its syntax error is reported.
   if (pending.trim() !== '') await run(pending)
   await runtime.release(owner)

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,19 +14,33 @@ interface Exit {
   stderr: string
 }
 
-/** Runs the built `ptc-run` in the fixtures folder, feeding `input` to its standard input. */
-function ptcRun(args: string[], input = ''): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: fixtures, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+/** Starts the built `ptc-run` in the fixtures folder; `exit` collects everything it wrote. */
+function start(args: string[]): { child: ChildProcessWithoutNullStreams; exit: Promise<Exit>; stderrSoFar: () => string } {
+  const child = spawn(process.execPath, [cli, ...args], { cwd: fixtures, stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exit = new Promise<Exit>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
   })
+  return { child, exit, stderrSoFar: () => stderr }
 }
+
+/** Runs the built `ptc-run` in the fixtures folder, feeding `input` to its standard input. */
+function ptcRun(args: string[], input = ''): Promise<Exit> {
+  const { child, exit } = start(args)
+  child.stdin.end(input)
+  return exit
+}
+
+/** Resolves once the program has called `signals.ready()` (the fixture writes "ready"). */
+async function ready(stderrSoFar: () => string): Promise<void> {
+  while (!stderrSoFar().includes('ready\n')) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+const hasScript = spawnSync('script', ['--version']).status === 0
 
 describe('ptc-run', () => {
   it('is the package bin, an executable script with a node shebang', () => {
@@ -101,6 +115,14 @@ describe('ptc-run', () => {
     expect(await ptcRun(['clock.js', '--tools', './holds-open.mjs'])).toEqual({ code: 0, stdout: '1700000000000\n', stderr: '' })
   })
 
+  it('Ctrl-C (SIGINT) stops the program, which fails with abort', async () => {
+    const { child, exit, stderrSoFar } = start(['-', '--tools', './tools.mjs'])
+    child.stdin.end('await signals.ready()\nwhile (true) {}')
+    await ready(stderrSoFar)
+    child.kill('SIGINT')
+    expect(await exit).toEqual({ code: 1, stdout: '', stderr: 'ready\nerror (abort): interrupted (Ctrl-C)\n' })
+  })
+
   it('--help prints the usage and exits 0', async () => {
     const result = await ptcRun(['--help'])
     expect(result.code).toBe(0)
@@ -169,6 +191,35 @@ describe('ptc-run', () => {
     it('--format scoped-repl lets a later program redeclare a const', async () => {
       const input = ['const x = 1', 'const read = () => x', 'const x = 2', '[x, read()]', ''].join('\n')
       expect(await ptcRun(['--repl', '--format', 'scoped-repl'], input)).toEqual({ code: 0, stdout: '[\n  2,\n  1\n]\n', stderr: '' })
+    })
+
+    it('Ctrl-C (SIGINT) stops the program in progress and the session goes on', async () => {
+      const { child, exit, stderrSoFar } = start(['--repl', '--tools', './tools.mjs'])
+      child.stdin.write('let kept = 1\nawait signals.ready(); while (true) {}\n')
+      await ready(stderrSoFar)
+      child.kill('SIGINT')
+      child.stdin.end('typeof kept\n')
+      const result = await exit
+      expect(result.code).toBe(0)
+      expect(result.stderr).toBe('ready\nerror (abort): interrupted (Ctrl-C)\n')
+      expect(result.stdout).toBe('[earlier state was lost because it was aborted; this run starts in a fresh environment]\n"undefined"\n')
+    })
+
+    it.skipIf(!hasScript)('at a terminal, greets, prompts, and prompts again while a program is unfinished', async () => {
+      // `script` gives ptc-run a pseudo-terminal; the terminal echoes the input and uses CR LF.
+      const command = `"${process.execPath}" "${cli}" --repl --tools ./tools.mjs`
+      const session = spawn('script', ['-qec', command, '/dev/null'], { cwd: fixtures, stdio: ['pipe', 'pipe', 'pipe'] })
+      let screen = ''
+      session.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk))
+      session.stdin.end('1 + 1\nconst list = [\n  3]\nlist.length\n.exit\n')
+      const code = await new Promise((resolve) => session.on('close', resolve))
+      const text = screen.replace(/\r/g, '').replace(/\x1b\[\d*[A-Za-z]/g, '')
+      expect(code).toBe(0)
+      expect(text).toContain('ptc-run REPL (repl, tools: charts, inventory, signals, weather). Programs may span lines; .exit or Ctrl-D leaves.\n')
+      // Input typed ahead is echoed before the prompts catch up, so look at the results only.
+      expect(text).toMatch(/\n2\n/)
+      expect(text).toContain('... ')
+      expect(text).toMatch(/> 1\n/)
     })
 
     it('--timeout applies to each program, and a timeout says state was lost', async () => {
