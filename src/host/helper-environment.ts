@@ -54,6 +54,8 @@ export class HelperEnvironment implements Environment {
    * could not be established, not that the program failed.
    */
   readonly ready: Promise<string | undefined>
+  /** Whether bubblewrap wraps the helper (a failed start is then `sandbox-unavailable`). */
+  readonly confined: boolean
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
   readonly carried = new Set<string>()
   runs = 0
@@ -61,8 +63,6 @@ export class HelperEnvironment implements Environment {
   private readonly _channel: Socket
   private readonly _streams: Socket[]
   private readonly _reader: FrameReader
-  /** Whether bubblewrap wraps the helper (a failed start is then `sandbox-unavailable`). */
-  readonly confined: boolean
   private _listener: EnvironmentListener | undefined
   private _started: boolean | undefined
   private _settleReady!: (problem: string | undefined) => void
