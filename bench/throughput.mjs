@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads'
 import { runExpecting, startOurs } from './ours.mjs'
 import { fmt, machine, now, scale, settle, summarize, table } from './stats.mjs'
 
-const RUNS = scale(60, 16)
+const RUNS = scale(40, 16)
 const ROUNDS = scale(2, 1)
 const CONCURRENCY = [2, 8]
 
