@@ -1,0 +1,16 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+it('the published package holds the build, the docs a user reads, and the license only', async () => {
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root })
+  const [pack] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>
+  const files = pack!.files.map((file) => file.path)
+  const outside = files.filter((file) => !file.startsWith('dist/'))
+  expect(outside.sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'])
+  expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/worker.js', 'dist/helper.js', 'dist/cli.js']))
+  expect(files.filter((file) => /\.(ts|map)$/.test(file) && file !== 'dist/index.d.ts')).toEqual([])
+})
