@@ -7,7 +7,7 @@
  * `ThreadEnvironment` hosts the worker in this process; other hosts (a confined helper
  * process) implement the same `Environment` interface.
  */
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads'
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { HostMessage } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
@@ -79,6 +79,11 @@ export class ThreadEnvironment implements Environment {
     this.exited = new Promise((resolve) => {
       this._worker.on('exit', (code) => {
         this._exitCode = code
+        // 'exit' can overtake messages still queued on our port (a program that completes and
+        // then calls process.exit): deliver them first, or its completion would be lost.
+        for (let queued = receiveMessageOnPort(this._port); queued; queued = receiveMessageOnPort(this._port)) {
+          this._listener?.message(queued.message)
+        }
         this._port.close()
         this._listener?.exit(code, this._error)
         resolve()

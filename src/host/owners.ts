@@ -67,6 +67,14 @@ export class RetainedEnvironments {
 
   private async _runNow(owner: object, slot: OwnerSlot, execute: RunInEnvironment): Promise<Settlement> {
     if (slot.idle) clearTimeout(slot.idle)
+    // The environment can die between runs (the previous program left a timer that calls
+    // process.exit): that loses the state as surely as a worker-exit during a run would.
+    if (slot.environment && !slot.environment.alive) {
+      const dead = slot.environment
+      slot.environment = undefined
+      slot.lost ??= LOST['worker-exit']
+      await dead.dispose()
+    }
     const environment = (slot.environment ??= this._create())
     environment.hold(true)
     const notice = slot.lost && `[earlier state was lost because ${slot.lost}; this run starts in a fresh environment]\n`

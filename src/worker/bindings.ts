@@ -7,15 +7,15 @@ import type { MessagePort } from 'node:worker_threads'
 import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
 import type { NamespaceShape, ReplyMessage } from '../protocol.js'
 import { imageFromLeaf } from './images.js'
-import { ErrorOf, PromiseOf, TypeErrorOf, create, defineProperty, freeze, post } from './intrinsics.js'
+import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, post } from './intrinsics.js'
 
-type Settle = { resolve: (value: unknown) => void; reject: (error: Error) => void }
+type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void }
 type ErrorClass = new (message?: string) => Error
 
 function createErrorClass(name: string): ErrorClass {
   const ErrorClass = class extends ErrorOf {}
-  defineProperty(ErrorClass, 'name', { value: name })
-  defineProperty(ErrorClass.prototype, 'name', { value: name, writable: true, configurable: true })
+  defineProperty(ErrorClass, 'name', dataProperty(name, false, false, true))
+  defineProperty(ErrorClass.prototype, 'name', dataProperty(name, false, true, true))
   return ErrorClass
 }
 
@@ -23,6 +23,7 @@ function createErrorClass(name: string): ErrorClass {
 export class BindingBridge {
   private _pending: Record<number, Settle> = create(null)
   private _nextId = 1
+  private _closed = false
 
   constructor(
     private readonly _port: MessagePort,
@@ -31,16 +32,20 @@ export class BindingBridge {
 
   /** Defines every namespace and error class as a global of the environment. */
   install(namespaces: readonly NamespaceShape[]): void {
-    for (const shape of namespaces) {
+    // Indexed loops: in a retained environment an earlier program may have replaced the
+    // array iterator.
+    for (let index = 0; index < namespaces.length; index++) {
+      const shape = namespaces[index]!
       const ErrorClass = shape.errorClass && createErrorClass(shape.errorClass.name)
       const namespace = create(null)
-      for (const member of shape.members) {
+      for (let position = 0; position < shape.members.length; position++) {
+        const member = shape.members[position]!
         const invoke = this._member(shape, member, ErrorClass)
-        defineProperty(namespace, member, { value: invoke, enumerable: true })
+        defineProperty(namespace, member, dataProperty(invoke, true, false, false))
       }
       freeze(namespace)
-      defineProperty(globalThis, shape.global, { value: namespace, configurable: true, writable: false })
-      if (ErrorClass) defineProperty(globalThis, shape.errorClass!.name, { value: ErrorClass, configurable: true, writable: true })
+      defineProperty(globalThis, shape.global, dataProperty(namespace, false, false, true))
+      if (ErrorClass) defineProperty(globalThis, shape.errorClass!.name, dataProperty(ErrorClass, false, true, true))
     }
   }
 
@@ -49,8 +54,17 @@ export class BindingBridge {
     const settle = this._pending[reply.id]
     if (settle === undefined) return
     delete this._pending[reply.id]
-    if (reply.ok) settle.resolve(reply.value)
+    if (reply.ok) settle.resolve(boxed(reply.value))
     else settle.reject(new ErrorOf(reply.message))
+  }
+
+  /**
+   * The run has sent its terminal message. A binding it installed may still be called later (a
+   * retained environment keeps the program's timers); such a call has no run to serve it, so it
+   * rejects here instead of reaching the host as traffic of whatever run is current there.
+   */
+  close(): void {
+    this._closed = true
   }
 
   private _member(shape: NamespaceShape, member: string, ErrorClass: ErrorClass | undefined) {
@@ -68,13 +82,13 @@ export class BindingBridge {
         }
         let wire: unknown
         try {
-          wire = await bridge._call(shape.global, member, tokens)
+          wire = (await bridge._call(shape.global, member, tokens)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
           if (ErrorClass === undefined) throw new ErrorOf(message)
           const error = new ErrorClass(message)
-          defineProperty(error, memberProperty!, { value: member, enumerable: true, writable: true, configurable: true })
+          defineProperty(error, memberProperty!, dataProperty(member, true, true, true))
           throw error
         }
         const decoded = decodeWire(wire, imageFromLeaf)
@@ -85,13 +99,26 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: unknown[] | undefined): Promise<unknown> {
+  private _call(global: string, name: string, args: unknown[] | undefined): Promise<{ value: unknown }> {
     const id = this._nextId++
     return new PromiseOf((resolve, reject) => {
+      if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       this._pending[id] = { resolve, reject }
-      const message: Record<string, unknown> = { type: 'call', run: this._run, id, global, name }
-      if (args !== undefined) message.args = args
+      // Literals define their fields, so setters a program planted on Object.prototype never run.
+      const message = args === undefined
+        ? { type: 'call', run: this._run, id, global, name }
+        : { type: 'call', run: this._run, id, global, name, args }
       post(this._port, message)
     })
   }
+}
+
+/**
+ * A reply's tokens in a null-prototype box: resolving a promise with the bare token array would
+ * adopt it as a thenable if a program planted `then` on Array.prototype or Object.prototype.
+ */
+function boxed(value: unknown): { value: unknown } {
+  const box = create(null) as { value: unknown }
+  box.value = value
+  return box
 }

@@ -6,7 +6,7 @@
 import { inspect as render } from 'node:util'
 import { jsonByteLength } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { WeakSetOf, call, create, defineProperty, freeze, weakSetAdd, weakSetHas } from './intrinsics.js'
+import { WeakSetOf, call, create, dataProperty, defineProperty, freeze, weakSetAdd, weakSetHas } from './intrinsics.js'
 
 const MEDIA_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp', 'image/gif': 'gif' }
 const genuine = new WeakSetOf<object>()
@@ -43,7 +43,7 @@ export function imageFromLeaf(fields: LeafFields): Image | undefined {
   const image = create(imagePrototype) as Image
   const values: Record<string, unknown> = { path, attachmentId, mediaType, width, height, bytes }
   if (name !== undefined) values.name = name
-  for (const key in values) defineProperty(image, key, { value: values[key], enumerable: true })
+  for (const key in values) defineProperty(image, key, dataProperty(values[key], true, false, false))
   freeze(image)
   call(weakSetAdd, genuine, image)
   return image

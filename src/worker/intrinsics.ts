@@ -36,3 +36,17 @@ export function post(port: MessagePort, message: unknown): void {
 export function call<T>(method: (...args: never[]) => T, receiver: unknown, ...args: unknown[]): T {
   return apply(method as (...args: unknown[]) => T, receiver, args)
 }
+
+/**
+ * A data descriptor with a null prototype and every attribute explicit: a `get`, `set` or
+ * `value` a program planted on Object.prototype would otherwise be read as part of a plain
+ * descriptor literal and make it invalid.
+ */
+export function dataProperty(value: unknown, enumerable: boolean, writable: boolean, configurable: boolean): PropertyDescriptor {
+  const descriptor = create(null) as PropertyDescriptor
+  descriptor.value = value
+  descriptor.enumerable = enumerable
+  descriptor.writable = writable
+  descriptor.configurable = configurable
+  return descriptor
+}

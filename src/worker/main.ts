@@ -8,7 +8,7 @@ import type { HostMessage } from '../protocol.js'
 import { createProgramState } from '../transform/index.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
-import { defineProperty } from './intrinsics.js'
+import { dataProperty, defineProperty } from './intrinsics.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
@@ -40,9 +40,10 @@ process.on('uncaughtException', (error) => {
 })
 
 function installRuntimeGlobals(): void {
-  for (const [name, value] of [['console', programConsole], ['inspect', inspect], ['Image', Image]] as const) {
-    defineProperty(globalThis, name, { value, writable: true, configurable: true })
-  }
+  // Not a for-of: an earlier program of a retained environment may have replaced the array iterator.
+  defineProperty(globalThis, 'console', dataProperty(programConsole, false, true, true))
+  defineProperty(globalThis, 'inspect', dataProperty(inspect, false, true, true))
+  defineProperty(globalThis, 'Image', dataProperty(Image, false, true, true))
 }
 
 port.on('message', (message: HostMessage) => {

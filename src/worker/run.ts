@@ -61,9 +61,10 @@ export class WorkerRun {
   fail(kind: WorkerFailureKind, text: string, initializer = false): void {
     if (this._settled) return
     this._settled = true
-    const message: Record<string, unknown> = { type: 'failed', run: this._message.run, kind, message: text }
-    if (initializer) message.initializer = true
-    post(this._port, message)
+    this._bridge.close()
+    // Literals define their fields, so setters a program planted on Object.prototype never run.
+    const run = this._message.run
+    post(this._port, initializer ? { type: 'failed', run, kind, message: text, initializer } : { type: 'failed', run, kind, message: text })
   }
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
@@ -87,8 +88,8 @@ export class WorkerRun {
 
   private _done(value: unknown[] | undefined): void {
     this._settled = true
-    const message: Record<string, unknown> = { type: 'done', run: this._message.run }
-    if (value !== undefined) message.value = value
-    post(this._port, message)
+    this._bridge.close()
+    const run = this._message.run
+    post(this._port, value === undefined ? { type: 'done', run } : { type: 'done', run, value })
   }
 }

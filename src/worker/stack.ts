@@ -47,23 +47,27 @@ export function registerProgram(program: ProgramCode, label: 'program' | 'initia
   return map.file
 }
 
+// Both loops are indexed: a program may have replaced the array iterator, and errors must
+// still render (the call sites array belongs to the program's realm).
 function programFrames(callSites: NodeJS.CallSite[]): Frame[] {
   const frames: Frame[] = []
-  for (const site of callSites) {
+  for (let index = 0; index < callSites.length; index++) {
+    const site = callSites[index]!
     const entry = programs[site.getFileName() ?? '']
     const line = site.getLineNumber()
     const column = site.getColumnNumber()
     if (entry === undefined || line === null || column === null) continue
     const original = entry.map.original(line, column)
     if (original === undefined) continue
-    frames.push({ name: site.getFunctionName(), label: entry.label, ...original })
+    frames[frames.length] = { name: site.getFunctionName(), label: entry.label, line: original.line, column: original.column }
   }
   return frames
 }
 
 function renderFrames(frames: readonly Frame[]): string {
   let text = ''
-  for (const { name, label, line, column } of frames) {
+  for (let index = 0; index < frames.length; index++) {
+    const { name, label, line, column } = frames[index]!
     text += name ? `\n    at ${name} (${label}:${line}:${column})` : `\n    at ${label}:${line}:${column}`
   }
   return text
