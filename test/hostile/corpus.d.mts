@@ -1,0 +1,52 @@
+import type { PtcBindingNamespace, PtcProgramFormat, PtcRunResult, PtcRuntime, WorkerPtcRuntimeOptions } from 'ptc-runtime'
+
+export type Host = 'thread' | 'confined'
+
+/** One parsed corpus file (see corpus.mjs for the header keys). */
+export interface HostileProgram {
+  name: string
+  attack: string
+  expect: string
+  qualified: Map<string, string>
+  formats: PtcProgramFormat[]
+  hosts: Host[]
+  prelude: string
+  timeoutMs: number | undefined
+  hasValue: boolean
+  value: unknown
+  valueDepth: number | undefined
+  output: RegExp | undefined
+  message: RegExp | undefined
+  followUp: string
+  pauseMs: number
+  followUpTimeoutMs: number | undefined
+  knownBug: string | undefined
+  knownBugs: Map<string, string>
+  expects: Map<string, string>
+  source: string
+}
+
+export const FORMATS: PtcProgramFormat[]
+export const HOSTS: Host[]
+export const DISCARDING: Set<string>
+export const CORPUS_CONFIG: WorkerPtcRuntimeOptions & { timeoutMs: number; maxOutputBytes: number }
+export const TIMEOUT_SLACK_MS: number
+export const TOOLS: PtcBindingNamespace
+export function loadCorpus(): HostileProgram[]
+export function knownBug(program: HostileProgram, host: Host, format: PtcProgramFormat): string | undefined
+export function expectedKind(program: HostileProgram, host: Host, format: PtcProgramFormat): string
+export function programText(program: HostileProgram, format: PtcProgramFormat, marker: string): string
+export function healthProgram(format: PtcProgramFormat): string
+export function retains(format: PtcProgramFormat): boolean
+export function newMarker(): string
+export function checkResult(
+  program: HostileProgram,
+  result: PtcRunResult,
+  context: { host: Host; format: PtcProgramFormat; elapsedMs: number; timeoutMs: number },
+): string[]
+export function runCase(
+  runtime: PtcRuntime,
+  context: { host: Host; format: PtcProgramFormat; program: HostileProgram },
+): Promise<{ result: PtcRunResult | 'hung'; problems: string[] }>
+export function markedProcesses(marker: string): number[]
+export function survivingProcesses(marker: string, graceMs: number): Promise<number[]>

@@ -1,0 +1,382 @@
+/**
+ * The hostile-program corpus: one small program per file in `corpus/`, each opening with a
+ * header of `// key: value` lines that states the attack and what the runtime must answer.
+ * Shared by the table-driven test (corpus.test.ts) and the soak run (bench/soak.mjs), so it is
+ * plain JavaScript.
+ *
+ * Header keys (a `[qualifier]` names a host, a format, or both joined by `+`, and overrides the
+ * plain key where it matches):
+ *   attack       what the program tries (required)
+ *   expect       the failure kind, or `ok` when the attack must be harmless (required)
+ *   formats      `all` (default) or a comma list of program formats the program makes sense in
+ *   hosts        `all` (default), `thread` or `confined`
+ *   prelude      a file in `preludes/` prepended to the program (`hijack`: forge channel traffic)
+ *   timeout      the run's timeoutMs (default CORPUS_CONFIG.timeoutMs)
+ *   value        JSON the completion must equal (with `expect: ok`)
+ *   value-depth  the completion must be arrays nested exactly this deep
+ *   output       a regular expression the concatenated text output must match
+ *   message      a regular expression the failure message must match
+ *   follow-up    how the owner's next run ends in retained formats: a kind (default ok), or
+ *                `fresh` (it succeeds in a fresh environment, after the lost-state notice)
+ *   follow-up-timeout  the timeoutMs of the owner's next run (default CORPUS_CONFIG.timeoutMs)
+ *   pause        milliseconds to wait before the owner's next run
+ *   known-bug    a runtime bug this program exposes: the case is expected to fail until fixed
+ *
+ * Program text conventions: a line starting with `/* completion *\/` holds the completion
+ * expression. It becomes `return` in `function-body` and `;` elsewhere (so the line can never
+ * continue the statement above it), and every format sees the same completion value;
+ * `__SLEEP__` and `__SLEEP_SHORT__` become `sleep` durations carrying a per-case marker, so the
+ * runner can find any process the program left behind.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { isDeepStrictEqual } from 'node:util'
+
+export const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl']
+export const HOSTS = ['thread', 'confined']
+const KINDS = ['ok', 'exception', 'timeout', 'abort', 'worker-exit', 'invalid-output', 'output-limit', 'protocol', 'sandbox-unavailable']
+/** Kinds after which a retained environment is discarded (its next run gets a notice). */
+export const DISCARDING = new Set(['timeout', 'abort', 'worker-exit', 'protocol', 'output-limit'])
+
+/** The runtime configuration the corpus is written against (plus `programFormat` and a host). */
+export const CORPUS_CONFIG = {
+  timeoutMs: 5000,
+  maxOutputBytes: 65536,
+  maxOldGenerationSizeMb: 64,
+  maxPendingCalls: 16,
+  retainState: true,
+  poolSize: 2,
+}
+
+/** How late a `timeout` result may arrive after its budget, on a loaded two-core machine. */
+export const TIMEOUT_SLACK_MS = 3000
+
+/** The host functions every corpus program may call. */
+export const TOOLS = {
+  global: 'tools',
+  functions: {
+    echo: async (value) => value,
+    delay: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(Number(ms) || 0, 1000), ms)),
+    hang: () => new Promise(() => {}),
+    fail: async (message) => {
+      throw new Error(String(message))
+    },
+  },
+}
+
+const CORPUS_DIR = new URL('./corpus/', import.meta.url)
+const PRELUDE_DIR = new URL('./preludes/', import.meta.url)
+
+function parseHeader(file, text) {
+  const header = { plain: new Map(), qualified: new Map() }
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('//')) break
+    const match = /^\/\/ ([a-z-]+)(?:\[([a-z+-]+)\])?(?:: (.*))?$/.exec(line)
+    if (!match) throw new Error(`${file}: malformed header line ${JSON.stringify(line)}`)
+    const [, key, qualifier, value = ''] = match
+    if (qualifier) {
+      for (const part of qualifier.split('+')) {
+        if (!FORMATS.includes(part) && !HOSTS.includes(part)) throw new Error(`${file}: unknown qualifier [${qualifier}]`)
+      }
+      header.qualified.set(`${key}[${qualifier}]`, value)
+    } else {
+      header.plain.set(key, value)
+    }
+  }
+  return header
+}
+
+function listOf(value, allowed, file, key) {
+  if (value === undefined || value === 'all') return [...allowed]
+  const items = value.split(',').map((item) => item.trim())
+  for (const item of items) if (!allowed.includes(item)) throw new Error(`${file}: ${key} names unknown ${JSON.stringify(item)}`)
+  return items
+}
+
+/** `key[qualifier]` entries of a header as a map from qualifier to value. */
+function qualifiedValues(qualified, key) {
+  const prefix = `${key}[`
+  return new Map([...qualified].filter(([name]) => name.startsWith(prefix)).map(([name, value]) => [name.slice(prefix.length, -1), value]))
+}
+
+/** The value of the first `[qualifier]` entry whose every part names `host` or `format`. */
+function qualifiedFor(entries, host, format) {
+  for (const [qualifier, value] of entries) {
+    if (qualifier.split('+').every((part) => part === host || part === format)) return value
+  }
+  return undefined
+}
+
+/** Every corpus program, parsed and checked, in file order. */
+export function loadCorpus() {
+  const files = readdirSync(CORPUS_DIR).filter((file) => file.endsWith('.js')).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+  return files.map((file) => {
+    const source = readFileSync(new URL(file, CORPUS_DIR), 'utf8')
+    const { plain, qualified } = parseHeader(file, source)
+    const attack = plain.get('attack')
+    const expect = plain.get('expect')
+    if (!attack) throw new Error(`${file}: the header must state the attack`)
+    for (const kind of [expect, ...qualifiedValues(qualified, 'expect').values()]) {
+      if (!KINDS.includes(kind)) throw new Error(`${file}: expect must be one of ${KINDS.join(', ')}, got ${JSON.stringify(kind)}`)
+    }
+    const followUp = plain.get('follow-up')
+    if (followUp !== undefined && !KINDS.includes(followUp) && followUp !== 'fresh') throw new Error(`${file}: unknown follow-up ${followUp}`)
+    const prelude = plain.get('prelude')
+    const program = {
+      name: file.replace(/\.js$/, ''),
+      attack,
+      expect,
+      qualified,
+      formats: listOf(plain.get('formats'), FORMATS, file, 'formats'),
+      hosts: listOf(plain.get('hosts'), HOSTS, file, 'hosts'),
+      prelude: prelude === undefined ? '' : readFileSync(new URL(`${prelude}.js`, PRELUDE_DIR), 'utf8'),
+      timeoutMs: plain.has('timeout') ? Number(plain.get('timeout')) : undefined,
+      hasValue: plain.has('value'),
+      value: plain.has('value') ? JSON.parse(plain.get('value')) : undefined,
+      valueDepth: plain.has('value-depth') ? Number(plain.get('value-depth')) : undefined,
+      output: plain.has('output') ? new RegExp(plain.get('output')) : undefined,
+      message: plain.has('message') ? new RegExp(plain.get('message')) : undefined,
+      followUp: followUp ?? 'ok',
+      pauseMs: Number(plain.get('pause') ?? 0),
+      followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
+      knownBug: plain.get('known-bug'),
+      knownBugs: qualifiedValues(qualified, 'known-bug'),
+      expects: qualifiedValues(qualified, 'expect'),
+      source,
+    }
+    return program
+  })
+}
+
+/** The bug a case is expected to expose on `host` in `format`, or undefined. */
+export function knownBug(program, host, format) {
+  return program.knownBug ?? qualifiedFor(program.knownBugs, host, format)
+}
+
+/** The kind `program` must end with on `host` in `format`. */
+export function expectedKind(program, host, format) {
+  return qualifiedFor(program.expects, host, format) ?? program.expect
+}
+
+/** The program text for `format`, with its prelude and its sleep markers filled in. */
+export function programText(program, format, marker) {
+  const completion = format === 'function-body' ? 'return ' : ';'
+  return (program.prelude + program.source)
+    .replace(/^\/\* completion \*\/ /gm, completion)
+    .replaceAll('__SLEEP_SHORT__', `6.${marker}`)
+    .replaceAll('__SLEEP__', `60.${marker}`)
+}
+
+/** A `1 + 1` that completes with 2 in `format`. */
+export function healthProgram(format) {
+  return format === 'function-body' ? 'return 1 + 1' : '1 + 1'
+}
+
+/** Retained formats run each case under a fresh state owner; the others run one-shot. */
+export function retains(format) {
+  return format === 'repl' || format === 'scoped-repl'
+}
+
+/** A per-case marker: digits only, so it can sit in a `sleep` duration. */
+export function newMarker() {
+  return `${process.pid}${String(Math.random()).slice(2, 11)}`
+}
+
+function textOf(result) {
+  return result.output.map((entry) => entry.text ?? '').join('')
+}
+
+function clip(text) {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text
+}
+
+function depthOf(value) {
+  let depth = 0
+  while (Array.isArray(value)) {
+    value = value[0]
+    depth++
+  }
+  return depth
+}
+
+/** UTF-8 bytes of `JSON.stringify(value)`, without recursion (completions nest thousands deep). */
+function jsonBytes(value) {
+  let bytes = 0
+  const pending = [value]
+  while (pending.length > 0) {
+    const item = pending.pop()
+    if (Array.isArray(item)) {
+      bytes += 1 + Math.max(item.length - 1, 0) + 1
+      pending.push(...item)
+    } else if (typeof item === 'object' && item !== null) {
+      const keys = Object.keys(item)
+      bytes += 1 + Math.max(keys.length - 1, 0) + 1
+      for (const key of keys) {
+        bytes += Buffer.byteLength(JSON.stringify(key)) + 1
+        pending.push(item[key])
+      }
+    } else {
+      bytes += Buffer.byteLength(JSON.stringify(item))
+    }
+  }
+  return bytes
+}
+
+/** The ledger's view of a result: output entries plus the completion or failure message, as JSON. */
+function ledgerBytes(result) {
+  const entries = result.output.map((entry) => entry.text ?? entry.attachment)
+  const tail = result.error ? result.error.message : result.value
+  return jsonBytes(entries) + (tail === undefined ? 0 : jsonBytes(tail))
+}
+
+/**
+ * Everything wrong with `result` as the answer to `program` on `host` in `format` (empty when
+ * it is right). `elapsedMs` is how long the run took, `timeoutMs` its budget.
+ */
+export function checkResult(program, result, { host, format, elapsedMs, timeoutMs }) {
+  const problems = []
+  const expected = expectedKind(program, host, format)
+  const actual = result.error?.kind ?? 'ok'
+  if (actual !== expected) {
+    problems.push(`expected ${expected}, got ${actual}${result.error ? `: ${clip(result.error.message)}` : ` (value ${clip(JSON.stringify(result.value) ?? 'absent')})`}`)
+  }
+  if (actual === 'ok' && expected === 'ok') {
+    if (program.hasValue && !isDeepStrictEqual(result.value, program.value)) {
+      problems.push(`expected the value ${JSON.stringify(program.value)}, got ${clip(JSON.stringify(result.value) ?? 'absent')}`)
+    }
+    if (program.valueDepth !== undefined && depthOf(result.value) !== program.valueDepth) {
+      problems.push(`expected a value nested ${program.valueDepth} deep, got ${depthOf(result.value)}`)
+    }
+  }
+  if (program.message && result.error && !program.message.test(result.error.message)) {
+    problems.push(`the message ${JSON.stringify(clip(result.error.message))} does not match ${program.message}`)
+  }
+  if (program.output && !program.output.test(textOf(result))) {
+    problems.push(`the output ${JSON.stringify(clip(textOf(result)))} does not match ${program.output}`)
+  }
+  if (actual === 'timeout' && elapsedMs > timeoutMs + TIMEOUT_SLACK_MS) {
+    problems.push(`the timeout result arrived after ${Math.round(elapsedMs)} ms for a ${timeoutMs} ms budget`)
+  }
+  if (ledgerBytes(result) > CORPUS_CONFIG.maxOutputBytes) {
+    problems.push(`the result holds ${ledgerBytes(result)} bytes, over maxOutputBytes ${CORPUS_CONFIG.maxOutputBytes}`)
+  }
+  return problems
+}
+
+/** Live processes (not zombies) whose command line carries `marker`. */
+export function markedProcesses(marker) {
+  const found = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
+      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(entry))
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found
+}
+
+/**
+ * Processes carrying `marker` that are still alive after `graceMs` (a confined host kills its
+ * program's processes asynchronously). Survivors are killed before returning, so one failing
+ * case cannot make later leak checks fail too.
+ */
+export async function survivingProcesses(marker, graceMs) {
+  const deadline = Date.now() + graceMs
+  let alive = markedProcesses(marker)
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    alive = markedProcesses(marker)
+  }
+  for (const pid of alive) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return alive
+}
+
+/** A run that has not settled this long after its budget is reported as hung. */
+const HUNG_AFTER_MS = 60_000
+
+/** `runtime.run` for one request, or a `hung` marker when it does not settle in time. */
+async function runOnce(runtime, request, timeoutMs) {
+  let timer
+  const hung = new Promise((resolve) => {
+    timer = setTimeout(resolve, timeoutMs + HUNG_AFTER_MS, 'hung')
+  })
+  try {
+    return await Promise.race([runtime.run(runtime.resolve({ bindings: [TOOLS], timeoutMs, ...request })), hung])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function describeResult(result) {
+  if (result === 'hung') return 'a run that never settled'
+  return result.error ? `${result.error.kind}: ${clip(result.error.message)}` : `ok ${clip(JSON.stringify(result.value) ?? 'absent')}`
+}
+
+const noticeOf = (result) => result.output[0]?.type === 'text' && result.output[0].text.startsWith('[earlier state was lost')
+
+/** After a case: the runtime must still serve the next run, and a retained owner must recover. */
+async function checkHealth(runtime, program, format, caseResult, owner, timeoutMs) {
+  // In a retained environment the pause lets timers the case left behind fire while the next
+  // run is in progress.
+  const source = owner ? `await tools.delay(50)\n${healthProgram(format)}` : healthProgram(format)
+  const request = { program: source, ...(owner ? { stateOwner: owner } : {}) }
+  if (owner && program.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, program.pauseMs))
+  // The next run gets at least the default budget (a loaded machine needs it), unless the case
+  // says otherwise for its owner's next run.
+  const nextTimeoutMs = owner && program.followUpTimeoutMs !== undefined ? program.followUpTimeoutMs : Math.max(timeoutMs, CORPUS_CONFIG.timeoutMs)
+  const next = await runOnce(runtime, request, nextTimeoutMs)
+  const healthy = (result) => result !== 'hung' && !result.error && result.value === 2
+  if (!owner) return healthy(next) ? [] : [`the next one-shot run failed: ${describeResult(next)}`]
+  const problems = []
+  const discarded = caseResult !== 'hung' && DISCARDING.has(caseResult.error?.kind ?? 'ok')
+  const follow = program.followUp
+  if (follow === 'ok' || follow === 'fresh') {
+    const fresh = follow === 'fresh' || discarded
+    if (!healthy(next)) problems.push(`the owner's next run failed: ${describeResult(next)}`)
+    else if (noticeOf(next) !== fresh) problems.push(`the owner's next run ${fresh ? 'lacks' : 'has'} the lost-state notice`)
+    return problems
+  }
+  if (next === 'hung' || (next.error?.kind ?? 'ok') !== follow) problems.push(`expected the owner's next run to end in ${follow}, got ${describeResult(next)}`)
+  if (!DISCARDING.has(follow)) return problems
+  const recovered = await runOnce(runtime, request, Math.max(timeoutMs, CORPUS_CONFIG.timeoutMs))
+  if (!healthy(recovered) || !noticeOf(recovered)) problems.push(`the owner's environment did not recover: ${describeResult(recovered)}`)
+  return problems
+}
+
+/**
+ * Runs `program` once on `runtime` (a PtcRuntime configured with CORPUS_CONFIG and `format`),
+ * then checks the result, the processes it left, and the runtime's health. Never rejects.
+ */
+export async function runCase(runtime, { host, format, program }) {
+  const marker = newMarker()
+  const timeoutMs = program.timeoutMs ?? CORPUS_CONFIG.timeoutMs
+  const owner = retains(format) ? {} : undefined
+  const problems = []
+  let result = 'hung'
+  try {
+    const started = performance.now()
+    result = await runOnce(runtime, { program: programText(program, format, marker), ...(owner ? { stateOwner: owner } : {}) }, timeoutMs)
+    const elapsedMs = performance.now() - started
+    if (result === 'hung') problems.push(`the run did not settle within ${timeoutMs + HUNG_AFTER_MS} ms`)
+    else problems.push(...checkResult(program, result, { host, format, elapsedMs, timeoutMs }))
+    // The thread host kills a run's processes before resolving it; a confined helper does it on
+    // its own schedule, so it gets a short grace.
+    const survivors = await survivingProcesses(marker, host === 'confined' ? 2000 : 100)
+    if (survivors.length > 0) problems.push(`${survivors.length} process(es) it started outlived the run`)
+    problems.push(...(await checkHealth(runtime, program, format, result, owner, timeoutMs)))
+  } catch (error) {
+    problems.push(`the case threw: ${error?.stack ?? error}`)
+  } finally {
+    if (owner) await runtime.release(owner)
+  }
+  return { result, problems }
+}

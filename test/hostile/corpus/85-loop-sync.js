@@ -1,0 +1,4 @@
+// attack: a synchronous infinite loop
+// expect: timeout
+// timeout: 500
+for (;;) {}
