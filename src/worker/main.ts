@@ -5,7 +5,7 @@
  */
 import { type MessagePort, workerData } from 'node:worker_threads'
 import type { HostMessage } from '../protocol.js'
-import { createProgramState } from '../transform/index.js'
+import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { dataProperty, defineProperty } from './intrinsics.js'
