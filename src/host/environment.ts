@@ -11,6 +11,10 @@ import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from '
 import type { HostMessage } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** How long disposal waits for a starting worker to finish loading before terminating it. */
+const READY_GRACE_MS = 2000
 
 const WORKER_FILE = new URL('./worker.js', import.meta.url)
 
@@ -51,6 +55,8 @@ export interface Environment {
 
 export class ThreadEnvironment implements Environment {
   readonly exited: Promise<void>
+  /** Resolves once the worker has loaded its modules. */
+  readonly ready: Promise<void>
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
   readonly carried = new Set<string>()
   runs = 0
@@ -94,7 +100,17 @@ export class ThreadEnvironment implements Environment {
     })
     this._worker.on('message', () => this._listener?.forged())
     this._worker.on('messageerror', () => this._listener?.forged())
-    this._port.on('message', (message) => this._listener?.message(message))
+    // The worker's first message says its modules are loaded; it is never a program's (no
+    // program has run yet), and it is not passed on: a later 'ready' reaches the run as forged.
+    // One listener for both, because adding a listener later would ref an unref'd port.
+    let loaded = false
+    let markReady: () => void
+    this.ready = new Promise((resolve) => (markReady = resolve))
+    this._port.on('message', (message) => {
+      if (loaded) return this._listener?.message(message)
+      loaded = true
+      markReady()
+    })
     this._port.on('messageerror', () => this._listener?.forged())
   }
 
@@ -137,6 +153,8 @@ export class ThreadEnvironment implements Environment {
     this._listener = undefined
     // Subprocesses die first, while the worker's event loop may still reap them.
     await this.killSubprocesses()
+    // Terminating a worker while it still loads its modules leaks their file descriptors.
+    await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
     await this._worker.terminate()
     await this.exited
   }

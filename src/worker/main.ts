@@ -8,7 +8,7 @@ import type { HostMessage } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
-import { dataProperty, defineProperty } from './intrinsics.js'
+import { dataProperty, defineProperty, post } from './intrinsics.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
@@ -54,3 +54,7 @@ port.on('message', (message: HostMessage) => {
   installRuntimeGlobals()
   void current.execute(state)
 })
+
+// Every module is loaded: the host may now terminate this worker without leaking the file
+// handles of a load in progress.
+post(port, { type: 'ready' })
