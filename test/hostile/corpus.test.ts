@@ -117,7 +117,8 @@ describe('hostile corpus', () => {
             if (!program.formats.includes(format) || !program.hosts.includes(host)) continue
             const bug = knownBug(program, host, format)
             const title = `${program.name}: ${expectedKind(program, host, format)}${bug ? ` (known bug: ${bug})` : ''}`
-            ;(bug ? it.fails : it)(title, async () => {
+            // A known bug is skipped, not asserted to fail: timing decides whether it shows, and CI must not flake.
+            ;(bug ? it.skip : it)(title, async () => {
               expect(await outcomes.get(`${host}/${format}/${program.name}`)).toEqual([])
             }, 300_000)
           }
