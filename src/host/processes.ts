@@ -78,5 +78,9 @@ export async function killProcessTrees(pids: ReadonlySet<number>): Promise<void>
     if (stat?.pgrp === pid) signal(-pid)
   }
   for (const pid of targets) signal(pid)
-  for (let waited = 0; waited < 1000 && !targets.every(dead); waited += 5) await sleep(5)
+  // The recorded pids are this process's own children, spawned by a worker thread, and only that
+  // worker's event loop will ever reap them: wait until they are reaped, not merely dead, or a
+  // worker terminated right after this would leave them as zombies of the host for good.
+  const done = () => targets.every(dead) && [...pids].every((pid) => readStat(pid)?.ppid !== process.pid)
+  for (let waited = 0; waited < 1000 && !done(); waited += 5) await sleep(5)
 }
