@@ -53,6 +53,12 @@ export interface Environment {
   dispose(): Promise<void>
 }
 
+function isSpawnReport(message: unknown): message is { pid: number } {
+  if (typeof message !== 'object' || message === null) return false
+  const { type, pid } = message as { type?: unknown; pid?: unknown }
+  return type === 'spawned' && Number.isSafeInteger(pid) && (pid as number) > 0
+}
+
 export class ThreadEnvironment implements Environment {
   readonly exited: Promise<void>
   /** Resolves once the worker has loaded its modules. */
@@ -88,7 +94,7 @@ export class ThreadEnvironment implements Environment {
         // 'exit' can overtake messages still queued on our port (a program that completes and
         // then calls process.exit): deliver them first, or its completion would be lost.
         for (let queued = receiveMessageOnPort(this._port); queued; queued = receiveMessageOnPort(this._port)) {
-          this._listener?.message(queued.message)
+          receive(queued.message)
         }
         this._port.close()
         this._listener?.exit(code, this._error)
@@ -106,11 +112,17 @@ export class ThreadEnvironment implements Environment {
     let loaded = false
     let markReady: () => void
     this.ready = new Promise((resolve) => (markReady = resolve))
-    this._port.on('message', (message) => {
-      if (loaded) return this._listener?.message(message)
-      loaded = true
-      markReady()
-    })
+    const receive = (message: unknown) => {
+      if (!loaded) {
+        loaded = true
+        return markReady()
+      }
+      if (this._listener) return this._listener.message(message)
+      // No run is listening (between runs, or a run settled while its program kept going): a
+      // subprocess reported now must still die with the environment.
+      if (isSpawnReport(message)) this.adoptSubprocess(message.pid)
+    }
+    this._port.on('message', receive)
     this._port.on('messageerror', () => this._listener?.forged())
   }
 
@@ -154,6 +166,9 @@ export class ThreadEnvironment implements Environment {
     // Subprocesses die first, while the worker's event loop may still reap them.
     await this.killSubprocesses()
     // Terminating a worker while it still loads its modules leaks their file descriptors.
+    // Held meanwhile: an idle pooled worker is unref'd and would otherwise let the host exit
+    // with this disposal still pending.
+    this.hold(true)
     await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
     await this._worker.terminate()
     await this.exited
