@@ -81,7 +81,7 @@ describe('failure kinds', () => {
     it('a message on the worker parent port', async () => {
       const program = `(await import('node:worker_threads')).parentPort.postMessage({ type: 'done', run: 1 })
         await new Promise(() => {})`
-      expect((await env.run(program, { timeoutMs: 5000 })).error?.kind).toBe('protocol')
+      expect((await env.run(program, { timeoutMs: 20_000 })).error?.kind).toBe('protocol')
       expect((await env.run('return 1')).value).toBe(1)
     })
 
@@ -112,13 +112,13 @@ describe('failure kinds', () => {
       ['a subprocess report for a foreign process', `{ type: 'spawned', run: runId, pid: 1 }`],
       ['a completion that is not a token list', `{ type: 'done', run: runId, value: 'x' }`],
     ])('%s', async (_name, message) => {
-      const result = await env.run(hijack(message), { timeoutMs: 5000, bindings: [tools] })
+      const result = await env.run(hijack(message), { timeoutMs: 20_000, bindings: [tools] })
       expect(result.error?.kind).toBe('protocol')
       expect((await env.run('return 1')).value).toBe(1)
     })
 
     it('a forged completion that is not lossless is invalid-output', async () => {
-      const result = await env.run(hijack(`{ type: 'done', run: runId, value: [-0] }`), { timeoutMs: 5000, bindings: [tools] })
+      const result = await env.run(hijack(`{ type: 'done', run: runId, value: [-0] }`), { timeoutMs: 20_000, bindings: [tools] })
       expect(result.error?.kind).toBe('invalid-output')
     })
   })
