@@ -172,5 +172,9 @@ export class ThreadEnvironment implements Environment {
     await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
     await this._worker.terminate()
     await this.exited
+    // A program that kept running until terminate() may have started more subprocesses while
+    // the first ones were being killed; their reports arrived since (or were drained at exit).
+    // Nothing can reap them now, but they must not keep running.
+    await this.killSubprocesses()
   }
 }
