@@ -1,15 +1,15 @@
 /**
  * Suite-wide leak accounting. Vitest loads this setup file into every test file's process
  * (pool `forks`: one process per file), so each file is measured on its own: a baseline of
- * threads (every live Worker is one), direct child processes, open descriptors and active
- * libuv handles is taken before the file's own hooks run, and after all of its tests and
- * `afterAll` hooks (after hooks run in reverse order, so this one runs last) nothing may be left
- * above it. Vitest's own handles are part of the baseline.
+ * threads (every live Worker is one), direct child processes (running, and exited but never
+ * reaped), open descriptors and active libuv handles is taken before the file's own hooks run,
+ * and after all of its tests and `afterAll` hooks (after hooks run in reverse order, so this one
+ * runs last) nothing may be left above it. Vitest's own handles are part of the baseline.
  *
  * Exits are reaped asynchronously, so the comparison retries for a bounded time before it
  * fails (a loaded two-core machine can take a moment to reap a worker).
  */
-import { readdirSync, readlinkSync } from 'node:fs'
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
@@ -21,6 +21,35 @@ function handleCounts(): Map<string, number> {
   const counts = new Map<string, number>()
   for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1)
   return counts
+}
+
+/**
+ * Direct children of this process that have exited but were never reaped. The shared helper
+ * leaves them out of `children` (they are not running), but each one is a process-table entry
+ * held until the host exits: a worker terminated before reaping its subprocess leaves one.
+ */
+function zombieChildren(): number[] {
+  const zombies: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[1]) === process.pid && fields[0] === 'Z') zombies.push(Number(entry))
+    } catch {
+      // reaped while we looked
+    }
+  }
+  return zombies
+}
+
+/** Zombies beyond the baseline, after giving their reapers a bounded moment. */
+async function zombiesSince(baseline: number[]): Promise<number[]> {
+  for (let attempt = 0; ; attempt++) {
+    const extra = zombieChildren().filter((pid) => !baseline.includes(pid))
+    if (extra.length === 0 || attempt === RETRIES) return extra
+    await sleep(RETRY_MS)
+  }
 }
 
 /** What each open descriptor refers to (`pipe:[…]`, `socket:[…]`, a path). */
@@ -63,22 +92,31 @@ async function handlesSince(baseline: Map<string, number>): Promise<Record<strin
 let resources: ResourceSnapshot | undefined
 let handles = new Map<string, number>()
 let descriptors: string[] = []
+let zombies: number[] = []
 
 beforeAll(async () => {
   if (process.env.PTC_LEAK_CHECK === '0') return
   resources = await resourceBaseline()
   handles = handleCounts()
   descriptors = descriptorTargets()
+  zombies = zombieChildren()
 }, 30_000)
 
 afterAll(async () => {
   if (!resources) return
   const { threads, children, descriptors: excess } = await leakedSince(resources)
   // Counted first (vitest may swap one pipe for another), then named when there are too many.
-  const leaked = { threads, children, descriptors: excess > 0 ? descriptorsSince(descriptors) : [], handles: await handlesSince(handles) }
-  expect(leaked, 'the test file left threads, child processes, descriptors or handles behind').toEqual({
+  const leaked = {
+    threads,
+    children,
+    zombies: await zombiesSince(zombies),
+    descriptors: excess > 0 ? descriptorsSince(descriptors) : [],
+    handles: await handlesSince(handles),
+  }
+  expect(leaked, 'the test file left threads, child processes, zombies, descriptors or handles behind').toEqual({
     threads: 0,
     children: [],
+    zombies: [],
     descriptors: [],
     handles: {},
   })

@@ -68,11 +68,22 @@ function childProcesses() {
   return children
 }
 
-async function settleMemory() {
-  for (let i = 0; i < 3; i++) {
-    globalThis.gc?.()
-    await sleep(100)
+/**
+ * RSS between runs, in the same state at every checkpoint: retained owners released, garbage
+ * collected, the smallest of a few samples (freed worker memory returns to the system lazily).
+ */
+async function settledRss() {
+  for (const [format, slot] of owners) {
+    await runtimes.get(format).runtime.release(slot.owner)
+    slot.owner = {}
   }
+  let rss = Number.POSITIVE_INFINITY
+  for (let i = 0; i < 5; i++) {
+    globalThis.gc?.()
+    await sleep(200)
+    rss = Math.min(rss, rssMb())
+  }
+  return { rss, heap: process.memoryUsage().heapTotal / 2 ** 20 }
 }
 
 const corpus = loadCorpus()
@@ -97,6 +108,11 @@ for (const format of FORMATS) {
 const owners = new Map(FORMATS.filter(retains).map((format) => [format, { owner: {}, runs: 0 }]))
 
 const failures = []
+/** Records a wrong run; the first ones are printed at once, so a long soak shows trouble early. */
+function wrongRun(text) {
+  failures.push(text)
+  if (failures.length <= 10) console.log(`  wrong: ${text.replace(/\n/g, ' ').slice(0, 300)}`)
+}
 let hostileRuns = 0
 let normalRuns = 0
 
@@ -114,7 +130,7 @@ async function normalRun(index) {
     : JSON.stringify(result.value) !== JSON.stringify(program.value)
       ? `value ${JSON.stringify(result.value)?.slice(0, 200)}`
       : program.output !== undefined && !text.endsWith(program.output) ? `output ${JSON.stringify(text.slice(0, 200))}` : undefined
-  if (wrong) failures.push(`normal program ${index} (${format}): ${wrong}`)
+  if (wrong) wrongRun(`normal program ${index} (${format}${owner ? ', retained' : ''}): ${wrong}`)
   if (owner && ++slot.runs % 20 === 0) {
     slot.owner = {}
     await runtime.release(owner)
@@ -125,7 +141,7 @@ async function hostileRun(index) {
   const { format, program } = hostile[Math.floor(index / HOSTILE_EVERY) % hostile.length]
   const { problems } = await runCase(runtimes.get(format).runtime, { host: 'thread', format, program })
   hostileRuns++
-  for (const problem of problems) failures.push(`${program.name} (${format}): ${problem}`)
+  for (const problem of problems) wrongRun(`${program.name} (${format}): ${problem}`)
 }
 
 function runAt(index) {
@@ -134,7 +150,7 @@ function runAt(index) {
 
 console.log(`# ptc-runtime soak: ${TOTAL} runs, ${CONCURRENCY} at a time, one hostile corpus case in ${HOSTILE_EVERY}`)
 console.log(`# ${hostile.length} hostile (program, format) cases on the thread host, ${NORMAL.length} normal programs, formats ${FORMATS.join(', ')}`)
-console.log('runs   runs/s (block)   RSS MB   vs first checkpoint')
+console.log('runs   runs/s (block)   RSS MB   heap MB   RSS vs first checkpoint')
 
 const started = performance.now()
 let blockStarted = started
@@ -148,18 +164,16 @@ for (let done = 0; done < TOTAL; ) {
     while (next < blockEnd) await runAt(next++)
   }))
   done = blockEnd
-  await settleMemory()
-  const rss = rssMb()
-  const now = performance.now()
-  const rate = ((blockEnd % CHECKPOINT || CHECKPOINT) / (now - blockStarted)) * 1000
-  blockStarted = now
+  const rate = ((blockEnd % CHECKPOINT || CHECKPOINT) / (performance.now() - blockStarted)) * 1000
+  const { rss, heap } = await settledRss()
+  blockStarted = performance.now()
   firstRss ??= rss
   const growth = rss / firstRss - 1
   if (done > CHECKPOINT) worstGrowth = Math.max(worstGrowth, growth)
   const versus = done === CHECKPOINT ? 'baseline' : `${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %`
-  console.log(`${String(done).padEnd(6)} ${rate.toFixed(1).padStart(8)}         ${rss.toFixed(0).padStart(6)}   ${versus}${failures.length ? `   (${failures.length} wrong so far)` : ''}`)
+  console.log(`${String(done).padEnd(6)} ${rate.toFixed(1).padStart(8)}         ${rss.toFixed(0).padStart(6)}   ${heap.toFixed(0).padStart(7)}   ${versus}${failures.length ? `   (${failures.length} wrong so far)` : ''}`)
 }
-const elapsed = (performance.now() - started) / 1000
+const elapsed = (performance.now() - started) / 1000 // includes the checkpoints' settling
 
 for (const { root } of runtimes.values()) await root.fiber.dispose()
 let leftThreads = 0
