@@ -53,6 +53,29 @@ export interface Environment {
   dispose(): Promise<void>
 }
 
+/**
+ * Node's own channel to a worker (its stdio and error reports) is reachable from inside the
+ * worker through Node internals, and the Worker's handler for it throws an uncaught internal
+ * assertion on a message type it does not know: a program could kill the host process with one
+ * postMessage. The handler is wrapped per worker so such a message counts as forged traffic of
+ * the run instead. (Node names it `kOnMessage`; if a Node version does not, nothing is wrapped.)
+ */
+function guardInternalChannel(worker: Worker, forged: () => void): void {
+  const handlers = Object.getPrototypeOf(worker) as Record<symbol, unknown>
+  const key = Object.getOwnPropertySymbols(handlers).find((symbol) => symbol.description === 'kOnMessage')
+  const handle = key === undefined ? undefined : handlers[key]
+  if (key === undefined || typeof handle !== 'function') return
+  Object.defineProperty(worker, key, {
+    value(this: Worker, message: unknown) {
+      try {
+        return handle.call(this, message)
+      } catch {
+        forged()
+      }
+    },
+  })
+}
+
 function isSpawnReport(message: unknown): message is { pid: number } {
   if (typeof message !== 'object' || message === null) return false
   const { type, pid } = message as { type?: unknown; pid?: unknown }
@@ -104,6 +127,7 @@ export class ThreadEnvironment implements Environment {
     this._worker.on('error', (error) => {
       this._error = error
     })
+    guardInternalChannel(this._worker, () => this._listener?.forged())
     this._worker.on('message', () => this._listener?.forged())
     this._worker.on('messageerror', () => this._listener?.forged())
     // The worker's first message says its modules are loaded; it is never a program's (no
