@@ -1,6 +1,6 @@
 // Reaches the worker's private channel through Node internals: every message a MessagePort
 // receives passes through EventTarget's hybrid dispatch, so patching it captures the port and
-// the run id of the first reply. `forge(message)` then posts on the real channel, and
+// the run id of the first binding reply. `forge(message)` then posts on the real channel, and
 // `inject(message)` delivers a message to the worker side as if the host had sent it.
 const { MessagePort: HijackedPort } = await import('node:worker_threads')
 const hybridProto = Object.getPrototypeOf(Object.getPrototypeOf(HijackedPort.prototype))
@@ -8,8 +8,11 @@ const hybridKey = Object.getOwnPropertySymbols(hybridProto).find((s) => String(s
 const hybridDispatch = hybridProto[hybridKey]
 let port, runId
 hybridProto[hybridKey] = function (...args) {
-  port ??= this
-  runId ??= args[0]?.run
+  // Only the runtime's channel carries replies; Node's own worker port carries other traffic.
+  if (args[0]?.type === 'reply') {
+    port ??= this
+    runId ??= args[0].run
+  }
   return hybridDispatch.apply(this, args)
 }
 await tools.echo(1)
