@@ -54,11 +54,23 @@ export interface Environment {
 }
 
 /**
+ * A stdio chunk as Node's own worker code posts it; anything else would make the parent-side
+ * stream emit an 'error' nobody handles.
+ */
+function isStdioChunk(entry: unknown): boolean {
+  if (typeof entry !== 'object' || entry === null) return false
+  const { chunk, encoding } = entry as { chunk?: unknown; encoding?: unknown }
+  if (chunk === null || chunk instanceof Uint8Array) return true
+  return typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding)
+}
+
+/**
  * Node's own channel to a worker (its stdio and error reports) is reachable from inside the
  * worker through Node internals, and the Worker's handler for it throws an uncaught internal
- * assertion on a message type it does not know: a program could kill the host process with one
- * postMessage. The handler is wrapped per worker so such a message counts as forged traffic of
- * the run instead. (Node names it `kOnMessage`; if a Node version does not, nothing is wrapped.)
+ * assertion on a message type it does not know, or lets a stdio stream emit an unhandled
+ * 'error' on a malformed chunk: a program could kill the host process with one postMessage.
+ * The handler is wrapped per worker so that such a message counts as forged traffic of the run
+ * instead. (Node names it `kOnMessage`; if a Node version does not, nothing is wrapped.)
  */
 function guardInternalChannel(worker: Worker, forged: () => void): void {
   const handlers = Object.getPrototypeOf(worker) as Record<symbol, unknown>
@@ -67,6 +79,9 @@ function guardInternalChannel(worker: Worker, forged: () => void): void {
   if (key === undefined || typeof handle !== 'function') return
   Object.defineProperty(worker, key, {
     value(this: Worker, message: unknown) {
+      const { type, stream, chunks } = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>
+      const wellFormed = type !== 'stdioPayload' || ((stream === 'stdout' || stream === 'stderr') && Array.isArray(chunks) && chunks.every(isStdioChunk))
+      if (!wellFormed) return forged()
       try {
         return handle.call(this, message)
       } catch {
