@@ -1,26 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
+import { childProcesses, threadCount } from './processes.mjs'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-/** OS threads of this process: every live Worker is one. */
-export function threadCount(): number {
-  return readdirSync('/proc/self/task').length
-}
-
-/** Live direct child processes of this process. */
-export function childProcesses(): number[] {
-  const children: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[1]) === process.pid && fields[0] !== 'Z') children.push(Number(entry))
-    } catch {
-      // exited while we looked
-    }
-  }
-  return children
-}
+export { childProcesses, threadCount }
 
 /** Open file descriptors of this process. */
 export function openDescriptors(): number {

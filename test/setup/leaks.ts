@@ -9,10 +9,11 @@
  * Exits are reaped asynchronously, so the comparison retries for a bounded time before it
  * fails (a loaded two-core machine can take a moment to reap a worker).
  */
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { readdirSync, readlinkSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { zombieChildren } from '../helpers/processes.mjs'
 
 const RETRIES = 40
 const RETRY_MS = 50
@@ -21,26 +22,6 @@ function handleCounts(): Map<string, number> {
   const counts = new Map<string, number>()
   for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1)
   return counts
-}
-
-/**
- * Direct children of this process that have exited but were never reaped. The shared helper
- * leaves them out of `children` (they are not running), but each one is a process-table entry
- * held until the host exits: a worker terminated before reaping its subprocess leaves one.
- */
-function zombieChildren(): number[] {
-  const zombies: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[1]) === process.pid && fields[0] === 'Z') zombies.push(Number(entry))
-    } catch {
-      // reaped while we looked
-    }
-  }
-  return zombies
 }
 
 /** Zombies beyond the baseline, after giving their reapers a bounded moment. */

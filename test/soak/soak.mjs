@@ -11,10 +11,11 @@
  * It runs a snapshot of dist/, so a rebuild during the soak cannot pull the worker file from
  * under a run. Start it with --expose-gc (the npm script does).
  */
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, rmSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context } from 'cordis'
+import { childProcesses, threadCount } from '../helpers/processes.mjs'
 import { CORPUS_CONFIG, FORMATS, TOOLS, knownBug, loadCorpus, retains, runCase } from '../hostile/corpus.mjs'
 
 const TOTAL = Number(process.env.PTC_SOAK_RUNS ?? 10_000)
@@ -47,25 +48,6 @@ function textOf(program, format) {
 
 function rssMb() {
   return process.memoryUsage().rss / 2 ** 20
-}
-
-function threadCount() {
-  return readdirSync('/proc/self/task').length
-}
-
-function childProcesses() {
-  const children = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[1]) === process.pid && fields[0] !== 'Z') children.push(Number(entry))
-    } catch {
-      // exited while we looked
-    }
-  }
-  return children
 }
 
 /**

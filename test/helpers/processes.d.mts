@@ -1,0 +1,3 @@
+export function threadCount(): number
+export function childProcesses(): number[]
+export function zombieChildren(): number[]
