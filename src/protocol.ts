@@ -24,6 +24,15 @@ export interface ProgramCode {
   positions: SerializedPositions
 }
 
+/** The binding namespace of the rehearsal program (src/worker/rehearsal.ts); it exists only while it runs. */
+export const REHEARSAL_GLOBAL = 'rehearsal'
+
+/** The rehearsal, lowered by the host in the `script` format (which completes with its last expression). */
+export const REHEARSAL_SOURCE = `const echoed = await ${REHEARSAL_GLOBAL}.echo({ list: [1, 'two', null, true, { nested: 2.5 }] })
+console.log('rehearsal', echoed)
+;({ echoed })
+`
+
 // host -> worker ---------------------------------------------------------------------------
 
 export interface RunMessage {
@@ -37,6 +46,12 @@ export interface RunMessage {
   /** Output budget the worker enforces locally so floods stop early; the host re-checks. */
   maxOutputBytes: number
   discardCompletion: boolean
+  /**
+   * No run follows in this environment. Right after its terminal message the worker ends its
+   * thread, so nothing the program left behind (timers, pending promises, exit handlers) runs
+   * once the host has the result, and the host need not wait for the exit to return it.
+   */
+  oneShot: boolean
 }
 
 export type ReplyMessage =

@@ -8,15 +8,15 @@
  * serialization). Here every frame is parsed inside a try/catch and a bad one is a protocol
  * violation of the run, nothing more.
  */
+import type { EnvironmentOptions } from '../host/environment.js'
 import type { HostMessage } from '../protocol.js'
 
 /** The helper's descriptor for the channel. */
 export const CHANNEL_FD = 3
 
 /** Start-up options, passed as the helper's only argument (JSON). */
-export interface HelperOptions {
-  maxOldGenerationSizeMb: number
-}
+/** The helper's environment is created with the options the host would use in-process. */
+export type HelperOptions = EnvironmentOptions
 
 /** Host -> helper. */
 export type HostFrame =

@@ -8,7 +8,7 @@
  * process) implement the same `Environment` interface.
  */
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
-import type { HostMessage } from '../protocol.js'
+import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -30,6 +30,8 @@ export interface EnvironmentListener {
 
 export interface EnvironmentOptions {
   maxOldGenerationSizeMb: number
+  /** A lowered program the worker runs privately before it reports ready, to warm its code. */
+  rehearsal?: ProgramCode
 }
 
 export interface Environment {
@@ -42,6 +44,12 @@ export interface Environment {
   /** Runs started here; the initializer runs with the first. */
   runs: number
   readonly alive: boolean
+  /**
+   * Whether disposal may finish after a one-shot run's result is returned, once the worker is
+   * ending itself: true when disposal then only frees resources, false when it still stops
+   * something of the program's (a confined helper's PID namespace holds every descendant).
+   */
+  readonly disposalMayTrail: boolean
   attach(listener: EnvironmentListener | undefined): void
   send(message: HostMessage): void
   /** Records a subprocess group a program reported; false when it is someone else's process. */
@@ -104,6 +112,8 @@ export class ThreadEnvironment implements Environment {
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
   readonly carried = new Set<string>()
   runs = 0
+  // Subprocesses are killed at settlement and an ending worker can start no more.
+  readonly disposalMayTrail = true
   private readonly _worker: Worker
   private readonly _port: MessagePort
   private readonly _subprocesses = new Set<number>()
@@ -115,7 +125,7 @@ export class ThreadEnvironment implements Environment {
     const { port1, port2 } = new MessageChannel()
     this._port = port1
     this._worker = new Worker(WORKER_FILE, {
-      workerData: { port: port2 },
+      workerData: { port: port2, rehearsal: options.rehearsal },
       transferList: [port2],
       env: {},
       execArgv: ['--no-warnings'],

@@ -24,12 +24,19 @@ export interface RunPlan {
   maxPendingCalls: number
   /** A first text line for the output (the notice that earlier state was lost). */
   notice?: string
+  /** No run follows in this environment (see `RunMessage.oneShot`). */
+  oneShot: boolean
 }
 
 export interface Settlement {
   result: PtcRunResult
   /** False when the environment must be discarded (its program may still be running). */
   reusable: boolean
+  /**
+   * The one-shot run settled on the worker's own terminal message, right after which the worker
+   * ends its thread: no program code runs there any more, so disposal need not delay the result.
+   */
+  workerEnding: boolean
 }
 
 let runCounter = 0
@@ -62,6 +69,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
     if (plan.notice) ledger.text(plan.notice)
     let settled = false
     let discard = false
+    let workerEnding = false
     let timer: NodeJS.Timeout | undefined
 
     const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, {
@@ -81,7 +89,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       environment.attach(undefined)
       const result = ledger.finish(outcome)
       const reusable = environment.alive && !discard && !(result.error && DISCARDING.has(result.error.kind))
-      void Promise.resolve(environment.killSubprocesses()).then(() => resolve({ result, reusable }))
+      void Promise.resolve(environment.killSubprocesses()).then(() => resolve({ result, reusable, workerEnding }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
@@ -109,10 +117,12 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
           }
           return
         case 'failed':
+          workerEnding = plan.oneShot
           if (message.kind === 'output-limit') ledger.markOverflow()
           if (message.initializer) discard = true
           return fail(message.kind, message.message)
         case 'done': {
+          workerEnding = plan.oneShot
           if (message.value === undefined) return settle({ value: undefined })
           const decoded = decodeWire(message.value)
           if (!decoded.ok) return fail('invalid-output', `the completion value is not lossless JSON: ${decoded.reason}`)
@@ -151,6 +161,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       cwd: plan.cwd,
       maxOutputBytes: plan.maxOutputBytes,
       discardCompletion: plan.discardCompletion,
+      oneShot: plan.oneShot,
       ...(initializer ? { initializer } : {}),
     }
     environment.send(message)

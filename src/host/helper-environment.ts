@@ -78,7 +78,7 @@ export class HelperEnvironment implements Environment {
   constructor(launch: HelperLaunch, options: HelperEnvironmentOptions) {
     this.confined = launch.wrapper !== undefined
     this._reader = new FrameReader(options.maxFrameBytes)
-    const helperOptions: HelperOptions = { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb }
+    const helperOptions: HelperOptions = { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb, rehearsal: options.rehearsal }
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(helperOptions)]
     const [command, ...args] = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...node] : node
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
@@ -150,6 +150,11 @@ export class HelperEnvironment implements Environment {
       this._kills.set(id, done)
       this._write({ type: 'kill-subprocesses', id })
     })
+  }
+
+  /** Under bubblewrap, disposal ends the PID namespace, killing descendants that left their group. */
+  get disposalMayTrail(): boolean {
+    return !this.confined
   }
 
   hold(held: boolean): void {

@@ -1,9 +1,10 @@
 /**
  * Pre-spawned, never-used environments, so a run does not wait for worker start-up. An
  * environment leaves the pool for exactly one owner or one one-shot run and never comes back.
- * The replacement is spawned once the taken environment has exited: a spawn started at
- * dispatch competes with the run and its teardown for the CPU and roughly doubles teardown
- * on two cores (measured by `npm run bench`). Idle workers never hold the process open.
+ * A one-shot run's replacement is spawned once the taken environment has exited: a spawn
+ * started at dispatch competes with the run and its teardown for the CPU and roughly doubles
+ * teardown on two cores (measured by `npm run bench`). A state owner's environment lives on,
+ * so its replacement is spawned at once. Idle workers never hold the process open.
  */
 import type { Environment } from './environment.js'
 
@@ -20,12 +21,13 @@ export class EnvironmentPool {
   }
 
   /** A fresh environment: a pooled one when available, otherwise a new spawn. */
-  take(): Environment {
+  take(use: 'one-shot' | 'retained'): Environment {
     let environment: Environment | undefined
     while ((environment = this._idle.shift()) && !environment.alive);
     environment ??= this._spawn()
     environment.hold(true)
-    void environment.exited.then(() => this._scheduleRefill())
+    if (use === 'retained') this._scheduleRefill()
+    else void environment.exited.then(() => this._scheduleRefill())
     return environment
   }
 

@@ -3,7 +3,7 @@
  * and acorn costs about a millisecond per few kilobytes. Only results that do not depend on
  * environment state are cached (scoped-repl lowering depends on the carried names).
  */
-import type { ProgramCode } from '../protocol.js'
+import { type ProgramCode, REHEARSAL_SOURCE } from '../protocol.js'
 import type { PtcProgramFormat } from '../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../transform/index.js'
 
@@ -28,4 +28,15 @@ export class ProgramCache {
     this._entries.set(key, lowered)
     return lowered
   }
+}
+
+let rehearsal: ProgramCode | undefined
+
+/** The program every fresh worker rehearses before it reports ready (src/worker/rehearsal.ts). */
+export function rehearsalProgram(): ProgramCode {
+  if (!rehearsal) {
+    const { code, positions } = lowerProgram(REHEARSAL_SOURCE, 'script')
+    rehearsal = { code, positions }
+  }
+  return rehearsal
 }

@@ -20,11 +20,11 @@ import type {
 import { ProgramSyntaxError } from '../transform/index.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { type Environment, ThreadEnvironment } from './environment.js'
-import type { RunPlan, Settlement } from './execution.js'
+import type { RunPlan } from './execution.js'
 import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { EnvironmentPool } from './pool.js'
-import { ProgramCache } from './programs.js'
+import { ProgramCache, rehearsalProgram } from './programs.js'
 import { RetainedEnvironments } from './owners.js'
 import { Confinement, executeWhenReady, unavailableMessage } from './sandbox/confinement.js'
 
@@ -45,6 +45,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _programs: ProgramCache
   private readonly _owners: RetainedEnvironments
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
+  /** Disposals of finished one-shot environments, still terminating in the background. */
+  private readonly _retiring = new Set<Promise<void>>()
   private _pool: EnvironmentPool | undefined
   /** Present when the deployment configures `sandbox`: every run then executes in a helper. */
   private readonly _confinement: Confinement | undefined
@@ -58,7 +60,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     checkConfig(config)
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
-    this._owners = new RetainedEnvironments(() => this._spawn(), config.idleMs)
+    this._owners = new RetainedEnvironments(() => this._pool!.take('retained'), config.idleMs)
     this._confinement = config.sandbox && new Confinement(config.sandbox, {
       cwd: this._config.cwd,
       poolSize: config.poolSize,
@@ -174,11 +176,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const live = [...this._live]
     for (const entry of live) entry.abort.abort(new Error(reason))
     await Promise.allSettled(live.map((entry) => entry.done))
-    await Promise.all([this._owners.releaseAll(), this._confinement?.releaseAll()])
+    await Promise.all([this._owners.releaseAll(), this._confinement?.releaseAll(), ...this._retiring])
   }
 
   private _spawn(): Environment {
-    return new ThreadEnvironment({ maxOldGenerationSizeMb: this._config.maxOldGenerationSizeMb })
+    return new ThreadEnvironment({ maxOldGenerationSizeMb: this._config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() })
   }
 
   private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
@@ -202,6 +204,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       discardCompletion: spec.discardCompletion === true,
       maxOutputBytes: this._config.maxOutputBytes,
       maxPendingCalls: this._config.maxPendingCalls,
+      oneShot: false,
       ...overrides,
     })
     if (spec.stateOwner !== undefined && this._config.retainState) {
@@ -216,14 +219,27 @@ export class WorkerPtcRuntime extends PtcRuntime {
       })
       return settlement.result
     }
-    const environment = policy ? this._confinement!.take(policy, spec.cwd) : this._pool!.take()
-    let settlement: Settlement
+    const environment = policy ? this._confinement!.take(policy, spec.cwd, 'one-shot') : this._pool!.take('one-shot')
+    let trailing = false
     try {
-      settlement = await executeWhenReady(environment, plan({}))
+      const settlement = await executeWhenReady(environment, plan({ oneShot: true }))
+      trailing = settlement.workerEnding && environment.disposalMayTrail
+      return settlement.result
     } finally {
-      await environment.dispose()
+      if (trailing) this._retire(environment)
+      else await environment.dispose()
     }
-    return settlement.result
+  }
+
+  /**
+   * Disposes a one-shot environment whose worker is ending itself without delaying the run's
+   * result: a worker's exit takes several milliseconds, and nothing of the program runs
+   * meanwhile. Draining the runtime still awaits it.
+   */
+  private _retire(environment: Environment): void {
+    const disposal = environment.dispose().finally(() => this._retiring.delete(disposal))
+    disposal.catch(() => undefined) // surfaced by whoever drains the runtime
+    this._retiring.add(disposal)
   }
 
   private _resolveCwd(cwd: unknown): string {

@@ -27,6 +27,16 @@ export const push = Array.prototype.push
 export const textDecoder = new TextDecoder()
 export const decodeUtf8 = TextDecoder.prototype.decode
 
+// Node's internal exit: in a worker it stops the thread with an uncatchable termination, without
+// the 'exit' handlers, `finally` blocks or microtasks that `process.exit` would still run.
+const { reallyExit } = process as unknown as { reallyExit?: (code: number) => never }
+const exit = typeof reallyExit === 'function' ? reallyExit : process.exit
+
+/** Ends this worker thread now; messages already posted are still delivered. */
+export function endThread(): never {
+  return apply(exit, process, [0])
+}
+
 /** `port.postMessage(message)` immune to a patched `MessagePort.prototype`. */
 export function post(port: MessagePort, message: unknown): void {
   apply(portPost, port, [message])

@@ -4,20 +4,23 @@
  * Everything it needs is captured before any program runs.
  */
 import { type MessagePort, workerData } from 'node:worker_threads'
-import type { HostMessage } from '../protocol.js'
+import type { HostMessage, ProgramCode } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { dataProperty, defineProperty, post } from './intrinsics.js'
+import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as { port?: MessagePort }
+const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode }
 const port = data.port!
+const rehearsal = data.rehearsal
 delete data.port
+delete data.rehearsal
 const state = createProgramState()
 let current: WorkerRun | undefined
 
@@ -44,6 +47,13 @@ function installRuntimeGlobals(): void {
   defineProperty(globalThis, 'console', dataProperty(programConsole, false, true, true))
   defineProperty(globalThis, 'inspect', dataProperty(inspect, false, true, true))
   defineProperty(globalThis, 'Image', dataProperty(Image, false, true, true))
+}
+
+if (rehearsal) {
+  await rehearse(rehearsal, (run) => {
+    current = run
+    if (run) installRuntimeGlobals()
+  })
 }
 
 port.on('message', (message: HostMessage) => {

@@ -8,7 +8,7 @@ import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { ProgramCode, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
-import { post } from './intrinsics.js'
+import { endThread, post } from './intrinsics.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
 
@@ -65,6 +65,7 @@ export class WorkerRun {
     // Literals define their fields, so setters a program planted on Object.prototype never run.
     const run = this._message.run
     post(this._port, initializer ? { type: 'failed', run, kind, message: text, initializer } : { type: 'failed', run, kind, message: text })
+    this._endIfLast()
   }
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
@@ -91,5 +92,11 @@ export class WorkerRun {
     this._bridge.close()
     const run = this._message.run
     post(this._port, value === undefined ? { type: 'done', run } : { type: 'done', run, value })
+    this._endIfLast()
+  }
+
+  /** A one-shot run's environment is finished: stop here, even inside the program's own call. */
+  private _endIfLast(): void {
+    if (this._message.oneShot) endThread()
   }
 }

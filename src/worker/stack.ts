@@ -26,6 +26,13 @@ const weakGet = WeakMap.prototype.get
 const weakSet = WeakMap.prototype.set
 const { apply } = Reflect
 
+/** Forgets every registered program and restarts the run numbering (after the rehearsal). */
+export function forgetPrograms(): void {
+  for (const name in programs) delete programs[name]
+  runOrdinal = 0
+  lastHostRun = -1
+}
+
 /**
  * Registers a program about to be compiled and returns the file name to compile it under.
  * Lowered code names itself after its content (a `sourceURL`), which is what stack frames

@@ -1,5 +1,9 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
+import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
 
 describe('provider lifecycle', () => {
@@ -22,6 +26,60 @@ describe('provider lifecycle', () => {
     )
     for (const result of results) expect(result).toEqual({ output: [], value: 'done' })
     await env.dispose()
+  })
+
+  it('nothing a one-shot program left behind runs after its result: timers, promises, exit handlers, finally blocks', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'ptc-leftovers-'))
+    const env = await startRuntime({ poolSize: 2 })
+    try {
+      const leaveBehind = (tag: string) => `
+        const fs = await import('node:fs')
+        const mark = (what) => fs.writeFileSync(${JSON.stringify(directory)} + '/${tag}-' + what, '')
+        setTimeout(() => mark('timer'), 0)
+        setImmediate(() => mark('immediate'))
+        process.on('exit', () => mark('exit'))
+        void (async () => { try { await new Promise((r) => setTimeout(r, 1)) } finally { mark('finally') } })()
+        inspect.length // keeps the program from completing synchronously
+      `
+      const results = await Promise.all([
+        env.run(leaveBehind('value') + 'return "done"'),
+        env.run(leaveBehind('thrown') + 'throw new Error("failed on purpose")'),
+        env.run(leaveBehind('lossy') + 'return 1n'),
+      ])
+      expect(results.map((result) => result.value ?? result.error?.kind)).toEqual(['done', 'exception', 'invalid-output'])
+      await sleep(300)
+      expect(readdirSync(directory)).toEqual([])
+    } finally {
+      await env.dispose()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+
+  it('disposal awaits the one-shot workers still ending after their runs returned', async () => {
+    const baseline = threadCount()
+    const env = await startRuntime({ poolSize: 0 })
+    const results = await Promise.all(Array.from({ length: 4 }, () => env.run('return 1')))
+    expect(results.map((result) => result.value)).toEqual([1, 1, 1, 1])
+    await env.dispose()
+    expect(threadCount()).toBe(baseline)
+  })
+
+  it('a fresh environment shows no trace of the warm-up rehearsal its worker ran before ready', async () => {
+    const env = await startRuntime({ poolSize: 1, retainState: true })
+    try {
+      const owner = {}
+      const first = await env.run(
+        `globalThis.boom = () => { throw new Error('kaboom') }
+         return Object.getOwnPropertyNames(globalThis).filter((name) => /rehears/i.test(name))`,
+        { stateOwner: owner },
+      )
+      expect(first).toEqual({ output: [], value: [] })
+      const second = await env.run('boom()', { stateOwner: owner })
+      expect(second.error?.message).toBe('Error: kaboom\n    at globalThis.boom (program of run 1:1:33)\n    at program:1:1')
+      expect((await env.run('return typeof rehearsal')).value).toBe('undefined')
+    } finally {
+      await env.dispose()
+    }
   })
 
   it('the pool never keeps the process alive', async () => {

@@ -8,6 +8,7 @@ import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode } from '../../se
 import type { Environment } from '../environment.js'
 import { type RunPlan, type Settlement, execute } from '../execution.js'
 import { HelperEnvironment, RUNTIME_PATHS } from '../helper-environment.js'
+import { rehearsalProgram } from '../programs.js'
 import { OutputLedger } from '../ledger.js'
 import { RetainedEnvironments } from '../owners.js'
 import { EnvironmentPool } from '../pool.js'
@@ -85,17 +86,17 @@ export class Confinement {
     return isConfined(policy.mode) ? this._problem : undefined
   }
 
-  /** A never-used helper environment for a one-shot run. */
-  take(policy: SandboxExecutionPolicy, cwd: string): Environment {
+  /** A never-used helper environment for a one-shot run or a new state owner. */
+  take(policy: SandboxExecutionPolicy, cwd: string, use: 'one-shot' | 'retained'): Environment {
     const pooled = this._pool && policyKey(policy, cwd) === policyKey(this.policy, this.policy.workspaceRoot)
-    return pooled ? this._pool!.take() : this._spawn(policy, cwd)
+    return pooled ? this._pool!.take(use) : this._spawn(policy, cwd)
   }
 
   /** Retained environments for state owners running under `policy` in `cwd`. */
   owners(policy: SandboxExecutionPolicy, cwd: string): RetainedEnvironments {
     const key = policyKey(policy, cwd)
     let owners = this._owners.get(key)
-    if (!owners) this._owners.set(key, (owners = new RetainedEnvironments(() => this._spawn(policy, cwd), this._options.idleMs)))
+    if (!owners) this._owners.set(key, (owners = new RetainedEnvironments(() => this.take(policy, cwd, 'retained'), this._options.idleMs)))
     return owners
   }
 
@@ -126,6 +127,7 @@ export class Confinement {
       { cwd, ...(wrapper ? { wrapper } : {}) },
       {
         maxOldGenerationSizeMb: this._options.maxOldGenerationSizeMb,
+        rehearsal: rehearsalProgram(),
         // Output and completions are capped by maxOutputBytes (JSON-counted); the slack covers
         // escaping and binding-call arguments. Anything longer is over-budget traffic.
         maxFrameBytes: 2 * this._options.maxOutputBytes + 64 * 1024 * 1024,
@@ -165,5 +167,5 @@ export async function executeWhenReady(environment: Environment, plan: RunPlan):
     : environment.confined
       ? { kind: 'sandbox-unavailable' as const, message: unavailableMessage(problem) }
       : { kind: 'worker-exit' as const, message: `the runtime's helper process could not start: ${problem}` }
-  return { result: ledger.finish({ error }), reusable: false }
+  return { result: ledger.finish({ error }), reusable: false, workerEnding: false }
 }

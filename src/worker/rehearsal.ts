@@ -1,0 +1,53 @@
+/**
+ * The rehearsal: before a fresh worker reports ready, it runs one private program down the same
+ * path a real run takes (binding call and reply, console, the JSON codec, completion), over a
+ * channel of its own. V8 compiles each function on its first call, so without it the first
+ * real run, the latency-critical one of a pooled one-shot environment, would pay for compiling
+ * the worker's own code. Nothing of it stays behind: its global is removed, its program state
+ * and its stack-trace registration are its own.
+ */
+import { MessageChannel } from 'node:worker_threads'
+import { type ProgramCode, REHEARSAL_GLOBAL, type ReplyMessage, type WorkerMessage } from '../protocol.js'
+import { createProgramState } from '../transform/hooks.js'
+import { WorkerRun } from './run.js'
+import { forgetPrograms } from './stack.js'
+
+/** Runs `program` privately; `begin` makes the run current so console output reaches it. */
+export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | undefined) => void): Promise<void> {
+  const { port1: runSide, port2: hostSide } = new MessageChannel()
+  const run = new WorkerRun(runSide, {
+    type: 'run',
+    run: 0,
+    program,
+    namespaces: [{ global: REHEARSAL_GLOBAL, members: ['echo'] }],
+    cwd: process.cwd(),
+    maxOutputBytes: 1 << 16,
+    discardCompletion: false,
+    oneShot: false,
+  })
+  const settled = new Promise<void>((resolve) => {
+    hostSide.on('message', (message: WorkerMessage) => {
+      if (message.type === 'call') {
+        const reply: ReplyMessage = { type: 'reply', run: 0, id: message.id, ok: true, value: message.args ?? [] }
+        hostSide.postMessage(reply)
+      } else if (message.type === 'done' || message.type === 'failed') {
+        resolve()
+      }
+    })
+  })
+  runSide.on('message', (reply: ReplyMessage) => run.receive(reply))
+  begin(run)
+  try {
+    await run.execute(createProgramState())
+    await settled
+  } finally {
+    begin(undefined)
+    Reflect.deleteProperty(globalThis, REHEARSAL_GLOBAL)
+    forgetPrograms()
+    // Closing is announced by a 'close' event on each end; awaited here so that no dispatch of
+    // the rehearsal's ports is left to happen while a real program runs.
+    const closed = Promise.all([runSide, hostSide].map((side) => new Promise((resolve) => side.once('close', resolve))))
+    runSide.close()
+    await closed
+  }
+}
