@@ -15,7 +15,7 @@ import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type Hos
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true })
-const environment = new ThreadEnvironment(options)
+const environment = new ThreadEnvironment({ ...options, inHelperProcess: true })
 let closing = false
 
 function send(frame: HelperFrame): void {

@@ -32,6 +32,11 @@ export interface EnvironmentOptions {
   maxOldGenerationSizeMb: number
   /** A lowered program the worker runs privately before it reports ready, to warm its code. */
   rehearsal?: ProgramCode
+  /**
+   * Set by a helper process, whose worker does not share the host's process: only there may
+   * programs start nested workers, which escape the worker's guards.
+   */
+  inHelperProcess?: boolean
 }
 
 export interface Environment {
@@ -125,7 +130,7 @@ export class ThreadEnvironment implements Environment {
     const { port1, port2 } = new MessageChannel()
     this._port = port1
     this._worker = new Worker(WORKER_FILE, {
-      workerData: { port: port2, rehearsal: options.rehearsal },
+      workerData: { port: port2, rehearsal: options.rehearsal, sharesHostProcess: options.inHelperProcess !== true },
       transferList: [port2],
       env: {},
       execArgv: ['--no-warnings'],

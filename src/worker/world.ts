@@ -12,6 +12,7 @@ import childProcess from 'node:child_process'
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
+import workerThreads from 'node:worker_threads'
 import { ErrorOf, isArray } from './intrinsics.js'
 
 const ONE_PATH = [
@@ -121,11 +122,31 @@ function guardSignals(): void {
   }
 }
 
+/**
+ * A nested worker starts with Node's own `process` and `child_process`, outside every guard
+ * here: it could signal the host process, its subprocesses are never reported, and its heap is
+ * not capped. Sharing the host's process, programs may therefore not start one.
+ */
+function refuseNestedWorkers(): void {
+  const Worker = function Worker() {
+    throw new ErrorOf(
+      'new Worker(): programs here may not start worker threads (they would run outside the runtime\'s guards); run work concurrently with async functions and Promise.all instead',
+    )
+  }
+  ;(workerThreads as unknown as Record<string, unknown>).Worker = Worker
+}
+
+export interface WorldOptions {
+  /** The worker shares the host's process (not a helper's): nested workers are refused. */
+  sharesHostProcess: boolean
+}
+
 /** Installs cwd emulation, subprocess tracking and the signal guard. Called once per worker. */
-export function installProcessWorld(onSpawn: (pid: number) => void): void {
+export function installProcessWorld(onSpawn: (pid: number) => void, options: WorldOptions): void {
   patchFs()
   patchChildProcess(onSpawn)
   guardSignals()
+  if (options.sharesHostProcess) refuseNestedWorkers()
   process.cwd = () => cwd
   process.chdir = (directory: string) => {
     const next = path.resolve(cwd, directory)

@@ -1,5 +1,7 @@
 // attack: a small tree of nested worker threads, each spinning forever, left running after the program returns
 // expect: ok
+// expect[thread]: exception
+// message[thread]: may not start worker threads
 // value: "spawned"
 const { Worker } = await import('node:worker_threads')
 const source = `

@@ -1,7 +1,8 @@
 // attack: a nested worker (with an unpatched child_process) starts a subprocess the host never hears about
 // expect: ok
+// expect[thread]: exception
+// message[thread]: may not start worker threads
 // value: "spawned"
-// known-bug[thread]: a subprocess started by a nested worker outlives the run on the thread host
 // known-bug[confined+repl]: a retained confined environment kills only the process groups it recorded at settlement; a subprocess started by a nested worker outlives the run (until the environment is released)
 // known-bug[confined+scoped-repl]: a retained confined environment kills only the process groups it recorded at settlement; a subprocess started by a nested worker outlives the run (until the environment is released)
 const { Worker } = await import('node:worker_threads')
