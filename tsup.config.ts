@@ -1,15 +1,28 @@
 import { defineConfig } from 'tsup'
 
-// Four entries: the library, the worker bootstrap that runs inside every Worker, the helper
-// process that hosts a worker for sandboxed runs, and the `ptc-run` command. The worker and the
-// helper must be plain JavaScript on disk because Node 20 cannot load `.ts` files.
-export default defineConfig({
-  entry: { index: 'src/index.ts', worker: 'src/worker/main.ts', helper: 'src/helper/main.ts', cli: 'src/cli/main.ts' },
-  format: ['esm'],
-  target: 'node20',
-  platform: 'node',
-  dts: { entry: { index: 'src/index.ts' } },
-  clean: true,
-  sourcemap: false,
-  splitting: true,
-})
+// The library, the helper process that hosts a worker for sandboxed runs, and the `ptc-run`
+// command are ES modules sharing chunks. The worker bootstrap that runs inside every Worker is
+// one self-contained CommonJS file: Node loads that about 5 ms faster per worker than an ES
+// module graph (measured by `npm run bench`'s spawn figures), and every environment pays it.
+// Both must be plain JavaScript on disk because Node 20 cannot load `.ts` files.
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', helper: 'src/helper/main.ts', cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    dts: { entry: { index: 'src/index.ts' } },
+    // Both builds run at once: this one cleans everything but the other's output.
+    clean: ['!worker.cjs'],
+    sourcemap: false,
+    splitting: true,
+  },
+  {
+    entry: { worker: 'src/worker/main.ts' },
+    format: ['cjs'],
+    target: 'node20',
+    platform: 'node',
+    sourcemap: false,
+    splitting: false,
+  },
+])

@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/build.ts'],
-    setupFiles: ['test/setup/leaks.ts'],
+    setupFiles: ['test/setup/leaks.ts', 'test/setup/fast-check.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

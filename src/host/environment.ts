@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
 const READY_GRACE_MS = 2000
 
-const WORKER_FILE = new URL('./worker.js', import.meta.url)
+const WORKER_FILE = new URL('./worker.cjs', import.meta.url)
 
 /** Receives what an environment reports while it serves a run. */
 export interface EnvironmentListener {

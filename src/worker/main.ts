@@ -49,22 +49,26 @@ function installRuntimeGlobals(): void {
   defineProperty(globalThis, 'Image', dataProperty(Image, false, true, true))
 }
 
-if (rehearsal) {
-  await rehearse(rehearsal, (run) => {
-    current = run
-    if (run) installRuntimeGlobals()
+function serve(): void {
+  port.on('message', (message: HostMessage) => {
+    if (message.type === 'reply') return current?.receive(message)
+    if (message.type !== 'run') return
+    current = new WorkerRun(port, message)
+    setWorkingDirectory(message.cwd)
+    installRuntimeGlobals()
+    void current.execute(state)
   })
+  // Every module is loaded: the host may now terminate this worker without leaking the file
+  // handles of a load in progress.
+  post(port, { type: 'ready' })
 }
 
-port.on('message', (message: HostMessage) => {
-  if (message.type === 'reply') return current?.receive(message)
-  if (message.type !== 'run') return
-  current = new WorkerRun(port, message)
-  setWorkingDirectory(message.cwd)
-  installRuntimeGlobals()
-  void current.execute(state)
-})
-
-// Every module is loaded: the host may now terminate this worker without leaking the file
-// handles of a load in progress.
-post(port, { type: 'ready' })
+// Host messages wait in the port's queue until the rehearsal is over.
+if (rehearsal) {
+  void rehearse(rehearsal, (run) => {
+    current = run
+    if (run) installRuntimeGlobals()
+  }).then(serve, serve) // a failed rehearsal only loses the warm-up
+} else {
+  serve()
+}
