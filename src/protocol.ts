@@ -24,6 +24,13 @@ export interface ProgramCode {
   positions: SerializedPositions
 }
 
+/**
+ * The environment variable every subprocess a program starts carries (with a value unique to its
+ * environment), inherited by its descendants: it finds processes that left both the process tree
+ * and the process group (`setsid`, a double fork) when the run settles.
+ */
+export const SUBPROCESS_MARKER_VARIABLE = 'PTC_ENVIRONMENT'
+
 /** The binding namespace of the rehearsal program (src/worker/rehearsal.ts); it exists only while it runs. */
 export const REHEARSAL_GLOBAL = 'rehearsal'
 

@@ -11,6 +11,7 @@ import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from '
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
+import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
@@ -59,7 +60,11 @@ export interface Environment {
   send(message: HostMessage): void
   /** Records a subprocess group a program reported; false when it is someone else's process. */
   adoptSubprocess(pid: number): boolean
-  killSubprocesses(): Promise<void> | void
+  /**
+   * Kills the subprocesses the program started. `thorough` also searches for them when none was
+   * reported (the program may still be blocked inside a synchronous spawn).
+   */
+  killSubprocesses(thorough?: boolean): Promise<void> | void
   /** Idle environments must not keep the host process alive. */
   hold(held: boolean): void
   /** Terminates the worker and everything it started; resolves after exit. */
@@ -122,6 +127,10 @@ export class ThreadEnvironment implements Environment {
   private readonly _worker: Worker
   private readonly _port: MessagePort
   private readonly _subprocesses = new Set<number>()
+  /** Every subprocess the program starts carries it in its environment (SUBPROCESS_MARKER_VARIABLE). */
+  private readonly _marker = randomUUID()
+  /** A spawn was reported since the last kill: marked processes may exist. */
+  private _spawned = false
   private _listener: EnvironmentListener | undefined
   private _exitCode: number | undefined
   private _error: Error | undefined
@@ -130,7 +139,12 @@ export class ThreadEnvironment implements Environment {
     const { port1, port2 } = new MessageChannel()
     this._port = port1
     this._worker = new Worker(WORKER_FILE, {
-      workerData: { port: port2, rehearsal: options.rehearsal, sharesHostProcess: options.inHelperProcess !== true },
+      workerData: {
+        port: port2,
+        rehearsal: options.rehearsal,
+        sharesHostProcess: options.inHelperProcess !== true,
+        subprocessMarker: this._marker,
+      },
       transferList: [port2],
       env: {},
       execArgv: ['--no-warnings'],
@@ -194,15 +208,18 @@ export class ThreadEnvironment implements Environment {
   }
 
   adoptSubprocess(pid: number): boolean {
+    this._spawned = true
     const own = isOwnChild(pid)
     if (own) this._subprocesses.add(pid)
     return own !== false
   }
 
-  async killSubprocesses(): Promise<void> {
+  async killSubprocesses(thorough = false): Promise<void> {
     const pids = new Set(this._subprocesses)
+    const search = thorough || this._spawned
     this._subprocesses.clear()
-    await killProcessTrees(pids)
+    this._spawned = false
+    await killProcessTrees(pids, search ? this._marker : undefined)
   }
 
   hold(held: boolean): void {
@@ -218,7 +235,7 @@ export class ThreadEnvironment implements Environment {
   async dispose(): Promise<void> {
     this._listener = undefined
     // Subprocesses die first, while the worker's event loop may still reap them.
-    await this.killSubprocesses()
+    await this.killSubprocesses(true)
     // Terminating a worker while it still loads its modules leaks their file descriptors.
     // Held meanwhile: an idle pooled worker is unref'd and would otherwise let the host exit
     // with this disposal still pending.
@@ -229,6 +246,6 @@ export class ThreadEnvironment implements Environment {
     // A program that kept running until terminate() may have started more subprocesses while
     // the first ones were being killed; their reports arrived since (or were drained at exit).
     // Nothing can reap them now, but they must not keep running.
-    await this.killSubprocesses()
+    await this.killSubprocesses(true)
   }
 }

@@ -89,7 +89,8 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       environment.attach(undefined)
       const result = ledger.finish(outcome)
       const reusable = environment.alive && !discard && !(result.error && DISCARDING.has(result.error.kind))
-      void Promise.resolve(environment.killSubprocesses()).then(() => resolve({ result, reusable, workerEnding }))
+      // A worker that did not end the run itself may be blocked inside a synchronous spawn.
+      void Promise.resolve(environment.killSubprocesses(!workerEnding)).then(() => resolve({ result, reusable, workerEnding }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {

@@ -2,10 +2,13 @@
  * Killing what programs started. A worker thread's subprocesses are children of this very
  * process and survive `worker.terminate()`, so the host records each one the worker reports
  * (after checking it really is a direct child) and kills its whole tree at settlement: its
- * process group when it leads one, and every descendant found through /proc.
+ * process group when it leads one, and every descendant found through /proc. Processes that
+ * left both the tree and the group are found by the environment marker every subprocess
+ * inherits (a program can still clear its children's environment; only confinement is sure).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
 
 interface ProcessStat {
   state: string
@@ -53,6 +56,23 @@ function descendantsOf(roots: ReadonlySet<number>): number[] {
   return found
 }
 
+/** Live processes whose environment carries `marker`, other than this one. */
+function markedProcesses(marker: string): number[] {
+  const entry = `${SUBPROCESS_MARKER_VARIABLE}=${marker}`
+  const found: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    let environ: string
+    try {
+      environ = readFileSync(`/proc/${name}/environ`, 'latin1')
+    } catch {
+      continue // gone, or another user's
+    }
+    if (environ.split('\0').includes(entry)) found.push(Number(name))
+  }
+  return found
+}
+
 function signal(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL')
@@ -67,12 +87,14 @@ const dead = (pid: number) => {
 }
 
 /**
- * SIGKILLs each recorded child, its process group when it leads one, and all descendants, then
- * waits (briefly, bounded) until they are dead, so a settled run leaves nothing running.
+ * SIGKILLs each recorded child, its process group when it leads one, all descendants and, with
+ * a `marker`, every process carrying it; then waits (briefly, bounded) until they are dead, so
+ * a settled run leaves nothing running.
  */
-export async function killProcessTrees(pids: ReadonlySet<number>): Promise<void> {
-  if (pids.size === 0 || process.platform !== 'linux') return
-  const targets = [...pids, ...descendantsOf(pids)]
+export async function killProcessTrees(pids: ReadonlySet<number>, marker?: string): Promise<void> {
+  if (process.platform !== 'linux' || (pids.size === 0 && marker === undefined)) return
+  const targets = [...new Set([...pids, ...descendantsOf(pids), ...(marker === undefined ? [] : markedProcesses(marker))])]
+  if (targets.length === 0) return
   for (const pid of pids) {
     const stat = readStat(pid)
     if (stat?.pgrp === pid) signal(-pid)

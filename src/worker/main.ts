@@ -16,7 +16,7 @@ import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean }
+const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker?: string }
 const port = data.port!
 const rehearsal = data.rehearsal
 delete data.port
@@ -33,7 +33,10 @@ const programConsole = createConsole(sink)
 const inspect = createInspect(sink)
 
 installStackFormatter()
-installProcessWorld((pid) => current?.spawned(pid), { sharesHostProcess: data.sharesHostProcess === true })
+installProcessWorld((pid) => current?.spawned(pid), {
+  sharesHostProcess: data.sharesHostProcess === true,
+  subprocessMarker: data.subprocessMarker,
+})
 
 process.on('unhandledRejection', (reason) => {
   current?.fail('exception', `Unhandled promise rejection: ${describeThrown(reason)}`)

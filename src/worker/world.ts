@@ -13,6 +13,7 @@ import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
 import workerThreads from 'node:worker_threads'
+import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
 import { ErrorOf, isArray } from './intrinsics.js'
 
 const ONE_PATH = [
@@ -80,7 +81,7 @@ function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unk
   return fresh
 }
 
-function patchChildProcess(onSpawn: (pid: number) => void): void {
+function patchChildProcess(onSpawn: (pid: number) => void, marker: string | undefined): void {
   const target = childProcess as unknown as Record<string, AnyFunction>
   const patch = (name: string, afterArgsArray: boolean, detach: boolean) => {
     const original = target[name]!
@@ -90,6 +91,10 @@ function patchChildProcess(onSpawn: (pid: number) => void): void {
       // A process group of its own lets the host kill the whole tree when the run settles
       // (exec and execFile ignore the option; the host walks their descendants instead).
       if (detach) options.detached = true
+      if (marker !== undefined) {
+        const env = typeof options.env === 'object' && options.env !== null ? options.env : process.env
+        options.env = { ...env, [SUBPROCESS_MARKER_VARIABLE]: marker }
+      }
       const child = original.apply(this, args) as { pid?: number }
       if (typeof child?.pid === 'number') onSpawn(child.pid)
       return child
@@ -139,12 +144,14 @@ function refuseNestedWorkers(): void {
 export interface WorldOptions {
   /** The worker shares the host's process (not a helper's): nested workers are refused. */
   sharesHostProcess: boolean
+  /** The value of SUBPROCESS_MARKER_VARIABLE in every subprocess's environment. */
+  subprocessMarker: string | undefined
 }
 
 /** Installs cwd emulation, subprocess tracking and the signal guard. Called once per worker. */
 export function installProcessWorld(onSpawn: (pid: number) => void, options: WorldOptions): void {
   patchFs()
-  patchChildProcess(onSpawn)
+  patchChildProcess(onSpawn, options.subprocessMarker)
   guardSignals()
   if (options.sharesHostProcess) refuseNestedWorkers()
   process.cwd = () => cwd
