@@ -3,11 +3,10 @@
  * loops, `switch`, `try`, labels, ASI-separated statements) must complete, bind and fail
  * exactly as under `vm.Script` when lowered as `script` or `repl`.
  */
-import vm from 'node:vm'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { lowerProgram, ProgramSyntaxError } from '../../src/transform/index.js'
-import { TestEnvironment } from './environment.js'
+import { type Outcome, asScript, lowered } from './outcomes.js'
 
 const varName = fc.constantFrom('a', 'b', 'c')
 const number = fc.integer({ min: 0, max: 9 }).map(String)
@@ -52,60 +51,23 @@ const topLevel = fc.oneof(
 const program = fc.tuple(fc.array(topLevel, { minLength: 1, maxLength: 6 }), fc.constantFrom('\n', ' ', '\n\n'))
   .map(([statements, separator]) => statements.join(separator))
 
-type Outcome = { completion?: unknown; error?: string; bindings?: unknown[] }
-
-function describeValue(value: unknown): unknown {
-  return typeof value === 'function' ? `function ${value.name}` : value
-}
-
-function bindings(read: (name: string) => unknown, names: string[]): unknown[] {
-  return names.map((name) => {
-    try {
-      return describeValue(read(name))
-    } catch (error) {
-      return `throws ${(error as Error).name}`
-    }
-  })
-}
-
-function reference(source: string, names: string[]): Outcome {
-  let script: vm.Script
-  try {
-    script = new vm.Script(source)
-  } catch (error) {
-    return { error: `compile ${(error as Error).name}` }
-  }
-  const context = vm.createContext({})
-  try {
-    return { completion: describeValue(script.runInContext(context)), bindings: bindings((name) => vm.runInContext(name, context), names) }
-  } catch (error) {
-    return { error: `run ${String(error)}`, bindings: bindings((name) => vm.runInContext(name, context), names) }
-  }
-}
-
-async function lowered(source: string, format: 'script' | 'repl'): Promise<Outcome & { names: string[] }> {
-  let names: string[]
+/** Lowers to find the top-level names, then runs the program as the worker would. */
+async function loweredWithNames(source: string, format: 'script' | 'repl'): Promise<Outcome & { names: string[] }> {
+  let names: string[] = []
   try {
     names = lowerProgram(source, format).declared
   } catch (error) {
-    if (error instanceof ProgramSyntaxError) return { error: 'compile SyntaxError', names: [] }
-    throw error
+    if (!(error instanceof ProgramSyntaxError)) throw error
   }
-  const environment = new TestEnvironment(format)
-  const read = (name: string) => environment.evaluate(name)
-  try {
-    return { completion: describeValue(await environment.run(source)), bindings: bindings(read, names), names }
-  } catch (error) {
-    return { error: `run ${String(error)}`, bindings: bindings(read, names), names }
-  }
+  return { ...(await lowered(source, format, names)), names }
 }
 
 describe.each(['script', 'repl'] as const)('%s lowering agrees with vm.Script on generated programs', (format) => {
   test('completion, bindings and failures match', async () => {
     await fc.assert(
       fc.asyncProperty(program, async (source) => {
-        const { names, ...actual } = await lowered(source, format)
-        expect(actual).toEqual(reference(source, names))
+        const { names, ...actual } = await loweredWithNames(source, format)
+        expect(actual).toEqual(asScript(source, names))
       }),
       { numRuns: 400 },
     )
@@ -120,8 +82,8 @@ describe.each(['script', 'repl'] as const)('%s lowering agrees with vm.Script on
 describe.each(['script', 'repl'] as const)('%s lowering follows the specification where V8 does not', (format) => {
   test('an exception from a finally block, caught outside, completes with undefined', async () => {
     const source = 'try { try { a = 0; } finally { b; } } catch (e) {  }'
-    expect(reference(source, []).completion).toBe(0)
-    const { completion, error } = await lowered(source, format)
+    expect(asScript(source, []).completion).toBe(0)
+    const { completion, error } = await lowered(source, format, [])
     expect({ completion, error }).toEqual({ completion: undefined, error: undefined })
   })
 })

@@ -17,8 +17,7 @@
 import vm from 'node:vm'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { ProgramSyntaxError } from '../../src/transform/index.js'
-import { TestEnvironment } from './environment.js'
+import { type Outcome, asScript, describeError, lowered, readAll } from './outcomes.js'
 
 const RUNS = Number(process.env.PTC_FUZZ_RUNS ?? 75)
 const TIMEOUT_MS = Math.max(30_000, RUNS * 50)
@@ -147,55 +146,6 @@ function render(choices: Choice[], awaits: boolean): Rendering {
 }
 
 /** A comparable description of a value from any realm (functions by name, objects by shape). */
-function describeValue(value: unknown, depth = 0): unknown {
-  if (typeof value === 'function') return `function ${value.name}`
-  if (typeof value === 'number' && Object.is(value, -0)) return '-0'
-  if (typeof value === 'symbol') return String(value)
-  if (typeof value !== 'object' || value === null) return value
-  if (depth > 4) return '…'
-  if (Array.isArray(value)) return value.map((item) => describeValue(item, depth + 1))
-  const entries = Object.entries(value).map(([key, item]) => [key, describeValue(item, depth + 1)])
-  return { class: (value as { constructor?: { name?: string } }).constructor?.name ?? null, entries }
-}
-
-function describeError(error: unknown): string {
-  // Errors come from other realms, so `instanceof Error` cannot tell them.
-  return typeof error === 'object' && error !== null && 'name' in error ? `${String(error.name)}: ${String((error as Error).message)}` : `thrown ${String(error)}`
-}
-
-interface Outcome {
-  completion?: unknown
-  error?: string
-  bindings?: unknown[]
-}
-
-function readAll(read: (name: string) => unknown, names: string[]): unknown[] {
-  return names.map((name) => {
-    try {
-      return describeValue(read(name))
-    } catch (error) {
-      return `throws ${describeError(error)}`
-    }
-  })
-}
-
-/** The reference: the program as a classic script on a fresh context. */
-function asScript(source: string, names: string[]): Outcome {
-  let script: vm.Script
-  try {
-    script = new vm.Script(source)
-  } catch (error) {
-    return { error: `compile ${(error as Error).name}` }
-  }
-  const context = vm.createContext({})
-  const read = (name: string) => vm.runInContext(name, context)
-  try {
-    return { completion: describeValue(script.runInContext(context)), bindings: readAll(read, names) }
-  } catch (error) {
-    return { error: `run ${describeError(error)}`, bindings: readAll(read, names) }
-  }
-}
-
 /** The reference with await: the program as the body of an async function, returning readers of its bindings. */
 async function asAsyncFunction(source: string, names: string[]): Promise<Outcome> {
   const context = vm.createContext({})
@@ -210,23 +160,6 @@ async function asAsyncFunction(source: string, names: string[]): Promise<Outcome
     return { bindings: readers.map((reader) => readAll(reader, ['-'])[0]) }
   } catch (error) {
     return { error: `run ${describeError(error)}` }
-  }
-}
-
-/** Our lowering, evaluated as the worker evaluates it. */
-async function lowered(source: string, format: 'script' | 'repl', names: string[]): Promise<Outcome> {
-  const environment = new TestEnvironment(format)
-  const read = (name: string) => environment.evaluate(name)
-  try {
-    environment.lower(source)
-  } catch (error) {
-    if (error instanceof ProgramSyntaxError) return { error: 'compile SyntaxError' }
-    throw error
-  }
-  try {
-    return { completion: describeValue(await environment.run(source)), bindings: readAll(read, names) }
-  } catch (error) {
-    return { error: `run ${describeError(error)}`, bindings: readAll(read, names) }
   }
 }
 
