@@ -32,6 +32,8 @@ export interface Settlement {
   result: PtcRunResult
   /** False when the environment must be discarded (its program may still be running). */
   reusable: boolean
+  /** The environment initializer failed: the owner's programs never ran there, nothing was lost. */
+  initializerFailed: boolean
   /**
    * The one-shot run settled on the worker's own terminal message, right after which the worker
    * ends its thread: no program code runs there any more, so disposal need not delay the result.
@@ -68,7 +70,9 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
     const ledger = new OutputLedger(plan.maxOutputBytes)
     if (plan.notice) ledger.text(plan.notice)
     let settled = false
-    let discard = false
+    /** This run carried the environment initializer (its environment is new). */
+    let initializing = false
+    let initializerFailed = false
     let workerEnding = false
     let timer: NodeJS.Timeout | undefined
 
@@ -88,9 +92,9 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       calls.close()
       environment.attach(undefined)
       const result = ledger.finish(outcome)
-      const reusable = environment.alive && !discard && !(result.error && DISCARDING.has(result.error.kind))
+      const reusable = environment.alive && !initializerFailed && !(result.error && DISCARDING.has(result.error.kind))
       // A worker that did not end the run itself may be blocked inside a synchronous spawn.
-      void Promise.resolve(environment.killSubprocesses(!workerEnding)).then(() => resolve({ result, reusable, workerEnding }))
+      void Promise.resolve(environment.killSubprocesses(!workerEnding)).then(() => resolve({ result, reusable, workerEnding, initializerFailed }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
@@ -120,7 +124,8 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
         case 'failed':
           workerEnding = plan.oneShot
           if (message.kind === 'output-limit') ledger.markOverflow()
-          if (message.initializer) discard = true
+          // Only a run that carried the initializer can report its failure.
+          if (message.initializer && initializing) initializerFailed = true
           return fail(message.kind, message.message)
         case 'done': {
           workerEnding = plan.oneShot
@@ -138,7 +143,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
         if (typeof parsed === 'string') return fail('protocol', `the program broke the runtime protocol: ${parsed}`)
         handle(parsed)
       },
-      forged: () => fail('protocol', 'the program broke the runtime protocol: it posted to the worker parent port'),
+      forged: () => fail('protocol', 'the program broke the runtime protocol: it posted on a worker channel the runtime does not use'),
       rawOutput(text) {
         if (!ledger.text(text)) settle({ value: undefined })
       },
@@ -154,6 +159,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
     environment.attach(listener)
     if (settled) return
     const initializer = environment.runs++ === 0 ? plan.initializer : undefined
+    initializing = initializer !== undefined
     const message: RunMessage = {
       type: 'run',
       run,

@@ -89,7 +89,8 @@ export class RetainedEnvironments {
     }
     if (!settlement.reusable) {
       slot.environment = undefined
-      slot.lost = LOST[settlement.result.error?.kind ?? ''] ?? 'its environment ended'
+      // A failed initializer ran before any of the owner's programs: there was no state to lose.
+      if (!settlement.initializerFailed) slot.lost = LOST[settlement.result.error?.kind ?? ''] ?? 'its environment ended'
       await environment.dispose()
     }
     slot.environment?.hold(false)

@@ -39,7 +39,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
   /** The configuration schema Cordis validates `ctx.plugin(WorkerPtcRuntime, config)` against. */
   static Config = Config
   readonly language = 'javascript'
-  readonly isolation = 'worker-thread'
 
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
   private readonly _programs: ProgramCache
@@ -68,6 +67,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
       maxOutputBytes: config.maxOutputBytes,
     })
+  }
+
+  /** A substrate label: each run's worker thread lives in this process, or in a helper process under a sandbox. */
+  get isolation(): string {
+    return this._confinement ? 'process' : 'worker-thread'
   }
 
   override get programFormat(): PtcProgramFormat {

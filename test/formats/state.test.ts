@@ -110,6 +110,18 @@ describe('the environment initializer', () => {
     })
   })
 
+  it('after a state owner\'s initializer failed, the next run retries in a fresh environment without a lost-state notice', async () => {
+    await withRuntime('function-body', async ({ runtime, run }) => {
+      runtime.registerEnvironmentInitializer('globalThis.attempt = (globalThis.attempt ?? 0) + 1; if (!globalThis.ready) throw new Error("bad init")')
+      const owner = {}
+      const first = await run('return "program ran"', { stateOwner: owner })
+      expect(first.error?.message).toMatch(/the environment initializer failed: Error: bad init/)
+      const second = await run('return attempt', { stateOwner: owner })
+      expect(second.output).toEqual([])
+      expect(second.error?.message).toMatch(/bad init/)
+    })
+  })
+
   it('refuses a second, a late, or an unparsable registration', async () => {
     await withRuntime('function-body', async ({ runtime, run }) => {
       expect(() => runtime.registerEnvironmentInitializer('const = 1')).toThrow(/SyntaxError/)

@@ -37,6 +37,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
 
   it('reports the deployment mode and tells the model where it may write', () => {
     expect(env.runtime.sandboxMode).toBe('workspace-write')
+    expect(env.runtime.isolation).toBe('process')
     expect(env.runtime.executionInstructions).toContain(`You may write only inside ${ws}, ${extra} and /tmp`)
   })
 

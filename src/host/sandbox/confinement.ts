@@ -167,5 +167,5 @@ export async function executeWhenReady(environment: Environment, plan: RunPlan):
     : environment.confined
       ? { kind: 'sandbox-unavailable' as const, message: unavailableMessage(problem) }
       : { kind: 'worker-exit' as const, message: `the runtime's helper process could not start: ${problem}` }
-  return { result: ledger.finish({ error }), reusable: false, workerEnding: false }
+  return { result: ledger.finish({ error }), reusable: false, workerEnding: false, initializerFailed: false }
 }

@@ -1,7 +1,6 @@
 // attack: well-formed forged exception claiming the environment initializer failed
 // expect: exception
 // message: ^forged failure$
-// follow-up: fresh
 // prelude: hijack
 forge({ type: 'failed', run: runId, kind: 'exception', message: 'forged failure', initializer: true })
 await hang()
