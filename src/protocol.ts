@@ -36,8 +36,9 @@ export const REHEARSAL_GLOBAL = 'rehearsal'
 
 /** The rehearsal, lowered by the host in the `script` format (which completes with its last expression). */
 export const REHEARSAL_SOURCE = `const echoed = await ${REHEARSAL_GLOBAL}.echo({ list: [1, 'two', null, true, { nested: 2.5 }] })
-console.log('rehearsal', echoed)
-;({ echoed })
+const both = await Promise.all([${REHEARSAL_GLOBAL}.echo('a'), ${REHEARSAL_GLOBAL}.echo('b')])
+console.log('rehearsal', echoed, both)
+;({ echoed, both })
 `
 
 // host -> worker ---------------------------------------------------------------------------
@@ -65,7 +66,14 @@ export type ReplyMessage =
   | { type: 'reply'; run: number; id: number; ok: true; value: WireTokens }
   | { type: 'reply'; run: number; id: number; ok: false; message: string }
 
-export type HostMessage = RunMessage | ReplyMessage
+/** Replies that became ready in the same tick, in one message (several concurrent calls). */
+export interface RepliesMessage {
+  type: 'replies'
+  run: number
+  replies: ReplyMessage[]
+}
+
+export type HostMessage = RunMessage | ReplyMessage | RepliesMessage
 
 // worker -> host ---------------------------------------------------------------------------
 
@@ -86,6 +94,13 @@ export interface CallMessage {
   name: string
   /** Absent when the program called the member without arguments. */
   args?: WireTokens
+}
+
+/** Calls the program made in the same tick, in one message (`Promise.all` over tools). */
+export interface CallsMessage {
+  type: 'calls'
+  run: number
+  calls: CallMessage[]
 }
 
 /** The program completed; `value` is absent when the completion was `undefined` or discarded. */
@@ -113,4 +128,4 @@ export interface SpawnedMessage {
   pid: number
 }
 
-export type WorkerMessage = OutputMessage | CallMessage | DoneMessage | FailedMessage | SpawnedMessage
+export type WorkerMessage = OutputMessage | CallMessage | CallsMessage | DoneMessage | FailedMessage | SpawnedMessage

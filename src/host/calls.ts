@@ -5,7 +5,7 @@
  * exactly once per call id. Replies stop when the run settles.
  */
 import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
-import type { CallMessage, ReplyMessage } from '../protocol.js'
+import type { CallMessage, RepliesMessage, ReplyMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
 import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace } from '../seam/types.js'
 
@@ -30,7 +30,7 @@ export function checkImage(image: PtcImage): ImageAttachmentRef | string {
 }
 
 export interface CallHost {
-  reply(message: ReplyMessage): void
+  reply(message: ReplyMessage | RepliesMessage): void
   /** The call broke the protocol; the run must fail with `protocol`. */
   violation(reason: string): void
   issued(attachment: ImageAttachmentRef): void
@@ -41,6 +41,8 @@ export class CallDispatcher {
   private _pending = 0
   private _open = true
   private readonly _controller = new AbortController()
+  /** Replies ready in this tick; sent together once the tick's microtasks have run. */
+  private _outbox: ReplyMessage[] = []
 
   constructor(
     private readonly _run: number,
@@ -84,7 +86,16 @@ export class CallDispatcher {
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
     }
     this._pending--
-    if (this._open) this._host.reply(reply)
+    if (!this._open) return
+    this._outbox.push(reply)
+    if (this._outbox.length === 1) queueMicrotask(() => this._flush())
+  }
+
+  private _flush(): void {
+    const replies = this._outbox
+    this._outbox = []
+    if (!this._open) return
+    this._host.reply(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies })
   }
 
   private _resolution(id: number, label: string, value: unknown): ReplyMessage {

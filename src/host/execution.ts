@@ -116,6 +116,12 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
           return
         case 'call':
           return calls.dispatch(message)
+        case 'calls':
+          for (const call of message.calls) {
+            calls.dispatch(call)
+            if (settled) return
+          }
+          return
         case 'spawned':
           if (!environment.adoptSubprocess(message.pid)) {
             return fail('protocol', 'the program broke the runtime protocol: a subprocess report for a foreign process')

@@ -3,7 +3,7 @@
  * message is hostile input: it is checked field by field and rebuilt, and anything that does
  * not fit the protocol becomes a violation string (the run then fails with `protocol`).
  */
-import type { OutputItem, WorkerFailureKind, WorkerMessage } from '../protocol.js'
+import type { CallMessage, OutputItem, WorkerFailureKind, WorkerMessage } from '../protocol.js'
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
 const { getPrototypeOf } = Object
@@ -28,6 +28,14 @@ function parseItems(raw: unknown): OutputItem[] | undefined {
   return items
 }
 
+function parseCall(raw: unknown, run: number): CallMessage | undefined {
+  if (!isRecord(raw) || raw.type !== 'call' || raw.run !== run) return undefined
+  const { id, global, name, args } = raw
+  if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return undefined
+  if (args !== undefined && !isArray(args)) return undefined
+  return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args }
+}
+
 /** Rebuilds a message from the run numbered `run`, or returns why it violates the protocol. */
 export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | string {
   if (!isRecord(raw)) return 'a message that is not an object'
@@ -38,11 +46,17 @@ export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | s
       const items = parseItems(raw.items)
       return items ? { type, run, items } : 'a malformed output message'
     }
-    case 'call': {
-      const { id, global, name, args } = raw
-      if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return 'a malformed binding call'
-      if (args !== undefined && !isArray(args)) return 'a malformed binding call'
-      return args === undefined ? { type, run, id, global, name } : { type, run, id, global, name, args }
+    case 'call':
+      return parseCall(raw, run) ?? 'a malformed binding call'
+    case 'calls': {
+      if (!isArray(raw.calls) || raw.calls.length === 0) return 'a malformed batch of binding calls'
+      const calls: CallMessage[] = []
+      for (const item of raw.calls) {
+        const call = parseCall(item, run)
+        if (!call) return 'a malformed binding call'
+        calls.push(call)
+      }
+      return { type, run, calls }
     }
     case 'done': {
       if ('value' in raw && !isArray(raw.value)) return 'a malformed completion'

@@ -5,9 +5,9 @@
  */
 import type { MessagePort } from 'node:worker_threads'
 import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
-import type { NamespaceShape, ReplyMessage } from '../protocol.js'
+import type { CallMessage, NamespaceShape, ReplyMessage } from '../protocol.js'
 import { imageFromLeaf } from './images.js'
-import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, post } from './intrinsics.js'
+import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, post } from './intrinsics.js'
 
 type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void }
 type ErrorClass = new (message?: string) => Error
@@ -24,6 +24,8 @@ export class BindingBridge {
   private _pending: Record<number, Settle> = create(null)
   private _nextId = 1
   private _closed = false
+  /** Calls made in this tick; posted together once the tick's microtasks have run. */
+  private _outbox: CallMessage[] = []
 
   constructor(
     private readonly _port: MessagePort,
@@ -105,11 +107,20 @@ export class BindingBridge {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       this._pending[id] = { resolve, reject }
       // Literals define their fields, so setters a program planted on Object.prototype never run.
-      const message = args === undefined
+      const message: CallMessage = args === undefined
         ? { type: 'call', run: this._run, id, global, name }
         : { type: 'call', run: this._run, id, global, name, args }
-      post(this._port, message)
+      const outbox = this._outbox
+      outbox[outbox.length] = message
+      if (outbox.length === 1) microtask(() => this._flush())
     })
+  }
+
+  private _flush(): void {
+    const calls = this._outbox
+    this._outbox = []
+    if (this._closed) return // the run ended this tick; its host side no longer listens
+    post(this._port, calls.length === 1 ? calls[0] : { type: 'calls', run: this._run, calls })
   }
 }
 

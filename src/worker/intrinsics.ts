@@ -11,7 +11,6 @@ export const defineProperty = Reflect.defineProperty
 export const freeze = Object.freeze
 export const create = Object.create
 export const ownKeys = Reflect.ownKeys
-export const queueTask = queueMicrotask
 export const schedule = setImmediate
 export const isArray = Array.isArray
 export const StringOf = String
@@ -35,6 +34,20 @@ const exit = typeof reallyExit === 'function' ? reallyExit : process.exit
 /** Ends this worker thread now; messages already posted are still delivered. */
 export function endThread(): never {
   return apply(exit, process, [0])
+}
+
+const settled = Promise.resolve()
+const promiseThen = Promise.prototype.then
+// `then` looks up `constructor` (a program may plant one on Promise.prototype); this promise
+// answers with its own undefined, which selects the built-in Promise.
+Reflect.defineProperty(settled, 'constructor', { value: undefined })
+
+/**
+ * Runs `task` in a microtask. Not Node's `queueMicrotask`: its async-context bookkeeping calls
+ * `Array.prototype.pop`, which a program may have replaced.
+ */
+export function microtask(task: () => void): void {
+  apply(promiseThen, settled, [task])
 }
 
 /** `port.postMessage(message)` immune to a patched `MessagePort.prototype`. */

@@ -1,13 +1,15 @@
 /**
  * The rehearsal: before a fresh worker reports ready, it runs one private program down the same
- * path a real run takes (binding call and reply, console, the JSON codec, completion), over a
- * channel of its own. V8 compiles each function on its first call, so without it the first
- * real run, the latency-critical one of a pooled one-shot environment, would pay for compiling
- * the worker's own code. Nothing of it stays behind: its global is removed, its program state
+ * path a real run takes (binding calls and replies, alone and batched, console, the JSON codec,
+ * completion), over a channel of its own. V8 compiles each function on its first call, so
+ * without it the first real run, the latency-critical one of a pooled one-shot environment,
+ * would pay for compiling the worker's own code. Nothing of it stays behind: its global is removed, its program state
  * and its stack-trace registration are its own.
  */
 import { MessageChannel } from 'node:worker_threads'
-import { type ProgramCode, REHEARSAL_GLOBAL, type ReplyMessage, type WorkerMessage } from '../protocol.js'
+import {
+  type CallMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,
+} from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { WorkerRun } from './run.js'
 import { forgetPrograms } from './stack.js'
@@ -26,16 +28,17 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
     oneShot: false,
   })
   const settled = new Promise<void>((resolve) => {
+    const echo = (call: CallMessage): ReplyMessage => ({ type: 'reply', run: 0, id: call.id, ok: true, value: call.args ?? [] })
     hostSide.on('message', (message: WorkerMessage) => {
-      if (message.type === 'call') {
-        const reply: ReplyMessage = { type: 'reply', run: 0, id: message.id, ok: true, value: message.args ?? [] }
-        hostSide.postMessage(reply)
-      } else if (message.type === 'done' || message.type === 'failed') {
-        resolve()
-      }
+      if (message.type === 'call') hostSide.postMessage(echo(message))
+      else if (message.type === 'calls') hostSide.postMessage({ type: 'replies', run: 0, replies: message.calls.map(echo) } satisfies RepliesMessage)
+      else if (message.type === 'done' || message.type === 'failed') resolve()
     })
   })
-  runSide.on('message', (reply: ReplyMessage) => run.receive(reply))
+  runSide.on('message', (message: ReplyMessage | RepliesMessage) => {
+    if (message.type === 'reply') run.receive(message)
+    else for (const reply of message.replies) run.receive(reply)
+  })
   begin(run)
   try {
     await run.execute(createProgramState())

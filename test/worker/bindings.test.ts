@@ -80,6 +80,29 @@ describe('bindings', () => {
     expect(result.value).toBe(45)
   })
 
+  it('gives each of many concurrent calls its own result, however their resolutions interleave', async () => {
+    const mixed: PtcBindingNamespace = {
+      global: 'mixed',
+      functions: {
+        now: async (value) => value as never,
+        later: (value) => new Promise((resolve) => setTimeout(() => resolve(value as never), Number(value) % 3)),
+      },
+    }
+    const result = await env.run(
+      'return await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? mixed.later(i) : mixed.now(i))))',
+      { bindings: [mixed] },
+    )
+    expect(result.value).toEqual(Array.from({ length: 12 }, (_, i) => i))
+  })
+
+  it('delivers a call the program made without awaiting it right before it returned', async () => {
+    const seen: unknown[] = []
+    const record: PtcBindingNamespace = { global: 'record', functions: { add: async (value) => (seen.push(value), null) } }
+    const result = await env.run('record.add(1); record.add(2); return "done"', { bindings: [record] })
+    expect(result.value).toBe('done')
+    expect(seen).toEqual([1, 2])
+  })
+
   it('fails with protocol when more calls are pending than maxPendingCalls', async () => {
     const slow: PtcBindingNamespace = { global: 'slow', functions: { wait: () => new Promise((resolve) => setTimeout(() => resolve(null), 100)) } }
     const result = await env.run('await Promise.all(Array.from({ length: 40 }, () => slow.wait()))', { bindings: [slow] })
