@@ -11,6 +11,7 @@
  */
 import { Socket } from 'node:net'
 import { ThreadEnvironment } from '../host/environment.js'
+import { othersAlive } from '../host/processes.js'
 import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, encodeFrame } from './protocol.js'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
@@ -68,7 +69,10 @@ channel.on('data', (chunk: Buffer) => {
   for (const frame of frames as HostFrame[]) {
     if (frame.type === 'relay') environment.send(frame.message)
     else if (frame.type === 'kill-subprocesses') {
-      void Promise.resolve(environment.killSubprocesses()).then(() => send({ type: 'killed', id: frame.id }))
+      void Promise.resolve(environment.killSubprocesses()).then(() => {
+        // In the helper's PID namespace, PID 1 is bubblewrap's reaper and the rest is the program's.
+        send(frame.census ? { type: 'killed', id: frame.id, alone: !othersAlive([1, process.pid]) } : { type: 'killed', id: frame.id })
+      })
     }
   }
 })

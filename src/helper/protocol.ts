@@ -21,8 +21,11 @@ export type HelperOptions = EnvironmentOptions
 /** Host -> helper. */
 export type HostFrame =
   | { type: 'relay'; message: HostMessage }
-  /** Kill the subprocesses the program started (the run has settled); answered by `killed`. */
-  | { type: 'kill-subprocesses'; id: number }
+  /**
+   * Kill the subprocesses the program started (the run has settled); answered by `killed`. With
+   * `census`, the answer says whether any other process is left in the helper's PID namespace.
+   */
+  | { type: 'kill-subprocesses'; id: number; census?: boolean }
 
 /** Helper -> host. Untrusted: the program can write frames of its own to the descriptor. */
 export type HelperFrame =
@@ -34,8 +37,8 @@ export type HelperFrame =
   | { type: 'forged' }
   /** Text that reached the worker's real stdout/stderr. */
   | { type: 'raw'; text: string }
-  /** The subprocesses of request `id` are dead. */
-  | { type: 'killed'; id: number }
+  /** The subprocesses of request `id` are dead; `alone`: no process but the helper and PID 1 lives. */
+  | { type: 'killed'; id: number; alone?: boolean }
   /** The worker exited; `errorCode`/`errorMessage` describe the error that ended it, if any. */
   | { type: 'exit'; code: number; errorCode?: string; errorMessage?: string }
 

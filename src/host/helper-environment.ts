@@ -71,6 +71,8 @@ export class HelperEnvironment implements Environment {
   private _corrupt = false
   private _diagnostics = ''
   private _timer: NodeJS.Timeout | undefined
+  /** The helper's census after the latest kill: nothing of the program's is left in its namespace. */
+  private _alone = false
   /** Kill requests awaiting the helper's `killed`, by id. */
   private readonly _kills = new Map<number, () => void>()
   private _killId = 0
@@ -140,6 +142,7 @@ export class HelperEnvironment implements Environment {
     // A torn channel cannot carry the confirmation; such an environment is discarded anyway.
     if (this._processExited || this._corrupt) return Promise.resolve()
     const id = ++this._killId
+    this._alone = false
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer)
@@ -148,13 +151,17 @@ export class HelperEnvironment implements Environment {
       }
       const timer = setTimeout(done, KILL_CONFIRM_MS)
       this._kills.set(id, done)
-      this._write({ type: 'kill-subprocesses', id })
+      this._write({ type: 'kill-subprocesses', id, census: this.confined })
     })
   }
 
-  /** Under bubblewrap, disposal ends the PID namespace, killing descendants that left their group. */
+  /**
+   * Under bubblewrap, disposal ends the PID namespace, killing descendants that left their group;
+   * once the helper reported that nothing but itself is left there, that can happen after the
+   * result. (A helper the program subverted could lie: the namespace still dies, a moment later.)
+   */
   get disposalMayTrail(): boolean {
-    return !this.confined
+    return !this.confined || this._alone
   }
 
   hold(held: boolean): void {
@@ -226,6 +233,7 @@ export class HelperEnvironment implements Environment {
         case 'killed': {
           // An id never issued is forged; one that timed out earlier is merely late.
           if (frame.id > this._killId || frame.id < 1) return this._violation()
+          if (frame.id === this._killId) this._alone = frame.alone === true
           this._kills.get(frame.id)?.()
           break
         }

@@ -20,7 +20,8 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
     case 'message':
       return 'message' in raw ? { type: 'message', message: raw.message } : undefined
     case 'killed':
-      return Number.isSafeInteger(raw.id) ? { type: 'killed', id: raw.id as number } : undefined
+      if (!Number.isSafeInteger(raw.id) || (raw.alone !== undefined && typeof raw.alone !== 'boolean')) return undefined
+      return raw.alone === undefined ? { type: 'killed', id: raw.id as number } : { type: 'killed', id: raw.id as number, alone: raw.alone }
     case 'raw':
       return typeof raw.text === 'string' ? { type: 'raw', text: raw.text } : undefined
     case 'exit': {

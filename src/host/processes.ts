@@ -86,6 +86,15 @@ const dead = (pid: number) => {
   return stat === undefined || stat.state === 'Z' || stat.state === 'X'
 }
 
+/** Whether any process other than `except` is alive (not a zombie) in this PID view. */
+export function othersAlive(except: readonly number[]): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || except.includes(Number(entry))) continue
+    if (!dead(Number(entry))) return true
+  }
+  return false
+}
+
 /**
  * SIGKILLs each recorded child, its process group when it leads one, all descendants and, with
  * a `marker`, every process carrying it; then waits (briefly, bounded) until they are dead, so

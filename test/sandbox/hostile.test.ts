@@ -72,6 +72,11 @@ describe.skipIf(!bwrap)('hostile programs under a sandbox policy', () => {
     expect(result.error?.kind).toBe('protocol')
   })
 
+  it('fails a run that forges the helper\'s census (a kill answer nobody asked for) with protocol', async () => {
+    const result = await survive(`fs.writeSync(3, JSON.stringify({ type: 'killed', id: 1, alone: true }) + '\\n'); await new Promise((r) => setTimeout(r, 5000))`)
+    expect(result.error?.kind).toBe('protocol')
+  })
+
   it('fails a run that floods the helper channel with one endless frame with protocol', async () => {
     const result = await survive(`const chunk = 'x'.repeat(1 << 20); for (;;) fs.writeSync(3, chunk)`)
     expect(result.error?.kind).toBe('protocol')
