@@ -119,6 +119,8 @@ export interface FailedMessage {
   message: string
   /** The environment initializer failed: the environment must be discarded. */
   initializer?: true
+  /** The environment cannot serve runs any more (its global object refuses new bindings). */
+  unusable?: true
 }
 
 /** The program started a subprocess (as a new process group) the host must kill at settlement. */

@@ -73,6 +73,8 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
     /** This run carried the environment initializer (its environment is new). */
     let initializing = false
     let initializerFailed = false
+    /** The worker says its environment cannot serve another run. */
+    let unusable = false
     let workerEnding = false
     let timer: NodeJS.Timeout | undefined
 
@@ -92,7 +94,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       calls.close()
       environment.attach(undefined)
       const result = ledger.finish(outcome)
-      const reusable = environment.alive && !initializerFailed && !(result.error && DISCARDING.has(result.error.kind))
+      const reusable = environment.alive && !initializerFailed && !unusable && !(result.error && DISCARDING.has(result.error.kind))
       // A worker that did not end the run itself may be blocked inside a synchronous spawn.
       void Promise.resolve(environment.killSubprocesses(!workerEnding)).then(() => resolve({ result, reusable, workerEnding, initializerFailed }))
     }
@@ -132,6 +134,7 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
           if (message.kind === 'output-limit') ledger.markOverflow()
           // Only a run that carried the initializer can report its failure.
           if (message.initializer && initializing) initializerFailed = true
+          if (message.unusable) unusable = true
           return fail(message.kind, message.message)
         case 'done': {
           workerEnding = plan.oneShot

@@ -66,7 +66,11 @@ export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | s
       const { kind, message } = raw
       if (typeof kind !== 'string' || !FAILURE_KINDS.has(kind) || typeof message !== 'string') return 'a malformed failure'
       const failure = { type, run, kind: kind as WorkerFailureKind, message } as const
-      return raw.initializer === true ? { ...failure, initializer: true } : failure
+      return {
+        ...failure,
+        ...(raw.initializer === true ? { initializer: true } : {}),
+        ...(raw.unusable === true ? { unusable: true } : {}),
+      }
     }
     case 'spawned':
       return isId(raw.pid) ? { type, run, pid: raw.pid } : 'a malformed subprocess report'

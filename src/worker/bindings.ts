@@ -32,8 +32,12 @@ export class BindingBridge {
     private readonly _run: number,
   ) {}
 
-  /** Defines every namespace and error class as a global of the environment. */
-  install(namespaces: readonly NamespaceShape[]): void {
+  /**
+   * Defines every namespace and error class as a global of the environment; false when the
+   * global object refused one (a program froze it or made the name non-configurable).
+   */
+  install(namespaces: readonly NamespaceShape[]): boolean {
+    let installed = true
     // Indexed loops: in a retained environment an earlier program may have replaced the
     // array iterator.
     for (let index = 0; index < namespaces.length; index++) {
@@ -46,9 +50,10 @@ export class BindingBridge {
         defineProperty(namespace, member, dataProperty(invoke, true, false, false))
       }
       freeze(namespace)
-      defineProperty(globalThis, shape.global, dataProperty(namespace, false, false, true))
-      if (ErrorClass) defineProperty(globalThis, shape.errorClass!.name, dataProperty(ErrorClass, false, true, true))
+      installed = defineProperty(globalThis, shape.global, dataProperty(namespace, false, false, true)) && installed
+      if (ErrorClass) installed = defineProperty(globalThis, shape.errorClass!.name, dataProperty(ErrorClass, false, true, true)) && installed
     }
+    return installed
   }
 
   receive(reply: ReplyMessage): void {

@@ -5,7 +5,7 @@
 import vm from 'node:vm'
 import type { MessagePort } from 'node:worker_threads'
 import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
-import type { ProgramCode, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
+import type { FailedMessage, ProgramCode, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
 import { endThread, post } from './intrinsics.js'
@@ -41,12 +41,18 @@ export class WorkerRun {
   /** Evaluates the initializer (if any) and the program; settles the run. */
   async execute(state: ProgramState): Promise<void> {
     const message = this._message
-    this._bridge.install(message.namespaces)
+    if (!this._bridge.install(message.namespaces)) {
+      return this.fail(
+        'exception',
+        "this environment can no longer take the run's tool bindings (an earlier program froze or sealed the global object, or fixed a binding's name); the next run starts in a fresh environment",
+        { unusable: true },
+      )
+    }
     if (message.initializer) {
       try {
         await this._evaluate(message.initializer, 'initializer', state)
       } catch (thrown) {
-        return this.fail('exception', `the environment initializer failed: ${describeThrown(thrown)}`, true)
+        return this.fail('exception', `the environment initializer failed: ${describeThrown(thrown)}`, { initializer: true })
       }
     }
     let completion: unknown
@@ -58,13 +64,16 @@ export class WorkerRun {
     this._complete(completion)
   }
 
-  fail(kind: WorkerFailureKind, text: string, initializer = false): void {
+  fail(kind: WorkerFailureKind, text: string, flags: { initializer?: true; unusable?: true } = {}): void {
     if (this._settled) return
     this._settled = true
     this._bridge.close()
     // Literals define their fields, so setters a program planted on Object.prototype never run.
     const run = this._message.run
-    post(this._port, initializer ? { type: 'failed', run, kind, message: text, initializer } : { type: 'failed', run, kind, message: text })
+    const message: FailedMessage = { type: 'failed', run, kind, message: text }
+    if (flags.initializer) message.initializer = true
+    if (flags.unusable) message.unusable = true
+    post(this._port, message)
     this._endIfLast()
   }
 

@@ -87,6 +87,24 @@ describe('retained state', () => {
   })
 })
 
+describe('an environment a program made unusable', () => {
+  it('fails the next run with a clear message and gives the one after a fresh environment', async () => {
+    await withRuntime('function-body', async ({ run }) => {
+      const tools = { global: 'tools', functions: { echo: async (value: unknown) => value as never } }
+      const owner = {}
+      expect((await run('Object.freeze(globalThis); return await tools.echo("frozen")', { stateOwner: owner, bindings: [tools] })).value).toBe('frozen')
+      const next = await run('return await tools.echo(1)', { stateOwner: owner, bindings: [tools] })
+      expect(next.error).toEqual({
+        kind: 'exception',
+        message: "this environment can no longer take the run's tool bindings (an earlier program froze or sealed the global object, or fixed a binding's name); the next run starts in a fresh environment",
+      })
+      const after = await run('return [Object.isFrozen(globalThis), await tools.echo(2)]', { stateOwner: owner, bindings: [tools] })
+      expect(after.value).toEqual([false, 2])
+      expect(textOf(after)).toMatch(/^\[earlier state was lost because its environment ended; this run starts in a fresh environment\]\n$/)
+    })
+  })
+})
+
 describe('the environment initializer', () => {
   it('runs once per new environment with the bindings installed, its completion discarded', async () => {
     await withRuntime('function-body', async ({ runtime, run }) => {
