@@ -69,7 +69,7 @@ channel.on('data', (chunk: Buffer) => {
   for (const frame of frames as HostFrame[]) {
     if (frame.type === 'relay') environment.send(frame.message)
     else if (frame.type === 'kill-subprocesses') {
-      void Promise.resolve(environment.killSubprocesses()).then(() => {
+      void Promise.resolve(environment.killSubprocesses(frame.thorough === true)).then(() => {
         // In the helper's PID namespace, PID 1 is bubblewrap's reaper and the rest is the program's.
         send(frame.census ? { type: 'killed', id: frame.id, alone: !othersAlive([1, process.pid]) } : { type: 'killed', id: frame.id })
       })

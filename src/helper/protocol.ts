@@ -23,9 +23,10 @@ export type HostFrame =
   | { type: 'relay'; message: HostMessage }
   /**
    * Kill the subprocesses the program started (the run has settled); answered by `killed`. With
-   * `census`, the answer says whether any other process is left in the helper's PID namespace.
+   * `census`, the answer says whether any other process is left in the helper's PID namespace;
+   * `thorough` is `Environment.killSubprocesses`'s.
    */
-  | { type: 'kill-subprocesses'; id: number; census?: boolean }
+  | { type: 'kill-subprocesses'; id: number; census?: boolean; thorough?: boolean }
 
 /** Helper -> host. Untrusted: the program can write frames of its own to the descriptor. */
 export type HelperFrame =

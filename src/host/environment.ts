@@ -131,6 +131,11 @@ export class ThreadEnvironment implements Environment {
   private readonly _marker = randomUUID()
   /** A spawn was reported since the last kill: marked processes may exist. */
   private _spawned = false
+  /**
+   * Marked processes may appear that no report announces: a run ended while its program was
+   * still running (blocked in a synchronous spawn, or spawning until terminated).
+   */
+  private _unannounced = false
   private _listener: EnvironmentListener | undefined
   private _exitCode: number | undefined
   private _error: Error | undefined
@@ -215,10 +220,12 @@ export class ThreadEnvironment implements Environment {
   }
 
   async killSubprocesses(thorough = false): Promise<void> {
+    if (thorough) this._unannounced = true
     const pids = new Set(this._subprocesses)
-    const search = thorough || this._spawned
+    const search = this._unannounced || this._spawned
     this._subprocesses.clear()
     this._spawned = false
+    // /proc is only searched when there may be something to find: it costs milliseconds.
     await killProcessTrees(pids, search ? this._marker : undefined)
   }
 
@@ -235,7 +242,7 @@ export class ThreadEnvironment implements Environment {
   async dispose(): Promise<void> {
     this._listener = undefined
     // Subprocesses die first, while the worker's event loop may still reap them.
-    await this.killSubprocesses(true)
+    await this.killSubprocesses()
     // Terminating a worker while it still loads its modules leaks their file descriptors.
     // Held meanwhile: an idle pooled worker is unref'd and would otherwise let the host exit
     // with this disposal still pending.
@@ -246,6 +253,6 @@ export class ThreadEnvironment implements Environment {
     // A program that kept running until terminate() may have started more subprocesses while
     // the first ones were being killed; their reports arrived since (or were drained at exit).
     // Nothing can reap them now, but they must not keep running.
-    await this.killSubprocesses(true)
+    await this.killSubprocesses()
   }
 }

@@ -75,7 +75,8 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
     let initializerFailed = false
     /** The worker says its environment cannot serve another run. */
     let unusable = false
-    let workerEnding = false
+    /** The worker ended the run itself (done or failed); otherwise it may still be running. */
+    let byWorker = false
     let timer: NodeJS.Timeout | undefined
 
     const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, {
@@ -95,8 +96,9 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       environment.attach(undefined)
       const result = ledger.finish(outcome)
       const reusable = environment.alive && !initializerFailed && !unusable && !(result.error && DISCARDING.has(result.error.kind))
+      const workerEnding = byWorker && plan.oneShot
       // A worker that did not end the run itself may be blocked inside a synchronous spawn.
-      void Promise.resolve(environment.killSubprocesses(!workerEnding)).then(() => resolve({ result, reusable, workerEnding, initializerFailed }))
+      void Promise.resolve(environment.killSubprocesses(!byWorker)).then(() => resolve({ result, reusable, workerEnding, initializerFailed }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
@@ -130,14 +132,14 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
           }
           return
         case 'failed':
-          workerEnding = plan.oneShot
+          byWorker = true
           if (message.kind === 'output-limit') ledger.markOverflow()
           // Only a run that carried the initializer can report its failure.
           if (message.initializer && initializing) initializerFailed = true
           if (message.unusable) unusable = true
           return fail(message.kind, message.message)
         case 'done': {
-          workerEnding = plan.oneShot
+          byWorker = true
           if (message.value === undefined) return settle({ value: undefined })
           const decoded = decodeWire(message.value)
           if (!decoded.ok) return fail('invalid-output', `the completion value is not lossless JSON: ${decoded.reason}`)

@@ -138,7 +138,7 @@ export class HelperEnvironment implements Environment {
    * program's conduct; under bubblewrap the PID namespace is the backstop: disposal kills every
    * process in it, whatever the helper did.
    */
-  killSubprocesses(): Promise<void> {
+  killSubprocesses(thorough = false): Promise<void> {
     // A torn channel cannot carry the confirmation; such an environment is discarded anyway.
     if (this._processExited || this._corrupt) return Promise.resolve()
     const id = ++this._killId
@@ -151,7 +151,7 @@ export class HelperEnvironment implements Environment {
       }
       const timer = setTimeout(done, KILL_CONFIRM_MS)
       this._kills.set(id, done)
-      this._write({ type: 'kill-subprocesses', id, census: this.confined })
+      this._write({ type: 'kill-subprocesses', id, census: this.confined, thorough })
     })
   }
 
