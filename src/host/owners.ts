@@ -36,7 +36,13 @@ export class RetainedEnvironments {
   constructor(
     private readonly _create: () => Environment,
     private readonly _idleMs: number,
+    /** Called when a release leaves no owner here. */
+    private readonly _onEmpty: () => void = () => {},
   ) {}
+
+  get empty(): boolean {
+    return this._slots.size === 0
+  }
 
   /** Queues a run for `owner` behind its earlier runs. */
   run(owner: object, execute: RunInEnvironment): Promise<Settlement> {
@@ -59,6 +65,7 @@ export class RetainedEnvironments {
     const environment = slot.environment
     slot.environment = undefined
     await environment?.dispose()
+    if (this.empty) this._onEmpty()
   }
 
   async releaseAll(): Promise<void> {

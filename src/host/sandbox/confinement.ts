@@ -96,7 +96,13 @@ export class Confinement {
   owners(policy: SandboxExecutionPolicy, cwd: string): RetainedEnvironments {
     const key = policyKey(policy, cwd)
     let owners = this._owners.get(key)
-    if (!owners) this._owners.set(key, (owners = new RetainedEnvironments(() => this.take(policy, cwd, 'retained'), this._options.idleMs)))
+    if (!owners) {
+      // Forgotten once its last owner is released, so per-conversation workspaces do not pile up.
+      const created: RetainedEnvironments = new RetainedEnvironments(() => this.take(policy, cwd, 'retained'), this._options.idleMs, () => {
+        if (this._owners.get(key) === created && created.empty) this._owners.delete(key)
+      })
+      this._owners.set(key, (owners = created))
+    }
     return owners
   }
 
