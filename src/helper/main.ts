@@ -11,7 +11,7 @@
  */
 import { Socket } from 'node:net'
 import { ThreadEnvironment } from '../host/environment.js'
-import { othersAlive } from '../host/processes.js'
+import { sweepNamespace } from '../host/processes.js'
 import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, encodeFrame } from './protocol.js'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
@@ -69,9 +69,11 @@ channel.on('data', (chunk: Buffer) => {
   for (const frame of frames as HostFrame[]) {
     if (frame.type === 'relay') environment.send(frame.message)
     else if (frame.type === 'kill-subprocesses') {
-      void Promise.resolve(environment.killSubprocesses(frame.thorough === true)).then(() => {
-        // In the helper's PID namespace, PID 1 is bubblewrap's reaper and the rest is the program's.
-        send(frame.census ? { type: 'killed', id: frame.id, alone: !othersAlive([1, process.pid]) } : { type: 'killed', id: frame.id })
+      void Promise.resolve(environment.killSubprocesses(frame.thorough === true)).then(async () => {
+        if (!frame.sweep) return send({ type: 'killed', id: frame.id })
+        // In the helper's own PID namespace, PID 1 is bubblewrap's reaper and the rest is the
+        // program's, reported or not (a nested worker's subprocess, an emptied environment).
+        send({ type: 'killed', id: frame.id, alone: await sweepNamespace([1, process.pid]) })
       })
     }
   }

@@ -22,11 +22,11 @@ export type HelperOptions = EnvironmentOptions
 export type HostFrame =
   | { type: 'relay'; message: HostMessage }
   /**
-   * Kill the subprocesses the program started (the run has settled); answered by `killed`. With
-   * `census`, the answer says whether any other process is left in the helper's PID namespace;
-   * `thorough` is `Environment.killSubprocesses`'s.
+   * Kill the subprocesses the program started (the run has settled); answered by `killed`.
+   * `sweep` (only for a helper in a PID namespace of its own) also kills every other process
+   * there and answers whether none is left; `thorough` is `Environment.killSubprocesses`'s.
    */
-  | { type: 'kill-subprocesses'; id: number; census?: boolean; thorough?: boolean }
+  | { type: 'kill-subprocesses'; id: number; sweep?: boolean; thorough?: boolean }
 
 /** Helper -> host. Untrusted: the program can write frames of its own to the descriptor. */
 export type HelperFrame =
@@ -38,7 +38,7 @@ export type HelperFrame =
   | { type: 'forged' }
   /** Text that reached the worker's real stdout/stderr. */
   | { type: 'raw'; text: string }
-  /** The subprocesses of request `id` are dead; `alone`: no process but the helper and PID 1 lives. */
+  /** The subprocesses of request `id` are dead; `alone` (after a sweep): nothing else is left. */
   | { type: 'killed'; id: number; alone?: boolean }
   /** The worker exited; `errorCode`/`errorMessage` describe the error that ended it, if any. */
   | { type: 'exit'; code: number; errorCode?: string; errorMessage?: string }

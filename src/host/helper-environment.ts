@@ -71,7 +71,7 @@ export class HelperEnvironment implements Environment {
   private _corrupt = false
   private _diagnostics = ''
   private _timer: NodeJS.Timeout | undefined
-  /** The helper's census after the latest kill: nothing of the program's is left in its namespace. */
+  /** The helper's answer to the latest sweep: nothing of the program's is left in its namespace. */
   private _alone = false
   /** Kill requests awaiting the helper's `killed`, by id. */
   private readonly _kills = new Map<number, () => void>()
@@ -151,14 +151,15 @@ export class HelperEnvironment implements Environment {
       }
       const timer = setTimeout(done, KILL_CONFIRM_MS)
       this._kills.set(id, done)
-      this._write({ type: 'kill-subprocesses', id, census: this.confined, thorough })
+      // Under bubblewrap the helper has a PID namespace of its own, so it may sweep it.
+      this._write({ type: 'kill-subprocesses', id, sweep: this.confined, thorough })
     })
   }
 
   /**
    * Under bubblewrap, disposal ends the PID namespace, killing descendants that left their group;
-   * once the helper reported that nothing but itself is left there, that can happen after the
-   * result. (A helper the program subverted could lie: the namespace still dies, a moment later.)
+   * once the helper's sweep left nothing but itself there, that can happen after the result. (A
+   * helper the program subverted could lie: the namespace still dies, a moment later.)
    */
   get disposalMayTrail(): boolean {
     return !this.confined || this._alone

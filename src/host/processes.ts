@@ -86,13 +86,24 @@ const dead = (pid: number) => {
   return stat === undefined || stat.state === 'Z' || stat.state === 'X'
 }
 
-/** Whether any process other than `except` is alive (not a zombie) in this PID view. */
-export function othersAlive(except: readonly number[]): boolean {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || except.includes(Number(entry))) continue
-    if (!dead(Number(entry))) return true
+/** Live processes (not zombies) other than `except` in this PID view. */
+function liveOthers(except: readonly number[]): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && !except.includes(Number(entry))).map(Number).filter((pid) => !dead(pid))
+}
+
+/**
+ * SIGKILLs every live process but `except` and waits (briefly, bounded) until they are dead;
+ * resolves whether none is left. Only for a PID namespace of our own, where everything else is
+ * the program's: in the host's view it would kill the machine's processes.
+ */
+export async function sweepNamespace(except: readonly number[]): Promise<boolean> {
+  let others = liveOthers(except)
+  for (const pid of others) signal(pid)
+  for (let waited = 0; waited < 1000 && others.length > 0; waited += 5) {
+    await sleep(5)
+    others = others.filter((pid) => !dead(pid))
   }
-  return false
+  return liveOthers(except).length === 0
 }
 
 /**
