@@ -14,8 +14,10 @@ import type { HostMessage } from '../protocol.js'
 /** The helper's descriptor for the channel. */
 export const CHANNEL_FD = 3
 
-/** Start-up options, passed as the helper's only argument (JSON). */
-/** The helper's environment is created with the options the host would use in-process. */
+/**
+ * Start-up options, passed as the helper's only argument (JSON): those the host would give its
+ * environment in-process.
+ */
 export type HelperOptions = EnvironmentOptions
 
 /** Host -> helper. */

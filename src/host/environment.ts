@@ -7,12 +7,12 @@
  * `ThreadEnvironment` hosts the worker in this process; other hosts (a confined helper
  * process) implement the same `Environment` interface.
  */
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
-import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
 const READY_GRACE_MS = 2000

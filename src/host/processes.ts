@@ -36,6 +36,7 @@ export function isOwnChild(pid: number): boolean | undefined {
 }
 
 function descendantsOf(roots: ReadonlySet<number>): number[] {
+  if (roots.size === 0) return [] // the /proc walk is milliseconds; skip it when there is nothing to walk from
   const children = new Map<number, number[]>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
@@ -97,12 +98,9 @@ function liveOthers(except: readonly number[]): number[] {
  * the program's: in the host's view it would kill the machine's processes.
  */
 export async function sweepNamespace(except: readonly number[]): Promise<boolean> {
-  let others = liveOthers(except)
+  const others = liveOthers(except)
   for (const pid of others) signal(pid)
-  for (let waited = 0; waited < 1000 && others.length > 0; waited += 5) {
-    await sleep(5)
-    others = others.filter((pid) => !dead(pid))
-  }
+  await waitBriefly(() => others.every(dead))
   return liveOthers(except).length === 0
 }
 
@@ -123,6 +121,10 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   // The recorded pids are this process's own children, spawned by a worker thread, and only that
   // worker's event loop will ever reap them: wait until they are reaped, not merely dead, or a
   // worker terminated right after this would leave them as zombies of the host for good.
-  const done = () => targets.every(dead) && [...pids].every((pid) => readStat(pid)?.ppid !== process.pid)
+  await waitBriefly(() => targets.every(dead) && [...pids].every((pid) => readStat(pid)?.ppid !== process.pid))
+}
+
+/** Polls `done` every 5 ms for at most a second: killed processes take a moment to die and be reaped. */
+async function waitBriefly(done: () => boolean): Promise<void> {
   for (let waited = 0; waited < 1000 && !done(); waited += 5) await sleep(5)
 }

@@ -5,7 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads'
 import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
-import type { CallMessage, NamespaceShape, ReplyMessage } from '../protocol.js'
+import type { CallMessage, NamespaceShape, RepliesMessage, ReplyMessage } from '../protocol.js'
 import { imageFromLeaf } from './images.js'
 import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, post } from './intrinsics.js'
 
@@ -56,7 +56,14 @@ export class BindingBridge {
     return installed
   }
 
-  receive(reply: ReplyMessage): void {
+  /** Settles the calls a reply, or a batch of them, answers. */
+  receive(message: ReplyMessage | RepliesMessage): void {
+    if (message.type === 'reply') return this._settle(message)
+    // Indexed: a program may have replaced the array iterator.
+    for (let index = 0; index < message.replies.length; index++) this._settle(message.replies[index]!)
+  }
+
+  private _settle(reply: ReplyMessage): void {
     if (reply.run !== this._run) return
     const settle = this._pending[reply.id]
     if (settle === undefined) return

@@ -54,13 +54,7 @@ function installRuntimeGlobals(): void {
 
 function serve(): void {
   port.on('message', (message: HostMessage) => {
-    if (message.type === 'reply') return current?.receive(message)
-    if (message.type === 'replies') {
-      // Indexed: a program may have replaced the array iterator.
-      for (let index = 0; index < message.replies.length; index++) current?.receive(message.replies[index]!)
-      return
-    }
-    if (message.type !== 'run') return
+    if (message.type !== 'run') return current?.receive(message)
     current = new WorkerRun(port, message)
     setWorkingDirectory(message.cwd)
     installRuntimeGlobals()

@@ -3,8 +3,8 @@
  * path a real run takes (binding calls and replies, alone and batched, console, the JSON codec,
  * completion), over a channel of its own. V8 compiles each function on its first call, so
  * without it the first real run, the latency-critical one of a pooled one-shot environment,
- * would pay for compiling the worker's own code. Nothing of it stays behind: its global is removed, its program state
- * and its stack-trace registration are its own.
+ * would pay for compiling the worker's own code. Nothing of it stays behind: its global is
+ * removed, its program state and its stack-trace registration are its own.
  */
 import { MessageChannel } from 'node:worker_threads'
 import {
@@ -35,10 +35,7 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
       else if (message.type === 'done' || message.type === 'failed') resolve()
     })
   })
-  runSide.on('message', (message: ReplyMessage | RepliesMessage) => {
-    if (message.type === 'reply') run.receive(message)
-    else for (const reply of message.replies) run.receive(reply)
-  })
+  runSide.on('message', (message: ReplyMessage | RepliesMessage) => run.receive(message))
   begin(run)
   try {
     await run.execute(createProgramState())

@@ -5,7 +5,7 @@
 import vm from 'node:vm'
 import type { MessagePort } from 'node:worker_threads'
 import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
-import type { FailedMessage, ProgramCode, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
+import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
 import { endThread, post } from './intrinsics.js'
@@ -30,8 +30,8 @@ export class WorkerRun {
     this._bridge = new BindingBridge(_port, run)
   }
 
-  receive(reply: ReplyMessage): void {
-    this._bridge.receive(reply)
+  receive(message: ReplyMessage | RepliesMessage): void {
+    this._bridge.receive(message)
   }
 
   spawned(pid: number): void {
