@@ -17,11 +17,20 @@ const Sandbox = Schema.object({
 })
 
 export const Config = Schema.object({
+  /**
+   * Where each environment's worker lives: `process` (a helper process of its own, the
+   * boundary for untrusted programs) or `thread` (this process; trusted programs only).
+   */
+  isolation: Schema.union(['process', 'thread'] as const).default('process'),
   timeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(120_000),
   maxTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(600_000),
   maxOutputBytes: Schema.natural().min(4).max(Number.MAX_SAFE_INTEGER).default(67_108_864),
   maxOldGenerationSizeMb: Schema.natural().min(8).default(512),
+  /** Everything one environment may allocate (heap, buffers, WebAssembly), kernel-enforced per process. */
+  maxMemoryMb: Schema.natural().min(64).max(1024 * 1024).default(1024),
   maxPendingCalls: Schema.natural().min(1).default(128),
+  /** JSON bytes of the arguments of binding calls in flight at once, per environment. */
+  maxPendingCallBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),
   programFormat: Schema.union(['function-body', 'script', 'repl', 'scoped-repl'] as const).default('function-body'),
   retainState: Schema.boolean().default(false),
@@ -35,8 +44,36 @@ export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
 /** The configuration `ctx.plugin(WorkerPtcRuntime, options)` accepts; every field is optional. */
 export type WorkerPtcRuntimeOptions = Schemastery.TypeS<typeof Config>
 
+/** The known key closest to `key` (a typo's likely meaning), by edit distance. */
+function closest(key: string, known: readonly string[]): string {
+  const distance = (a: string, b: string) => {
+    let row = Array.from({ length: b.length + 1 }, (_, index) => index)
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i]
+      for (let j = 1; j <= b.length; j++) {
+        const same = a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase()
+        next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (same ? 0 : 1))
+      }
+      row = next
+    }
+    return row[b.length]!
+  }
+  return known.reduce((best, candidate) => (distance(key, candidate) < distance(key, best) ? candidate : best))
+}
+
+function refuseUnknownKeys(value: object, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new TypeError(`config.${prefix}${key} is not a known option; did you mean ${prefix}${closest(key, known)}?`)
+  }
+}
+
 /** Checks what the schema cannot express; throws naming the field and the rule. */
 export function checkConfig(config: WorkerPtcRuntimeConfig): void {
+  refuseUnknownKeys(config, Object.keys(Config.dict!), '')
+  if (config.sandbox) refuseUnknownKeys(config.sandbox, Object.keys(Sandbox.dict!), 'sandbox.')
+  if (config.sandbox && config.isolation === 'thread') {
+    throw new TypeError("config.sandbox needs config.isolation 'process': a sandbox confines a helper process, and 'thread' runs programs inside this one")
+  }
   const absolute = (field: string, value: string | undefined) => {
     if (value !== undefined && !path.isAbsolute(value)) {
       throw new TypeError(`config.${field} must be an absolute path, got ${JSON.stringify(value)}`)

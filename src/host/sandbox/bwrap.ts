@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process'
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
 
 /**
@@ -27,6 +28,9 @@ const BASE = [
 ]
 
 const PROBE_TIMEOUT_MS = 10_000
+
+/** What a confined helper must be able to read: the Node binary and this package (dist/..). */
+export const RUNTIME_PATHS: readonly string[] = [process.execPath, path.dirname(path.dirname(fileURLToPath(import.meta.url)))]
 
 function isExecutableFile(file: string): boolean {
   try {

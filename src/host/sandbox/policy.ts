@@ -54,9 +54,9 @@ export function checkPolicy(policy: unknown, field: string): SandboxExecutionPol
   return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots }
 }
 
-/** Identifies the helpers that may serve a run: same policy, same working directory. */
-export function policyKey(policy: SandboxExecutionPolicy, cwd: string): string {
-  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], cwd])
+/** Identifies the environments that may serve a run: same policy (each run sets its own cwd). */
+export function policyKey(policy: SandboxExecutionPolicy): string {
+  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? []])
 }
 
 /**
