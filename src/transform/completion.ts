@@ -18,10 +18,11 @@
  * the slot. Nothing inside functions or classes is a completion position.
  */
 import type { Node, Statement } from 'acorn'
+import { BOOTSTRAP_NAME } from '../seam/names.js'
 import type { ProgramEdits } from './edits.js'
 
 /** Where lowered code keeps the completion value of the current run. */
-export const COMPLETION_SLOT = '__ptc__.completion'
+export const COMPLETION_SLOT = `${BOOTSTRAP_NAME}.completion`
 
 /** One statement the completion rules touch. */
 export interface CompletionSite {
