@@ -5,10 +5,7 @@
  * later, by `parseWorkerMessage`, exactly as for an in-process worker.
  */
 import type { HelperFrame } from '../helper/protocol.js'
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isRecord } from '../json/index.js'
 
 /** The frame `raw` (a JSON.parse result) stands for, or `undefined` when it is not one. */
 export function parseHelperFrame(raw: unknown): HelperFrame | undefined {

@@ -10,7 +10,8 @@
 import { types } from 'node:util'
 import { uncurryThis } from '../intrinsics.js'
 
-export const { getOwnPropertyDescriptor, getPrototypeOf, ownKeys, setPrototypeOf } = Reflect
+export const { getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect
+const { setPrototypeOf } = Reflect
 export const { hasOwn, keys: objectKeys } = Object
 export const { isArray } = Array
 export const { isProxy, isBoxedPrimitive } = types

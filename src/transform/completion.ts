@@ -41,7 +41,7 @@ const NEVER_EMPTY = new Set([
 ])
 
 /** Whether a statement always completes with a value (possibly undefined), never empty. */
-export function isNeverEmpty(statement: Statement): boolean {
+function isNeverEmpty(statement: Statement): boolean {
   let inner = statement
   while (inner.type === 'LabeledStatement') inner = inner.body
   return NEVER_EMPTY.has(inner.type)

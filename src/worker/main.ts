@@ -4,7 +4,7 @@
  * Everything it needs is captured before any program runs.
  */
 import { type MessagePort, workerData } from 'node:worker_threads'
-import type { HostMessage, ProgramCode } from '../protocol.js'
+import type { HostMessage, ProgramCode, ReadyMessage } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
@@ -63,7 +63,7 @@ function serve(): void {
   })
   // Every module is loaded: the host may now terminate this worker without leaking the file
   // handles of a load in progress.
-  post(port, { type: 'ready' })
+  post(port, { type: 'ready' } satisfies ReadyMessage)
 }
 
 // Host messages wait in the port's queue until the rehearsal is over.
