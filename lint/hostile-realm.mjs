@@ -1,11 +1,11 @@
 /**
- * The hostile-realm rule, as an ESLint plugin. Code in `src/worker`, `src/json` and
- * `src/transform/hooks.ts` runs in the same JavaScript realm as the programs it serves (or
- * validates what they produced), and a program may replace any global or any built-in method:
- * `globalThis.Object`, `Array.prototype.map`, `Array.prototype[Symbol.iterator]`,
- * `Promise.prototype.then`, `require('node:path').resolve`. Such code must therefore capture
- * every built-in it needs while its module loads, before any program runs, and afterwards call
- * only what it captured. This rule reports, inside functions and class fields (code that runs
+ * The hostile-realm rule, as an ESLint plugin. Code in `src/worker`, `src/json` and a few files
+ * of `src/transform` (REALM_FILES in eslint.config.mjs) runs in the same JavaScript realm as the
+ * programs it serves (or validates what they produced), and a program may replace any global or
+ * any built-in method: `globalThis.Object`, `Array.prototype.map`,
+ * `Array.prototype[Symbol.iterator]`, `Promise.prototype.then`, `require('node:path').resolve`.
+ * Such code must therefore capture every built-in it needs while its module loads, before any
+ * program runs, and afterwards call only what it captured. This rule reports, inside functions and class fields (code that runs
  * later), what would reach a replaced built-in:
  *
  * - a reference to a global variable other than `undefined`, `NaN` and `Infinity` (which no

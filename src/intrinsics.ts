@@ -1,8 +1,9 @@
 /**
  * How code that runs in a program's realm calls built-ins. That code (`src/worker`, `src/json`,
- * `src/transform/hooks.ts`) keeps working after a program replaced any global or built-in
- * method, because it captures what it needs while its module loads, before any program runs,
- * and afterwards calls only what it captured. Lint enforces this (lint/hostile-realm.mjs).
+ * the lowered programs' hooks and position map in `src/transform`) keeps working after a program
+ * replaced any global or built-in method, because it captures what it needs while its module
+ * loads, before any program runs, and afterwards calls only what it captured. Lint enforces
+ * this (lint/hostile-realm.mjs).
  *
  * One way of calling: a prototype method is captured uncurried, taking its receiver first
  * (`const weakSetHas = uncurryThis(WeakSet.prototype.has)`, then `weakSetHas(set, value)`), so

@@ -4,7 +4,7 @@
  */
 export { lowerProgram } from './lower.js'
 export { createProgramHooks, createProgramState } from './hooks.js'
-export { PositionMap } from './positions.js'
+export { PositionMap } from './position-map.js'
 export { ProgramSyntaxError } from './syntax-error.js'
 
 export type { LoweredProgram } from './lower.js'

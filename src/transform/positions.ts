@@ -1,5 +1,7 @@
 /**
- * Mapping positions in lowered code back to the program as the model wrote it.
+ * Positions in lowered code, as the lowering records them for mapping back to the program as
+ * the model wrote it (the mapping itself is `PositionMap`, in position-map.ts, which runs in the
+ * worker).
  *
  * The lowered code is a sequence of runs: wrapper text (ours, maps nowhere), verbatim program
  * text (maps column for column), and inserted glue (maps to the program position it was
@@ -40,7 +42,7 @@ export const RunKind = {
 } as const
 
 /** Fields per run in {@link SerializedPositions.runs}. */
-const RUN_FIELDS = 5
+export const RUN_FIELDS = 5
 
 /**
  * Plain JSON data describing where each run of lowered code came from; it crosses a
@@ -54,69 +56,4 @@ const RUN_FIELDS = 5
 export interface SerializedPositions {
   file: string
   runs: number[]
-}
-
-/** A 1-based line and column, as V8 prints them in stack frames. */
-export interface ProgramPosition {
-  line: number
-  column: number
-}
-
-/** Maps positions in lowered code to positions in the original program. */
-export class PositionMap {
-  /** The file name frames of this lowered program carry (`program.js?<hash>`). */
-  readonly file: string
-  private readonly runs: number[]
-  private readonly count: number
-
-  /** Rebuild a map from {@link SerializedPositions} (e.g. in the worker, after a MessagePort). */
-  constructor(data: SerializedPositions) {
-    this.file = data.file
-    this.runs = data.runs
-    this.count = Math.floor(data.runs.length / RUN_FIELDS)
-  }
-
-  /**
-   * The original position of 1-based `line`/`column` in the lowered code, or `undefined` when
-   * that position is wrapper code.
-   */
-  original(line: number, column: number): ProgramPosition | undefined {
-    const generatedLine = line - 1
-    const generatedColumn = column - 1
-    const index = this.runAt(generatedLine, generatedColumn)
-    if (index < 0) return undefined
-    const base = index * RUN_FIELDS
-    const runs = this.runs
-    const kind = runs[base + 2]
-    const runLine = runs[base]!
-    const originalLine = runs[base + 3]!
-    const originalColumn = runs[base + 4]!
-    if (kind === RunKind.Anchored) return { line: originalLine + 1, column: originalColumn + 1 }
-    if (kind !== RunKind.Verbatim) return undefined
-    if (generatedLine === runLine) {
-      return { line: originalLine + 1, column: originalColumn + generatedColumn - runs[base + 1]! + 1 }
-    }
-    // Later lines of a verbatim run start at column 0 in both texts.
-    return { line: originalLine + generatedLine - runLine + 1, column }
-  }
-
-  /** Index of the last run starting at or before the position, or -1. */
-  private runAt(line: number, column: number): number {
-    const runs = this.runs
-    let low = 0
-    let high = this.count - 1
-    let found = -1
-    while (low <= high) {
-      const middle = (low + high) >>> 1
-      const runLine = runs[middle * RUN_FIELDS]!
-      const startsBefore = runLine < line || (runLine === line && runs[middle * RUN_FIELDS + 1]! <= column)
-      if (startsBefore) {
-        found = middle
-        low = middle + 1
-      } else {
-        high = middle - 1
-      }
-    }
-    return found
-  }
 }

@@ -5,7 +5,7 @@
  * agree. A program may replace it; our own rendering does not depend on it.
  */
 import { inspect, types } from 'node:util'
-import { PositionMap } from '../transform/positions.js'
+import { PositionMap } from '../transform/position-map.js'
 import type { ProgramCode } from '../protocol.js'
 import { ErrorOf, StringOf, WeakMapOf, weakMapGet, weakMapSet } from './intrinsics.js'
 

@@ -2,7 +2,8 @@
  * Stack text mapped the way the worker maps it, for tests that read stacks of lowered code
  * evaluated outside a worker (the worker itself maps frames in src/worker/stack.ts).
  */
-import { PROGRAM_FILENAME, type PositionMap } from '../../src/transform/positions.js'
+import type { PositionMap } from '../../src/transform/position-map.js'
+import { PROGRAM_FILENAME } from '../../src/transform/positions.js'
 
 const POSITION = /(?<![\w$./\\-])program\.js(\?[0-9a-z]+)?:(\d+)(?::(\d+))?/g
 const FRAME = /^\s*at /
