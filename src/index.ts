@@ -8,6 +8,7 @@ export {
   RESERVED_ERROR_MEMBERS,
   validateBindings,
 } from './seam/names.js'
+export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
   PtcBindingErrorClass,

@@ -10,6 +10,7 @@
  * violation of the run, nothing more.
  */
 import type { ThreadEnvironmentOptions } from '../host/thread.js'
+import { isRecord } from '../json/index.js'
 import type { HostMessage } from '../protocol.js'
 
 /** The helper's descriptor for the channel. */
@@ -43,8 +44,8 @@ export function encodeFrame(frame: HostFrame | HelperFrame): string {
 
 /** The frame `raw` (a JSON.parse result) stands for, or `undefined` when it is not one. */
 export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined
-  const frame = raw as Record<string, unknown>
+  if (!isRecord(raw)) return undefined
+  const frame = raw
   switch (frame.type) {
     case 'ready':
     case 'forged':

@@ -4,12 +4,13 @@
  */
 import path from 'node:path'
 import Schema from 'schemastery'
+import { PROGRAM_FORMATS, SANDBOX_MODES } from '../seam/types.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
 
 const Sandbox = Schema.object({
-  mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const).required(),
+  mode: Schema.union(SANDBOX_MODES).required(),
   workspaceRoot: Schema.string(),
   writableRoots: Schema.array(Schema.string()).default([]),
   /** bubblewrap: an absolute path, or a name looked up on PATH. */
@@ -32,7 +33,7 @@ export const Config = Schema.object({
   /** JSON bytes of the arguments of binding calls in flight at once, per environment. */
   maxPendingCallBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),
-  programFormat: Schema.union(['function-body', 'script', 'repl', 'scoped-repl'] as const).default('function-body'),
+  programFormat: Schema.union(PROGRAM_FORMATS).default('function-body'),
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),

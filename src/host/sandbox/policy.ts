@@ -4,9 +4,9 @@
  */
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import type { PtcRunResult, PtcRunSandbox, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
+import { SANDBOX_MODES, type PtcRunResult, type PtcRunSandbox, type SandboxExecutionPolicy, type SandboxMode } from '../../seam/types.js'
 
-const MODES: ReadonlySet<string> = new Set<SandboxMode>(['read-only', 'workspace-write', 'danger-full-access'])
+const MODES: ReadonlySet<string> = new Set(SANDBOX_MODES)
 
 /**
  * What a failure message looks like when bubblewrap's read-only mounts or the dropped
