@@ -9,7 +9,6 @@
  * traffic), so they are never shared between owners.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import path from 'node:path'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -21,9 +20,6 @@ import { parseHelperFrame } from './helper-frames.js'
 import { killProcessTrees } from './processes.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
-
-/** What a confined helper must be able to read: the Node binary and this package. */
-export const RUNTIME_PATHS: readonly string[] = [process.execPath, path.dirname(path.dirname(HELPER_FILE))]
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000

@@ -1,11 +1,13 @@
 /**
  * bubblewrap: finding the binary, the arguments that confine a helper process, and a cached
- * start-up probe. Measurements behind these choices are in research/sandbox.md.
+ * start-up probe.
  */
 import { execFile } from 'node:child_process'
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
+import { repositoryMetadata } from './repositories.js'
+import { RUNTIME_PATHS } from './runtime-files.js'
 
 /**
  * Flags every confined helper gets. The host file system is visible read-only; `/dev` and
@@ -51,7 +53,8 @@ export function locateBwrap(configured: string, searchPath = process.env.PATH ??
   return undefined
 }
 
-const underTmp = (file: string) => file === '/tmp' || file.startsWith('/tmp/')
+/** Whether `file` is `top` or lies beneath it. */
+const within = (file: string, top: string) => file === top || file.startsWith(`${top}/`)
 
 function real(file: string): string {
   try {
@@ -61,55 +64,63 @@ function real(file: string): string {
   }
 }
 
+/** Host places a mode hides behind a private tmpfs. */
+function privatePlaces(policy: SandboxExecutionPolicy): string[] {
+  return policy.mode === 'workspace-write' ? ['/tmp'] : []
+}
+
 export interface HelperConfinement {
   policy: SandboxExecutionPolicy
   /** The run's working directory (validated to exist). */
   cwd: string
-  /** Files the helper needs to start: the Node binary and the runtime's package directory. */
+  /** Files the helper runs from (the Node executable, this package and its dependencies). */
   runtimePaths: readonly string[]
 }
 
 /**
- * bwrap arguments (before `--` and the command) for a helper under `policy`.
+ * bwrap arguments (before `--` and the command) for a helper under `policy`. Later mounts win
+ * over earlier ones at the same place, so the order is the policy:
  *
- * `read-only` shows the whole host file system read-only, `/tmp` included, so the program
- * sees the host's files exactly as they are and can change none of them.
- *
- * `workspace-write` adds a private `/tmp` (a tmpfs discarded with the helper) and binds the
- * workspace root and writable roots read-write. The tmpfs hides the host's `/tmp`, so what the
- * helper needs from there comes back read-only first: the runtime's own files (at their top
- * `/tmp` directory, so hoisted dependencies resolve) and the cwd. The writable binds come
- * last, so they win over a read-only view of the same place.
+ * 1. the host file system, read-only, with private places (a tmpfs discarded with the helper)
+ *    hiding what the host keeps there: `/tmp` under `workspace-write`;
+ * 2. what the run must see from a private place, read-only: the cwd and the workspace root;
+ * 3. the writable roots, read-write (`workspace-write` only);
+ * 4. the repository metadata (`.git`) found in a writable root, read-only again, unless a
+ *    writable root names it (roots inside it are bound read-write once more);
+ * 5. the runtime's own files, read-only, wherever they are: a program must not change what a
+ *    later helper or the host runs, and the helper must find Node even in a private place.
  */
 export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement): string[] {
   const args = [...BASE]
-  if (policy.mode === 'workspace-write') {
-    args.push('--tmpfs', '/tmp')
-    // Mounts under the tmpfs so far (destination -> source): what lies beneath one is visible.
-    const mounts = new Map<string, string>()
-    const within = (file: string, top: string) => file.startsWith(`${top}/`)
-    const hidden = (file: string) => underTmp(file) && ![...mounts.keys()].some((top) => file === top || within(file, top))
-    const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
-      args.push(flag, source, destination)
-      if (underTmp(destination)) mounts.set(destination, source)
-    }
-    for (const file of runtimePaths.map(real).filter(underTmp)) {
-      const top = file.split('/').slice(0, 3).join('/')
-      if (hidden(top)) bind('--ro-bind', top)
-    }
-    // Sources are bound at their real paths (the kernel confines by real path). A path given
-    // through a symlink is bound as given too, unless the symlink itself is visible in a view
-    // of the host's directory, where it already leads to the real mount.
-    const symlinkVisible = (given: string) =>
-      !underTmp(given) || [...mounts].some(([top, source]) => top === source && within(given, top))
-    const expose = (flag: '--bind' | '--ro-bind', given: string) => {
-      const resolved = real(given)
-      if (flag === '--bind' || hidden(resolved)) bind(flag, resolved)
-      if (given !== resolved && (flag === '--bind' || hidden(given)) && !symlinkVisible(given)) bind(flag, resolved, given)
-    }
-    expose('--ro-bind', cwd)
-    for (const root of [policy.workspaceRoot, ...(policy.writableRoots ?? [])]) expose('--bind', root)
+  const hidden = privatePlaces(policy)
+  for (const place of hidden) args.push('--tmpfs', place)
+  // Mounts inside a private place so far (destination -> source): what lies beneath one is visible.
+  const mounts = new Map<string, string>()
+  const isHidden = (file: string) => hidden.some((place) => within(file, place)) && ![...mounts.keys()].some((top) => within(file, top))
+  const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
+    args.push(flag, source, destination)
+    if (hidden.some((place) => within(destination, place))) mounts.set(destination, source)
   }
+  // Sources are bound at their real paths (the kernel confines by real path). A path given
+  // through a symlink is bound as given too, unless the symlink itself is visible in a view
+  // of the host's directory, where it already leads to the real mount.
+  const symlinkVisible = (given: string) =>
+    !hidden.some((place) => within(given, place)) || [...mounts].some(([top, source]) => top === source && within(given, top))
+  const reveal = (given: string) => {
+    const resolved = real(given)
+    if (isHidden(resolved)) bind('--ro-bind', resolved)
+    if (given !== resolved && isHidden(given) && !symlinkVisible(given)) bind('--ro-bind', resolved, given)
+  }
+  reveal(cwd)
+  reveal(policy.workspaceRoot)
+  if (policy.mode === 'workspace-write') {
+    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
+    for (const root of roots) bind('--bind', root)
+    const metadata = roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry))
+    for (const entry of new Set(metadata)) bind('--ro-bind', entry)
+    for (const root of roots) if (metadata.some((entry) => within(root, entry))) bind('--bind', root)
+  }
+  for (const file of runtimePaths) bind('--ro-bind', file)
   args.push('--chdir', cwd)
   return args
 }
@@ -121,10 +132,11 @@ const probes = new Map<string, Promise<string | undefined>>()
  * get. Resolves `undefined` on success or the reason it failed. Cached per binary for the life
  * of the process: the answer depends on the kernel and the machine, not on the run.
  */
-export function probeBwrap(bwrap: string): Promise<string | undefined> {
+export function probeBwrap(bwrap: string, runtimePaths: readonly string[] = RUNTIME_PATHS): Promise<string | undefined> {
   let probe = probes.get(bwrap)
   if (!probe) {
-    const args = [...BASE, '--tmpfs', '/tmp', '--chdir', '/', '--', process.execPath, '--version']
+    const confinement = bwrapArguments({ policy: { mode: 'read-only', workspaceRoot: '/' }, cwd: '/', runtimePaths })
+    const args = [...confinement, '--', process.execPath, '--version']
     probe = new Promise((resolve) => {
       execFile(bwrap, args, { env: {}, timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' }, (error, _stdout, stderr) => {
         if (!error) return resolve(undefined)

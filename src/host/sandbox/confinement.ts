@@ -7,13 +7,14 @@
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
 import type { Environment } from '../environment.js'
 import { type RunPlan, type Settlement, execute } from '../execution.js'
-import { HelperEnvironment, RUNTIME_PATHS } from '../helper-environment.js'
+import { HelperEnvironment } from '../helper-environment.js'
 import { rehearsalProgram } from '../programs.js'
 import { OutputLedger } from '../ledger.js'
 import { RetainedEnvironments } from '../owners.js'
 import { EnvironmentPool } from '../pool.js'
 import { bwrapArguments, locateBwrap, probeBwrap } from './bwrap.js'
-import { checkPolicy, isConfined, policyKey, sandboxFacts } from './policy.js'
+import { checkPolicy, checkRoots, isConfined, policyKey, resolveRoots, sandboxFacts } from './policy.js'
+import { RUNTIME_PATHS } from './runtime-files.js'
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
 export interface SandboxConfig {
@@ -44,7 +45,7 @@ export class Confinement {
     private readonly _config: SandboxConfig,
     private readonly _options: ConfinementOptions,
   ) {
-    this.policy = checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? _options.cwd }, 'config.sandbox')
+    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? _options.cwd }, 'config.sandbox'))
   }
 
   /** One sentence for `executionInstructions` about what the default policy lets programs do. */
@@ -83,7 +84,7 @@ export class Confinement {
 
   /** Why runs under `policy` cannot be confined here, or `undefined` when they can. */
   unavailable(policy: SandboxExecutionPolicy): string | undefined {
-    return isConfined(policy.mode) ? this._problem : undefined
+    return isConfined(policy.mode) ? this._problem ?? checkRoots(policy) : undefined
   }
 
   /** A never-used helper environment for a one-shot run or a new state owner. */

@@ -2,7 +2,7 @@
  * Sandbox policies: validation at the boundary, the key that says which helper may serve a
  * run, and the facts every result of a policy run carries. Nothing here starts processes.
  */
-import { statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { PtcRunResult, PtcRunSandbox, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
 
@@ -52,6 +52,37 @@ export function checkPolicy(policy: unknown, field: string): SandboxExecutionPol
     ? (writableRoots ?? []).map((entry, index) => existingDirectory(entry, `${field}.writableRoots[${index}]`))
     : []
   return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots }
+}
+
+const writableRoots = (policy: SandboxExecutionPolicy) =>
+  policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
+
+/**
+ * `policy` with its roots replaced by their real paths. For the deployment's own policy only:
+ * a symlink the host wrote into its configuration is the host's intent, so it is followed once,
+ * at plugin load, and the sandbox binds what it led to then.
+ */
+export function resolveRoots(policy: SandboxExecutionPolicy): SandboxExecutionPolicy {
+  return { ...policy, workspaceRoot: realpathSync(policy.workspaceRoot), writableRoots: (policy.writableRoots ?? []).map((root) => realpathSync(root)) }
+}
+
+/**
+ * Why the writable roots of `policy` cannot be bound as given, or `undefined` when they can;
+ * checked at every run. A root whose path passes through a symlink is refused: a program
+ * that can write where the symlink lies (another run's writable root) could have planted it
+ * to redirect this run's writes outside the tree.
+ */
+export function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
+  for (const root of writableRoots(policy)) {
+    let resolved: string
+    try {
+      resolved = realpathSync(root)
+    } catch {
+      return `the writable root ${root} no longer exists`
+    }
+    if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
+  }
+  return undefined
 }
 
 /** Identifies the helpers that may serve a run: same policy, same working directory. */
