@@ -12,6 +12,8 @@ const Sandbox = Schema.object({
   mode: Schema.union(['read-only', 'workspace-write', 'danger-full-access'] as const).required(),
   workspaceRoot: Schema.string(),
   writableRoots: Schema.array(Schema.string()).default([]),
+  /** Absent: `'none'` in the confined modes, the host's under `danger-full-access`. */
+  network: Schema.union(['none', 'host'] as const),
   /** bubblewrap: an absolute path, or a name looked up on PATH. */
   bwrapPath: Schema.string().default('bwrap'),
 })

@@ -21,6 +21,9 @@ import { killProcessTrees } from './processes.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
 
+/** Where a wrapper reads its `input` (bubblewrap's seccomp filter); the helper channel is on CHANNEL_FD. */
+export const WRAPPER_INPUT_FD = 4
+
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000
 /** How long an unconfined helper gets to kill its program's subprocesses before SIGKILL. */
@@ -34,8 +37,11 @@ const EXIT_DRAIN_MS = 100
 const DIAGNOSTIC_CHARS = 600
 
 export interface HelperLaunch {
-  /** The confining wrapper (bubblewrap) and its arguments; absent for an unconfined helper. */
-  wrapper?: { command: string; args: string[] }
+  /**
+   * The confining wrapper (bubblewrap), its arguments, and bytes it reads from
+   * WRAPPER_INPUT_FD; absent for an unconfined helper.
+   */
+  wrapper?: { command: string; args: string[]; input?: Buffer }
   /** The helper's working directory: the run's cwd. */
   cwd: string
 }
@@ -84,7 +90,9 @@ export class HelperEnvironment implements Environment {
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(helperOptions)]
     const [command, ...args] = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...node] : node
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
-    this._child = spawn(command!, args, { cwd: launch.cwd, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
+    const input = launch.wrapper?.input
+    this._child = spawn(command!, args, { cwd: launch.cwd, env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...(input ? ['pipe' as const] : [])] })
+    if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
     this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel]
     // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.

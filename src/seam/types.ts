@@ -42,6 +42,8 @@ export interface PtcBindingNamespace {
 
 /** A deployment's file policy: read everything and write nothing, write inside the workspace, or no confinement. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
+/** What network a sandboxed program reaches: none at all (a private network namespace), or the host's. */
+export type SandboxNetwork = 'none' | 'host'
 /** How completely a result's sandbox policy was enforced; reported in `PtcRunSandbox.enforcement`. */
 export type SandboxEnforcement = 'full' | 'partial'
 
@@ -53,12 +55,19 @@ export interface SandboxExecutionPolicy {
   workspaceRoot: string
   /** Further absolute paths writable in `workspace-write` mode. */
   writableRoots?: string[]
+  /**
+   * The network the program reaches. Defaults to `'none'` in the confined modes (no network
+   * and no abstract unix sockets shared with the host); `danger-full-access` is always `'host'`.
+   */
+  network?: SandboxNetwork
 }
 
 /** Sandbox facts reported with a result. */
 export interface PtcRunSandbox {
   /** The mode the run executed under. */
   mode: SandboxMode
+  /** The network the run could reach. */
+  network: SandboxNetwork
   /** The program's failure text carried the backend's denial signature. A diagnostic, not proof. */
   denied: boolean
   /** How completely the policy was enforced; absent when nothing was confined. */

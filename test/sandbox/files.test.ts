@@ -54,7 +54,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
       sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
     })
     expect(result.error).toEqual({ kind: 'exception', message: expect.stringMatching(/EROFS: read-only file system/) })
-    expect(result.sandbox).toEqual({ mode: 'read-only', denied: true, enforcement: 'full' })
+    expect(result.sandbox).toEqual({ mode: 'read-only', network: 'none', denied: true, enforcement: 'full' })
     expect(existsSync(target)).toBe(false)
   })
 
@@ -62,7 +62,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
     const result = await env.run(fsProgram(`return fs.readFileSync('input.txt', 'utf8')`), {
       sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
     })
-    expect(result).toEqual({ output: [], value: 'from the host', sandbox: { mode: 'read-only', denied: false, enforcement: 'full' } })
+    expect(result).toEqual({ output: [], value: 'from the host', sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
 
   it('workspace-write allows writes inside the workspace root and the writable roots', async () => {
@@ -80,7 +80,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
     probes.push(probe)
     const result = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(probe)}, 'escaped')`))
     expect(result.error?.kind).toBe('exception')
-    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: true, enforcement: 'full' })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: true, enforcement: 'full' })
     expect(existsSync(probe)).toBe(false)
   })
 

@@ -2,18 +2,23 @@
  * bubblewrap: finding the binary, the arguments that confine a helper process, and a cached
  * start-up probe.
  */
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
+import type { Readable, Writable } from 'node:stream'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
+import { WRAPPER_INPUT_FD } from '../helper-environment.js'
 import { repositoryMetadata } from './repositories.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
+import { unixSocketFilter } from './seccomp.js'
 
 /**
  * Flags every confined helper gets. The host file system is visible read-only; `/dev` and
  * `/proc` are fresh; the PID namespace hides every host process and dies with its first
- * process, taking every descendant along; `--new-session` keeps the program off the host's
- * terminal.
+ * process, taking every descendant along; the IPC namespace keeps System V objects and POSIX
+ * message queues private (a program could otherwise leave a channel to other conversations,
+ * or remove a host service's); `--new-session` keeps the program off the host's terminal; the
+ * seccomp filter (read from the helper's descriptor WRAPPER_INPUT_FD) refuses unix sockets.
  *
  * The user namespace with all capabilities dropped matters when the host runs as root:
  * without it the program keeps CAP_SYS_ADMIN and `mount -o remount,rw /` undoes the
@@ -25,7 +30,8 @@ const BASE = [
   '--dev', '/dev',
   '--proc', '/proc',
   '--unshare-user', '--disable-userns', '--cap-drop', 'ALL',
-  '--unshare-pid', '--die-with-parent', '--new-session',
+  '--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session',
+  '--seccomp', String(WRAPPER_INPUT_FD),
 ]
 
 const PROBE_TIMEOUT_MS = 10_000
@@ -64,9 +70,25 @@ function real(file: string): string {
   }
 }
 
-/** Host places a mode hides behind a private tmpfs. */
-function privatePlaces(policy: SandboxExecutionPolicy): string[] {
-  return policy.mode === 'workspace-write' ? ['/tmp'] : []
+/**
+ * Host places a confined helper sees as an empty private tmpfs, discarded with it: where the
+ * host keeps scratch files and the sockets of its services (tmux, D-Bus, Docker, ssh and gpg
+ * agents). Real paths of existing directories, none inside another.
+ */
+function privatePlaces(): string[] {
+  const uid = process.getuid?.()
+  const candidates = ['/tmp', '/var/tmp', '/run', '/var/run', process.env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`]
+  const places = new Set<string>()
+  for (const candidate of candidates) {
+    if (!candidate || !path.isAbsolute(candidate)) continue
+    const resolved = real(candidate)
+    try {
+      if (resolved !== '/' && statSync(resolved).isDirectory()) places.add(resolved)
+    } catch {
+      // not on this host
+    }
+  }
+  return [...places].filter((place) => ![...places].some((other) => other !== place && within(place, other)))
 }
 
 export interface HelperConfinement {
@@ -82,8 +104,10 @@ export interface HelperConfinement {
  * over earlier ones at the same place, so the order is the policy:
  *
  * 1. the host file system, read-only, with private places (a tmpfs discarded with the helper)
- *    hiding what the host keeps there: `/tmp` under `workspace-write`;
- * 2. what the run must see from a private place, read-only: the cwd and the workspace root;
+ *    hiding what the host keeps there: `/tmp`, `/var/tmp`, `/run` and the user's runtime
+ *    directory;
+ * 2. what the run must see from a private place, read-only: the cwd, the workspace root and
+ *    the resolver configuration (often a link into `/run`);
  * 3. the writable roots, read-write (`workspace-write` only);
  * 4. the repository metadata (`.git`) found in a writable root, read-only again, unless a
  *    writable root names it (roots inside it are bound read-write once more);
@@ -92,7 +116,8 @@ export interface HelperConfinement {
  */
 export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement): string[] {
   const args = [...BASE]
-  const hidden = privatePlaces(policy)
+  if (policy.network !== 'host') args.push('--unshare-net')
+  const hidden = privatePlaces()
   for (const place of hidden) args.push('--tmpfs', place)
   // Mounts inside a private place so far (destination -> source): what lies beneath one is visible.
   const mounts = new Map<string, string>()
@@ -113,6 +138,7 @@ export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement)
   }
   reveal(cwd)
   reveal(policy.workspaceRoot)
+  reveal('/etc/resolv.conf')
   if (policy.mode === 'workspace-write') {
     const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
     for (const root of roots) bind('--bind', root)
@@ -125,6 +151,11 @@ export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement)
   return args
 }
 
+/** How to start a confined helper: bubblewrap, its arguments, and the seccomp filter it reads. */
+export function helperWrapper(bwrap: string, confinement: HelperConfinement): { command: string; args: string[]; input: Buffer } {
+  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter() }
+}
+
 const probes = new Map<string, Promise<string | undefined>>()
 
 /**
@@ -135,12 +166,24 @@ const probes = new Map<string, Promise<string | undefined>>()
 export function probeBwrap(bwrap: string, runtimePaths: readonly string[] = RUNTIME_PATHS): Promise<string | undefined> {
   let probe = probes.get(bwrap)
   if (!probe) {
-    const confinement = bwrapArguments({ policy: { mode: 'read-only', workspaceRoot: '/' }, cwd: '/', runtimePaths })
-    const args = [...confinement, '--', process.execPath, '--version']
     probe = new Promise((resolve) => {
-      execFile(bwrap, args, { env: {}, timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' }, (error, _stdout, stderr) => {
-        if (!error) return resolve(undefined)
-        const detail = stderr.trim().split('\n').pop() || error.message
+      let wrapper: ReturnType<typeof helperWrapper>
+      try {
+        wrapper = helperWrapper(bwrap, { policy: { mode: 'read-only', workspaceRoot: '/' }, cwd: '/', runtimePaths })
+      } catch (error) {
+        return resolve(`confinement is not possible here: ${(error as Error).message}`)
+      }
+      const stdio = Array.from({ length: WRAPPER_INPUT_FD + 1 }, (_, fd) => (fd === 2 || fd === WRAPPER_INPUT_FD ? 'pipe' : 'ignore') as 'pipe' | 'ignore')
+      const child = spawn(bwrap, [...wrapper.args, '--', process.execPath, '--version'], { env: {}, stdio, timeout: PROBE_TIMEOUT_MS })
+      const input = child.stdio[WRAPPER_INPUT_FD] as Writable
+      input.on('error', () => undefined) // a bwrap that exits without reading it
+      input.end(wrapper.input)
+      let stderr = ''
+      ;(child.stderr as Readable).setEncoding('utf8').on('data', (text: string) => (stderr += text))
+      child.on('error', (error) => resolve(`${bwrap} failed its start-up probe: ${error.message}`))
+      child.on('close', (code, signal) => {
+        if (code === 0) return resolve(undefined)
+        const detail = stderr.trim().split('\n').pop() || (signal ? `killed by ${signal}` : `exit code ${code}`)
         resolve(`${bwrap} failed its start-up probe: ${detail}`)
       })
     })

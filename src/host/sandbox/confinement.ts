@@ -4,7 +4,7 @@
  * cwd, fresh for any other, and retained per (state owner, policy, cwd). Created only when the
  * deployment configures `sandbox`; the provider delegates every policy decision to it.
  */
-import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
+import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import type { Environment } from '../environment.js'
 import { type RunPlan, type Settlement, execute } from '../execution.js'
 import { HelperEnvironment } from '../helper-environment.js'
@@ -12,8 +12,8 @@ import { rehearsalProgram } from '../programs.js'
 import { OutputLedger } from '../ledger.js'
 import { RetainedEnvironments } from '../owners.js'
 import { EnvironmentPool } from '../pool.js'
-import { bwrapArguments, locateBwrap, probeBwrap } from './bwrap.js'
-import { checkPolicy, checkRoots, isConfined, policyKey, resolveRoots, sandboxFacts } from './policy.js'
+import { helperWrapper, locateBwrap, probeBwrap } from './bwrap.js'
+import { checkPolicy, checkRoots, isConfined, policyInstructions, policyKey, resolveRoots, sandboxFacts } from './policy.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
@@ -21,6 +21,7 @@ export interface SandboxConfig {
   mode: SandboxMode
   workspaceRoot?: string
   writableRoots?: string[]
+  network?: SandboxNetwork
   bwrapPath: string
 }
 
@@ -48,15 +49,9 @@ export class Confinement {
     this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? _options.cwd }, 'config.sandbox'))
   }
 
-  /** One sentence for `executionInstructions` about what the default policy lets programs do. */
+  /** One paragraph for `executionInstructions` about what the default policy lets programs do. */
   get instructions(): string {
-    const { mode, workspaceRoot, writableRoots = [] } = this.policy
-    const cwd = `The working directory is ${workspaceRoot}.`
-    if (mode === 'danger-full-access') return `${cwd} Files are not sandboxed.`
-    const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
-    if (mode === 'read-only') return `${cwd} The file system is read-only: writes ${denied}.`
-    const roots = [workspaceRoot, ...writableRoots].join(', ')
-    return `${cwd} You may write only inside ${roots} and /tmp (private to this environment); other writes ${denied}.`
+    return policyInstructions(this.policy)
   }
 
   /**
@@ -123,12 +118,12 @@ export class Confinement {
 
   /** `result` with the sandbox facts of a run under `policy`. */
   report(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunResult {
-    return { ...result, sandbox: sandboxFacts(policy.mode, result) }
+    return { ...result, sandbox: sandboxFacts(policy, result) }
   }
 
   private _spawn(policy: SandboxExecutionPolicy, cwd: string): HelperEnvironment {
     const wrapper = isConfined(policy.mode)
-      ? { command: this._bwrap!, args: bwrapArguments({ policy, cwd, runtimePaths: RUNTIME_PATHS }) }
+      ? helperWrapper(this._bwrap!, { policy, cwd, runtimePaths: RUNTIME_PATHS })
       : undefined
     return new HelperEnvironment(
       { cwd, ...(wrapper ? { wrapper } : {}) },

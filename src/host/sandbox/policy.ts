@@ -4,9 +4,10 @@
  */
 import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
-import type { PtcRunResult, PtcRunSandbox, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
+import type { PtcRunResult, PtcRunSandbox, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 
 const MODES: ReadonlySet<string> = new Set<SandboxMode>(['read-only', 'workspace-write', 'danger-full-access'])
+const NETWORKS: ReadonlySet<string> = new Set<SandboxNetwork>(['none', 'host'])
 
 /**
  * What a failure message looks like when bubblewrap's read-only mounts or the dropped
@@ -33,14 +34,24 @@ function existingDirectory(value: unknown, field: string): string {
   return path.resolve(value)
 }
 
+/** The network of a policy: as given, `'none'` by default when confined, always the host's otherwise. */
+function checkNetwork(network: unknown, mode: SandboxMode, field: string): SandboxNetwork {
+  if (network !== undefined && (typeof network !== 'string' || !NETWORKS.has(network))) {
+    throw new TypeError(`${field}.network must be one of ${[...NETWORKS].join(', ')}, got ${JSON.stringify(network)}`)
+  }
+  if (isConfined(mode)) return (network as SandboxNetwork | undefined) ?? 'none'
+  if (network === 'none') throw new TypeError(`${field}.network cannot be "none" under danger-full-access, which confines nothing`)
+  return 'host'
+}
+
 /**
  * Checks a policy and returns its canonical copy: a known mode, an existing absolute
- * workspace root, and (for `workspace-write` only, the one mode they affect) existing absolute
- * writable roots. Throws naming `field` and the rule.
+ * workspace root, (for `workspace-write` only, the one mode they affect) existing absolute
+ * writable roots, and the network. Throws naming `field` and the rule.
  */
 export function checkPolicy(policy: unknown, field: string): SandboxExecutionPolicy {
   if (typeof policy !== 'object' || policy === null) throw new TypeError(`${field} must be an object`)
-  const { mode, workspaceRoot, writableRoots } = policy as Record<string, unknown>
+  const { mode, workspaceRoot, writableRoots, network } = policy as Record<string, unknown>
   if (typeof mode !== 'string' || !MODES.has(mode)) {
     throw new TypeError(`${field}.mode must be one of ${[...MODES].join(', ')}, got ${JSON.stringify(mode)}`)
   }
@@ -51,7 +62,7 @@ export function checkPolicy(policy: unknown, field: string): SandboxExecutionPol
   const roots = mode === 'workspace-write'
     ? (writableRoots ?? []).map((entry, index) => existingDirectory(entry, `${field}.writableRoots[${index}]`))
     : []
-  return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots }
+  return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots, network: checkNetwork(network, mode as SandboxMode, field) }
 }
 
 const writableRoots = (policy: SandboxExecutionPolicy) =>
@@ -87,7 +98,22 @@ export function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
 
 /** Identifies the helpers that may serve a run: same policy, same working directory. */
 export function policyKey(policy: SandboxExecutionPolicy, cwd: string): string {
-  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], cwd])
+  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], policy.network, cwd])
+}
+
+/** One paragraph for `executionInstructions` about what `policy` lets programs do. */
+export function policyInstructions(policy: SandboxExecutionPolicy): string {
+  const { mode, workspaceRoot, writableRoots = [], network } = policy
+  const cwd = `The working directory is ${workspaceRoot}.`
+  if (mode === 'danger-full-access') return `${cwd} Files and network are not sandboxed.`
+  const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
+  const files = mode === 'read-only'
+    ? `The file system is read-only apart from /tmp (private to this environment): other writes ${denied}.`
+    : `You may write only inside ${[workspaceRoot, ...writableRoots].join(', ')} and /tmp (private to this environment); other writes ${denied}.`
+  const reach = network === 'host'
+    ? 'The network is reachable, but unix sockets cannot be created (EPERM).'
+    : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
+  return `${cwd} ${files} ${reach}`
 }
 
 /**
@@ -95,9 +121,10 @@ export function policyKey(policy: SandboxExecutionPolicy, cwd: string): string {
  * it is absent for `danger-full-access` and when the sandbox could not be established (the
  * program did not run). `denied` is true only when the failure text carries a denial.
  */
-export function sandboxFacts(mode: SandboxMode, result: PtcRunResult): PtcRunSandbox {
+export function sandboxFacts(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunSandbox {
+  const { mode, network = 'host' } = policy
   const kind = result.error?.kind
   const enforced = isConfined(mode) && kind !== 'sandbox-unavailable'
   const denied = enforced && result.error !== undefined && DENIAL.test(result.error.message)
-  return enforced ? { mode, denied, enforcement: 'full' } : { mode, denied }
+  return enforced ? { mode, network, denied, enforcement: 'full' } : { mode, network, denied }
 }
