@@ -18,6 +18,7 @@ import type { ImageAttachmentRef } from '../seam/types.js'
 import type { Environment, EnvironmentListener, EnvironmentOptions } from './environment.js'
 import { parseHelperFrame } from './helper-frames.js'
 import { killProcessTrees } from './processes.js'
+import { sweepHelperNamespace } from './sandbox/namespace.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
 
@@ -79,6 +80,8 @@ export class HelperEnvironment implements Environment {
   private _timer: NodeJS.Timeout | undefined
   /** The helper's answer to the latest sweep: nothing of the program's is left in its namespace. */
   private _alone = false
+  /** The host found the program's processes where the helper said there were none: it lies. */
+  private _subverted = false
   /** Kill requests awaiting the helper's `killed`, by id. */
   private readonly _kills = new Map<number, () => void>()
   private _killId = 0
@@ -120,7 +123,7 @@ export class HelperEnvironment implements Environment {
   }
 
   get alive(): boolean {
-    return !this._processExited && this._workerExit === undefined
+    return !this._processExited && this._workerExit === undefined && !this._subverted
   }
 
   attach(listener: EnvironmentListener | undefined): void {
@@ -151,7 +154,7 @@ export class HelperEnvironment implements Environment {
     if (this._processExited || this._corrupt) return Promise.resolve()
     const id = ++this._killId
     this._alone = false
-    return new Promise((resolve) => {
+    const answered = new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer)
         this._kills.delete(id)
@@ -162,6 +165,15 @@ export class HelperEnvironment implements Environment {
       // Under bubblewrap the helper has a PID namespace of its own, so it may sweep it.
       this._write({ type: 'kill-subprocesses', id, sweep: this.confined, thorough })
     })
+    return this.confined ? answered.then(() => this._sweepFromHost()) : answered
+  }
+
+  /** Checks the helper's answer from outside: kills what is left in its namespace; a liar is discarded. */
+  private async _sweepFromHost(): Promise<void> {
+    if (this._child.pid === undefined || this._processExited) return
+    const { found, cleared } = await sweepHelperNamespace(this._child.pid)
+    if (!cleared || (found && this._alone)) this._subverted = true
+    this._alone = cleared && !this._subverted
   }
 
   /**
