@@ -7,33 +7,68 @@
  * Under bubblewrap the tree is: bwrap (the host's child) → bwrap's reaper (PID 1 inside) → the
  * helper (PID 2 inside, bwrap's only fork) → whatever the program started. Every process of the
  * namespace descends from the reaper (orphans are reparented to it), so walking the tree from
- * there finds them all, with nothing but world-readable /proc files.
+ * there finds them all, with nothing but world-readable /proc files, and none of the host's
+ * other processes need be read.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /** Kill passes before giving up on a namespace that keeps spawning. */
 const PASSES = 20
 const PASS_PAUSE_MS = 5
 
-interface Entry {
-  ppid: number
-  state: string
-}
+/** Whether this kernel lists each task's children (`CONFIG_PROC_CHILDREN`): a walk then reads only the tree. */
+const LISTS_CHILDREN = existsSync(`/proc/self/task/${process.pid}/children`)
 
-function table(): Map<number, Entry> {
-  const entries = new Map<number, Entry>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
+/** Direct children of `pid` (of any of its threads: a worker thread's subprocess is that thread's child). */
+function childrenOf(pid: number): number[] {
+  if (!LISTS_CHILDREN) return wholeTable().get(pid) ?? []
+  const found: number[] = []
+  let tasks: string[]
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return found // exited
+  }
+  for (const task of tasks) {
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      entries.set(Number(name), { state: fields[0]!, ppid: Number(fields[1]) })
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) found.push(Number(child))
     } catch {
-      // exited while we looked
+      // the thread ended while we looked
     }
   }
-  return entries
+  return found
+}
+
+/** Every process's children, from a scan of all of /proc (kernels without children lists). */
+function wholeTable(): Map<number, number[]> {
+  const children = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const ppid = parentOf(Number(name))
+    if (ppid === undefined) continue
+    const siblings = children.get(ppid)
+    if (siblings) siblings.push(Number(name))
+    else children.set(ppid, [Number(name)])
+  }
+  return children
+}
+
+function stat(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    return { state: fields[0]!, ppid: Number(fields[1]) }
+  } catch {
+    return undefined
+  }
+}
+
+const parentOf = (pid: number) => stat(pid)?.ppid
+
+function live(pid: number): boolean {
+  const state = stat(pid)?.state
+  return state !== undefined && state !== 'Z' && state !== 'X'
 }
 
 /** The PIDs of `pid` in each PID namespace from the host's down (the `NSpid` line). */
@@ -46,26 +81,18 @@ function namespacePids(pid: number): number[] {
   }
 }
 
-const live = (entry: Entry | undefined) => entry !== undefined && entry.state !== 'Z' && entry.state !== 'X'
-
 /** Live processes of the namespace under `bwrapPid` other than its reaper and the helper. */
 function strays(bwrapPid: number): number[] {
-  const processes = table()
-  const children = new Map<number, number[]>()
-  for (const [pid, entry] of processes) {
-    const siblings = children.get(entry.ppid)
-    if (siblings) siblings.push(pid)
-    else children.set(entry.ppid, [pid])
-  }
-  const reaper = (children.get(bwrapPid) ?? []).find((pid) => namespacePids(pid).at(-1) === 1)
+  const reaper = childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
   if (reaper === undefined) return []
   const found: number[] = []
   const pending = [reaper]
   while (pending.length > 0) {
-    for (const child of children.get(pending.pop()!) ?? []) {
+    const parent = pending.pop()!
+    for (const child of childrenOf(parent)) {
       pending.push(child)
-      const helper = processes.get(child)!.ppid === reaper && namespacePids(child).at(-1) === 2
-      if (!helper && live(processes.get(child))) found.push(child)
+      const helper = parent === reaper && namespacePids(child).at(-1) === 2
+      if (!helper && live(child)) found.push(child)
     }
   }
   return found
