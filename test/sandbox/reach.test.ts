@@ -45,6 +45,16 @@ function connectFromSubprocess(target: string): string {
     return cp.execFileSync(process.execPath, ['-e', ${JSON.stringify(script)}], { encoding: 'utf8' })`
 }
 
+const installed = (command: string) => {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+const python = installed('python3')
+
 describe.skipIf(!bwrap)('network and unix sockets under a sandbox policy', () => {
   const temp = tempDirectory('ptc-sandbox-reach')
   const runtimeDir = path.join(os.homedir(), `.ptc-runtime-dir-${marker()}`)
@@ -136,6 +146,13 @@ describe.skipIf(!bwrap)('network and unix sockets under a sandbox policy', () =>
     expect(result.value).toEqual(['piped', 'over ipc'])
   })
 
+  it.skipIf(!python)('refuses datagram socket pairs, which can address any socket path, and allows stream pairs', async () => {
+    const pair = (type: string) => `import socket\ntry:\n  socket.socketpair(socket.AF_UNIX, socket.${type})\n  print("created")\nexcept OSError as error:\n  print(error.errno)`
+    const result = await env.run(`const cp = await import('node:child_process')
+      return [${JSON.stringify(pair('SOCK_DGRAM'))}, ${JSON.stringify(pair('SOCK_STREAM'))}].map((script) => cp.execFileSync('python3', ['-c', script], { encoding: 'utf8' }).trim())`)
+    expect(result.value).toEqual(['1', 'created'])
+  })
+
   it('has no network by default: the host loopback is not reachable and the facts say so', async () => {
     const result = await env.run(connectProgram(tcp.address as number))
     expect(result.value).toBe('ECONNREFUSED')
@@ -156,14 +173,7 @@ describe.skipIf(!bwrap)('network and unix sockets under a sandbox policy', () =>
   })
 })
 
-const ipcmk = (() => {
-  try {
-    execFileSync('ipcmk', ['--help'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
+const ipcmk = installed('ipcmk')
 if (bwrap && !ipcmk) console.warn('the IPC namespace test is skipped: ipcmk (util-linux) is not installed')
 
 describe.skipIf(!bwrap || !ipcmk)('System V IPC under a sandbox policy', () => {
