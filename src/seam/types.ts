@@ -51,9 +51,13 @@ export type SandboxEnforcement = 'full' | 'partial'
 export interface SandboxExecutionPolicy {
   /** What the program may write. */
   mode: SandboxMode
-  /** Absolute path of the workspace; writable in `workspace-write` mode. */
+  /**
+   * Absolute path of the workspace; writable in `workspace-write` mode. A writable root in a
+   * request's policy must be a real path: one that passes through a symlink fails the run with
+   * `sandbox-unavailable` (the deployment's own roots are resolved once, when the plugin loads).
+   */
   workspaceRoot: string
-  /** Further absolute paths writable in `workspace-write` mode. */
+  /** Further absolute paths writable in `workspace-write` mode; real paths, as `workspaceRoot`. */
   writableRoots?: string[]
   /**
    * The network the program reaches. Defaults to `'none'` in the confined modes (no network

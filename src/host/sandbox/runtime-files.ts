@@ -17,7 +17,9 @@ function real(file: string): string {
   }
 }
 
-function manifest(directory: string): { name?: unknown; dependencies?: Record<string, string> } | undefined {
+type Dependencies = Record<string, string> | undefined
+
+function manifest(directory: string): { name?: unknown; dependencies?: Dependencies; peerDependencies?: Dependencies; optionalDependencies?: Dependencies } | undefined {
   try {
     return JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8'))
   } catch {
@@ -47,14 +49,16 @@ function lookUp(name: string, directory: string): string | undefined {
 
 /**
  * The real directories of this package and of every package it depends on, transitively, as
- * Node would resolve them (optional ones that are not installed are skipped).
+ * Node would resolve them: dependencies, optional ones that are installed, and peers (Cordis,
+ * which the host loads with this package).
  */
 function packageClosure(root: string): string[] {
   const found = new Set([real(root)])
   const pending = [real(root)]
   while (pending.length > 0) {
     const directory = pending.pop()!
-    for (const name of Object.keys(manifest(directory)?.dependencies ?? {})) {
+    const { dependencies, peerDependencies, optionalDependencies } = manifest(directory) ?? {}
+    for (const name of Object.keys({ ...dependencies, ...peerDependencies, ...optionalDependencies })) {
       const dependency = lookUp(name, directory)
       if (dependency && !found.has(dependency)) {
         found.add(dependency)
@@ -67,7 +71,7 @@ function packageClosure(root: string): string[] {
 
 /**
  * Real paths of what every confined helper binds read-only, last, over every other mount: the
- * Node executable the helper runs, this package's directory, and its dependencies. Computed
- * once: they do not move while the host runs.
+ * Node executable the helper runs, this package's directory, and the packages it loads.
+ * Computed once: they do not move while the host runs.
  */
 export const RUNTIME_PATHS: readonly string[] = [real(process.execPath), ...packageClosure(packageRoot())]
