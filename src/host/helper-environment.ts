@@ -18,6 +18,7 @@ import type { ImageAttachmentRef } from '../seam/types.js'
 import type { Environment, EnvironmentListener, EnvironmentOptions } from './environment.js'
 import { parseHelperFrame } from './helper-frames.js'
 import { killProcessTrees } from './processes.js'
+import { checkHelperRoots } from './sandbox/mounts.js'
 import { sweepHelperNamespace } from './sandbox/namespace.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
@@ -39,10 +40,10 @@ const DIAGNOSTIC_CHARS = 600
 
 export interface HelperLaunch {
   /**
-   * The confining wrapper (bubblewrap), its arguments, and bytes it reads from
-   * WRAPPER_INPUT_FD; absent for an unconfined helper.
+   * The confining wrapper (bubblewrap), its arguments, bytes it reads from WRAPPER_INPUT_FD,
+   * and the writable roots it binds; absent for an unconfined helper.
    */
-  wrapper?: { command: string; args: string[]; input?: Buffer }
+  wrapper?: { command: string; args: string[]; input?: Buffer; roots?: string[] }
   /** The helper's working directory: the run's cwd. */
   cwd: string
 }
@@ -67,6 +68,7 @@ export class HelperEnvironment implements Environment {
   readonly carried = new Set<string>()
   runs = 0
   private readonly _child: ChildProcess
+  private readonly _roots: readonly string[]
   private readonly _channel: Socket
   private readonly _streams: Socket[]
   private readonly _reader: FrameReader
@@ -88,6 +90,7 @@ export class HelperEnvironment implements Environment {
 
   constructor(launch: HelperLaunch, options: HelperEnvironmentOptions) {
     this.confined = launch.wrapper !== undefined
+    this._roots = launch.wrapper?.roots ?? []
     this._reader = new FrameReader(options.maxFrameBytes)
     const helperOptions: HelperOptions = { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb, rehearsal: options.rehearsal }
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(helperOptions)]
@@ -136,6 +139,11 @@ export class HelperEnvironment implements Environment {
 
   send(message: HostMessage): void {
     if (this.alive && !this._corrupt) this._write({ type: 'relay', message })
+  }
+
+  /** Why the helper does not have its writable roots where the host checked them, or `undefined`. */
+  rootsProblem(): string | undefined {
+    return this._roots.length === 0 || this._child.pid === undefined ? undefined : checkHelperRoots(this._child.pid, this._roots)
   }
 
   /** The helper vetted the report against its own process table before relaying it. */

@@ -151,9 +151,11 @@ export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement)
   return args
 }
 
-/** How to start a confined helper: bubblewrap, its arguments, and the seccomp filter it reads. */
-export function helperWrapper(bwrap: string, confinement: HelperConfinement): { command: string; args: string[]; input: Buffer } {
-  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter() }
+/** How to start a confined helper: bubblewrap, its arguments, the seccomp filter it reads, and the roots to check. */
+export function helperWrapper(bwrap: string, confinement: HelperConfinement): { command: string; args: string[]; input: Buffer; roots: string[] } {
+  const { policy } = confinement
+  const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
+  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()

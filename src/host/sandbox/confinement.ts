@@ -159,7 +159,8 @@ export async function executeWhenReady(environment: Environment, plan: RunPlan):
     if (signal?.aborted) resolve(ABORTED)
     else signal?.addEventListener('abort', onAbort, { once: true })
   })
-  const problem = await Promise.race([environment.ready, aborted])
+  // The roots are checked from outside once the helper runs: a path swapped while bwrap bound it is refused.
+  const problem = (await Promise.race([environment.ready, aborted])) ?? environment.rootsProblem()
   signal?.removeEventListener('abort', onAbort!)
   if (problem === undefined) return execute(environment, plan)
   const ledger = new OutputLedger(plan.maxOutputBytes)

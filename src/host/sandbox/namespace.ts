@@ -81,9 +81,18 @@ function namespacePids(pid: number): number[] {
   }
 }
 
+/** bwrap's reaper (PID 1 inside) under `bwrapPid`, if it runs. */
+const reaperOf = (bwrapPid: number) => childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
+
+/** The host PID of the helper (PID 2 inside) whose bubblewrap is `bwrapPid`, if it runs. */
+export function helperOf(bwrapPid: number): number | undefined {
+  const reaper = reaperOf(bwrapPid)
+  return reaper === undefined ? undefined : childrenOf(reaper).find((pid) => namespacePids(pid).at(-1) === 2)
+}
+
 /** Live processes of the namespace under `bwrapPid` other than its reaper and the helper. */
 function strays(bwrapPid: number): number[] {
-  const reaper = childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
+  const reaper = reaperOf(bwrapPid)
   if (reaper === undefined) return []
   const found: number[] = []
   const pending = [reaper]
