@@ -122,7 +122,8 @@ export function policyInstructions(policy: SandboxExecutionPolicy): string {
  * program did not run). `denied` is true only when the failure text carries a denial.
  */
 export function sandboxFacts(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunSandbox {
-  const { mode, network = 'host' } = policy
+  const { mode } = policy
+  const network = policy.network ?? (isConfined(mode) ? 'none' : 'host')
   const kind = result.error?.kind
   const enforced = isConfined(mode) && kind !== 'sandbox-unavailable'
   const denied = enforced && result.error !== undefined && DENIAL.test(result.error.message)
