@@ -45,8 +45,10 @@ const LIMITS_SCRIPT = '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; uli
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 
 export interface ProcessLaunch {
-  /** The confining wrapper (bubblewrap); absent for an unconfined helper. */
-  wrapper?: HelperWrapper
+  /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
+  wrapper?: Pick<HelperWrapper, 'command' | 'args'> & Partial<HelperWrapper>
+  /** Whether the wrapper enforces a sandbox policy (a failed start is then `sandbox-unavailable`). */
+  confined: boolean
   /** The helper's working directory until its first run moves it. */
   cwd: string
   maxMemoryMb: number
@@ -69,6 +71,8 @@ export class ProcessEnvironment implements Environment {
   private readonly _streams: Socket[]
   private readonly _reader: FrameReader
   private readonly _maxMemoryMb: number
+  /** The helper lives in a PID namespace of its own under bubblewrap. */
+  private readonly _namespaced: boolean
   /** Writable roots bubblewrap bound, checked from outside before each run. */
   private readonly _roots: readonly string[]
   /** Every subprocess of the program inherits it in its environment. */
@@ -85,7 +89,8 @@ export class ProcessEnvironment implements Environment {
   private _timer: NodeJS.Timeout | undefined
 
   constructor(launch: ProcessLaunch) {
-    this.confined = launch.wrapper !== undefined
+    this.confined = launch.confined
+    this._namespaced = launch.wrapper !== undefined
     this._maxMemoryMb = launch.maxMemoryMb
     this._reader = new FrameReader(launch.maxFrameBytes)
     const options: HelperOptions = {
@@ -158,7 +163,7 @@ export class ProcessEnvironment implements Environment {
   async tidy(thorough: boolean): Promise<boolean> {
     if (!this.alive || this._corrupt) return false
     // Under bubblewrap the whole PID namespace is swept from outside, reported or not.
-    if (this.confined) return (await sweepHelperNamespace(this._child.pid!)).cleared
+    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!)).cleared
     const strays = this._strays()
     const search = thorough || this._spawned
     this._spawned = false
@@ -184,7 +189,7 @@ export class ProcessEnvironment implements Environment {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
       // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
-      if (this.confined) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+      if (this._namespaced) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
       await killProcessTrees(new Set([this._child.pid]), this._marker)
     }
     await this.exited

@@ -36,6 +36,23 @@ const BASE = [
 
 const PROBE_TIMEOUT_MS = 10_000
 
+/**
+ * Flags of a helper no policy confines, when bubblewrap is at hand: the host's files, devices
+ * and network as they are, but a PID namespace of its own, so the host's processes (and through
+ * /proc, their memory and environment) are out of the program's sight and out of reach of its
+ * signals, and every descendant dies with the helper; and no capabilities in the host's user
+ * namespace, so a host running as root does not lend the program root's privileges.
+ */
+export function namespaceArguments(cwd: string): string[] {
+  return [
+    '--dev-bind', '/', '/',
+    '--proc', '/proc',
+    '--unshare-user', '--disable-userns', '--cap-drop', 'ALL',
+    '--unshare-pid', '--die-with-parent', '--new-session',
+    '--chdir', cwd,
+  ]
+}
+
 
 function isExecutableFile(file: string): boolean {
   try {
