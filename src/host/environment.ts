@@ -37,6 +37,8 @@ export interface Environment {
   readonly carried: Set<string>
   /** Runs started here; the initializer runs with the first. */
   runs: number
+  /** The kernel-enforced budget of everything the program allocates, when there is one. */
+  readonly maxMemoryMb?: number
   attach(listener: EnvironmentListener | undefined): void
   send(message: HostMessage): void
   /** Records a subprocess a program reported; false when it is someone else's process. */

@@ -64,13 +64,13 @@ export class ProcessEnvironment implements Environment {
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
   readonly carried = new Set<string>()
   runs = 0
+  readonly maxMemoryMb: number
   /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
   readonly confined: boolean
   private readonly _child: ChildProcess
   private readonly _channel: Socket
   private readonly _streams: Socket[]
   private readonly _reader: FrameReader
-  private readonly _maxMemoryMb: number
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
   /** Writable roots bubblewrap bound, checked from outside before each run. */
@@ -91,7 +91,7 @@ export class ProcessEnvironment implements Environment {
   constructor(launch: ProcessLaunch) {
     this.confined = launch.confined
     this._namespaced = launch.wrapper !== undefined
-    this._maxMemoryMb = launch.maxMemoryMb
+    this.maxMemoryMb = launch.maxMemoryMb
     this._reader = new FrameReader(launch.maxFrameBytes)
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
@@ -266,7 +266,7 @@ export class ProcessEnvironment implements Environment {
 
   private _memoryMessage(): string | undefined {
     if (!OUT_OF_MEMORY.test(this._diagnostics)) return undefined
-    return `the program exceeded its memory budget of ${this._maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
+    return `the program exceeded its memory budget of ${this.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
   }
 
   private _processFailure(describe: string): PtcRunFailure {

@@ -62,6 +62,9 @@ export function lostNotice(reason: string): string {
 
 let runCounter = 0
 
+/** How an allocation the memory budget refused surfaces inside the program. */
+const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
+
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message
   if (reason === undefined) return 'the run was aborted'
@@ -151,6 +154,10 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
           return
         case 'failed':
           byWorker = true
+          if (message.kind === 'exception' && environment.maxMemoryMb !== undefined && OUT_OF_MEMORY.test(message.message)) {
+            // The kernel refused an allocation and the program did not catch it: name the budget.
+            return fail('worker-exit', `the program exceeded its memory budget of ${environment.maxMemoryMb} MiB (maxMemoryMb): ${message.message.split('\n')[0]}`)
+          }
           if (message.kind === 'output-limit') ledger.markOverflow()
           // Only a run that carried the initializer can report its failure.
           if (message.initializer && initializing) initializerFailed = true
