@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
-import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+import { bwrap, processesMatching, tempDirectory } from '../helpers/sandbox.js'
 
 const temp = tempDirectory('ptc-sandbox-lifecycle')
 afterAll(() => temp.remove())
@@ -114,4 +114,48 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
     expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
+
+  it('restarts an owner environment when its sandbox policy changes, telling the next run', async () => {
+    const other = tempDirectory('ptc-sandbox-policy')
+    const env = await startRuntime({ retainState: true, programFormat: 'script', sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } })
+    try {
+      const owner = {}
+      await env.run('var kept = 1', { stateOwner: owner })
+      const changed = await env.run('typeof kept', { stateOwner: owner, sandboxPolicy: { mode: 'read-only', workspaceRoot: temp.dir } })
+      expect(changed.value).toBe('undefined')
+      expect(changed.output[0]).toEqual({ type: 'text', text: '[earlier state was lost because the sandbox policy changed; this run starts in a fresh environment]\n' })
+    } finally {
+      await env.dispose()
+      other.remove()
+    }
+  })
+
+  it('moves a retained helper to each run cwd: the same environment, a real working directory', async () => {
+    const env = await startRuntime({ retainState: true, programFormat: 'script', sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } })
+    try {
+      const owner = {}
+      const inner = path.join(temp.dir, 'inner')
+      execFileSync('mkdir', ['-p', inner])
+      await env.run('var kept = process.cwd()', { stateOwner: owner })
+      const moved = await env.run(`(await import('node:fs')).writeFileSync('here.txt', '1'); [kept, (await import('node:child_process')).execSync('pwd').toString().trim()]`, { stateOwner: owner, cwd: inner })
+      expect(moved.value).toEqual([temp.dir, inner])
+      expect(existsSync(path.join(inner, 'here.txt'))).toBe(true)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('leaves no bubblewrap behind after many freshly started runtimes are disposed', async () => {
+    const own = tempDirectory('ptc-sandbox-many') // its path is on every bwrap command line of these runtimes
+    try {
+      const envs = await Promise.all(Array.from({ length: 6 }, () => startRuntime({ poolSize: 2, sandbox: { mode: 'read-only', workspaceRoot: own.dir } })))
+      await Promise.all(envs.map((env) => env.run('return 1')))
+      expect(processesMatching(own.dir).length).toBeGreaterThan(0)
+      await Promise.all(envs.map((env) => env.dispose()))
+      expect(processesMatching(own.dir)).toEqual([])
+    } finally {
+      own.remove()
+    }
+  })
+
 })
