@@ -10,7 +10,7 @@
  * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
  * its helper cannot hide a subprocess or delay a deadline.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -38,6 +38,12 @@ const DIAGNOSTIC_CHARS = 2_000
  * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
  * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, then becomes the
  * helper (or bubblewrap). `ulimit -d` sets RLIMIT_DATA, inherited by everything it starts.
+ *
+ * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
+ * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
+ * 1.1 GiB on Node 24, nearly all of it untouched). So the limit is that reservation, measured
+ * once per Node binary and heap cap (`dataBaseline`), plus the budget: the program may
+ * allocate `maxMemoryMb` beyond what its fresh environment holds.
  */
 const LIMITS_SCRIPT = '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; exec "$@"'
 
@@ -52,10 +58,43 @@ export interface ProcessLaunch {
   /** The helper's working directory until its first run moves it. */
   cwd: string
   maxMemoryMb: number
+  /** Writable memory a fresh helper reserves before any program runs, in KiB (`dataBaseline`). */
+  baselineKb: number
   maxOldGenerationSizeMb: number
   rehearsal?: ProgramCode
   /** Longest frame accepted from the helper, checked before it is parsed. */
   maxFrameBytes: number
+}
+
+/** A helper's own code and heap beyond the bare reservation the probe measures. */
+const HELPER_MARGIN_KB = 64 * 1024
+const BASELINE_TIMEOUT_MS = 10_000
+const baselines = new Map<number, Promise<number>>()
+
+/**
+ * The writable memory (VmData) a Node process of this binary holds once a worker with this heap
+ * cap has started, in KiB, plus the helper's own margin. Measured once per heap cap with a
+ * throwaway process; if that fails, a generous fixed allowance stands in.
+ */
+export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
+  let baseline = baselines.get(maxOldGenerationSizeMb)
+  if (!baseline) {
+    const script = `
+      const { Worker } = require('node:worker_threads')
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
+      worker.once('message', () => {
+        process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
+        process.exit(0)
+      })`
+    baseline = new Promise((resolve) => {
+      execFile(process.execPath, ['-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
+        const measured = Number(stdout)
+        resolve((!error && Number.isSafeInteger(measured) && measured > 0 ? measured : 2 * 1024 * 1024) + HELPER_MARGIN_KB)
+      })
+    })
+    baselines.set(maxOldGenerationSizeMb, baseline)
+  }
+  return baseline
 }
 
 export class ProcessEnvironment implements Environment {
@@ -100,7 +139,7 @@ export class ProcessEnvironment implements Environment {
     }
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
     const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...node] : node
-    const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.maxMemoryMb * 1024), ...command]
+    const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.baselineKb + launch.maxMemoryMb * 1024), ...command]
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input

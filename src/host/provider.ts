@@ -24,7 +24,7 @@ import type { Environment } from './environment.js'
 import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { OwnerQueues } from './owners.js'
-import { ProcessEnvironment } from './process.js'
+import { ProcessEnvironment, dataBaseline } from './process.js'
 import { ProgramCache, rehearsalProgram } from './programs.js'
 import { locateBwrap, namespaceArguments, probeBwrap } from './sandbox/bwrap.js'
 import { Sandbox, unavailableMessage } from './sandbox/confinement.js'
@@ -58,6 +58,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private _source: EnvironmentSource | undefined
   /** bubblewrap, when it works here: unconfined helpers still get a PID namespace of their own. */
   private _namespaces: string | undefined
+  /** What a fresh helper reserves before any program runs; the memory budget comes on top. */
+  private _baselineKb = 0
   private _disposed = false
   private _admitted = false
   private _initializer: string | undefined
@@ -170,8 +172,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   protected override async start(): Promise<void> {
     await this._sandbox?.start()
-    if (this.isolation === 'process' && process.platform === 'linux') {
-      const bwrap = locateBwrap(this._config.sandbox?.bwrapPath ?? 'bwrap')
+    if (this.isolation === 'process') {
+      this._baselineKb = await dataBaseline(this._config.maxOldGenerationSizeMb)
+      const bwrap = process.platform === 'linux' ? locateBwrap(this._config.sandbox?.bwrapPath ?? 'bwrap') : undefined
       if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
     }
     // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
@@ -273,6 +276,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       confined: confining !== undefined,
       cwd,
       maxMemoryMb,
+      baselineKb: this._baselineKb,
       maxOldGenerationSizeMb,
       rehearsal,
       // Output is capped by maxOutputBytes (JSON-counted; escaping may double it) and call

@@ -14,7 +14,7 @@ import { bwrap, processesMatching } from '../helpers/sandbox.js'
 
 const slow = {
   global: 'tools',
-  functions: { hold: async (_args: unknown) => new Promise((resolve) => setTimeout(() => resolve('held'), 300)) },
+  functions: { hold: async () => new Promise<string>((resolve) => setTimeout(() => resolve('held'), 300)) },
 }
 
 describe('the process host', () => {
