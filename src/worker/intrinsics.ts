@@ -10,6 +10,7 @@ const portPost = MessagePort.prototype.postMessage
 export const defineProperty = Reflect.defineProperty
 export const freeze = Object.freeze
 export const create = Object.create
+export const getPrototypeOf = Reflect.getPrototypeOf
 export const ownKeys = Reflect.ownKeys
 export const schedule = setImmediate
 export const isArray = Array.isArray
@@ -23,8 +24,6 @@ export const MapOf = Map
 export const weakSetHas = WeakSet.prototype.has
 export const weakSetAdd = WeakSet.prototype.add
 export const push = Array.prototype.push
-export const textDecoder = new TextDecoder()
-export const decodeUtf8 = TextDecoder.prototype.decode
 
 // Node's internal exit: in a worker it stops the thread with an uncatchable termination, without
 // the 'exit' handlers, `finally` blocks or microtasks that `process.exit` would still run.

@@ -12,6 +12,7 @@ import { dataProperty, defineProperty, post } from './intrinsics.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
+import { captureProcessStreams, resetProcessStreams } from './streams.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
@@ -29,7 +30,7 @@ const sink = {
   text: (text: string) => current?.output.text(text),
   image: (id: string, bytes: number) => current?.output.image(id, bytes),
 }
-const programConsole = createConsole(sink)
+const programConsole = createConsole(captureProcessStreams(sink))
 const inspect = createInspect(sink)
 
 installStackFormatter()
@@ -55,6 +56,7 @@ function installRuntimeGlobals(): void {
 function serve(): void {
   port.on('message', (message: HostMessage) => {
     if (message.type !== 'run') return current?.receive(message)
+    resetProcessStreams()
     current = new WorkerRun(port, message)
     setWorkingDirectory(message.cwd)
     installRuntimeGlobals()
