@@ -15,6 +15,7 @@ export const ownKeys = Reflect.ownKeys
 export const schedule = setImmediate
 export const isArray = Array.isArray
 export const StringOf = String
+export const NumberOf = Number
 export const PromiseOf = Promise
 export const ErrorOf = Error
 export const TypeErrorOf = TypeError

@@ -17,7 +17,7 @@ import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker?: string }
+const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker: string }
 const port = data.port!
 const rehearsal = data.rehearsal
 delete data.port
