@@ -96,6 +96,7 @@ class CapturedStream implements StreamWriter {
 
   /** Drops whatever the decoder holds: bytes written between runs belong to no run. */
   reset(): void {
+    if (!this._pending) return
     this._pending = false
     call(decode, this._decoder)
   }

@@ -118,8 +118,9 @@ const hostParent = process.ppid
  * pid is converted to a number once, and that number is what Node receives.
  */
 function guardSignals(sharesHostProcess: boolean): void {
-  const refuse = (pid: unknown) => {
-    const error = new ErrorOf(`kill ${NumberOf(pid)}: programs may not signal the runtime's process, its threads or process groups`)
+  const remedy = sharesHostProcess ? "; run such programs with isolation: 'process'" : ''
+  const refuse = (pid: number) => {
+    const error = new ErrorOf(`kill ${pid}: programs may not signal the runtime's process, its threads or process groups${remedy}`)
     defineProperty(error, 'code', dataProperty('EPERM', false, true, true))
     defineProperty(error, 'syscall', dataProperty('kill', false, true, true))
     return error

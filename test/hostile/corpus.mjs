@@ -51,6 +51,8 @@ export const CORPUS_CONFIG = {
   timeoutMs: 5000,
   maxOutputBytes: 65536,
   maxOldGenerationSizeMb: 64,
+  // A small budget for everything a program allocates, so the memory cases stay cheap here.
+  maxMemoryMb: 256,
   maxPendingCalls: 16,
   retainState: true,
   poolSize: 2,
