@@ -25,7 +25,6 @@ export interface StreamWriter {
   write: Write
 }
 
-const BufferOf = Buffer
 const bufferFrom = Buffer.from as (value: string, encoding: string) => Buffer
 const isEncoding = Buffer.isEncoding
 const isView = ArrayBuffer.isView
@@ -70,14 +69,15 @@ class CapturedStream implements StreamWriter {
 
   /** Validates and captures one chunk, as `Writable#write` would before writing it. */
   capture(chunk: unknown, encoding: unknown): void {
-    if (encoding !== undefined && encoding !== null && encoding !== '' && encoding !== 'buffer' && !isEncoding(encoding as string)) {
-      throw nodeTypeError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${typeof encoding === 'string' ? encoding : typeof encoding}`)
+    const named = encoding ? encoding : 'utf8' // as in Node, a falsy encoding means the default
+    if (named !== 'utf8' && named !== 'buffer' && !isEncoding(named as string)) {
+      throw nodeTypeError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${typeof named === 'string' ? named : typeof named}`)
     }
     if (typeof chunk === 'string') {
-      const utf8 = encoding === undefined || encoding === null || encoding === '' || encoding === 'buffer' || encoding === 'utf8' || encoding === 'utf-8'
+      const utf8 = named === 'utf8' || named === 'utf-8' || named === 'buffer'
       // A string is whole characters: it passes as is unless a partial character waits before it.
       if (utf8 && !this._pending) return this._sink.text(chunk)
-      return this._bytes(bufferFrom(chunk, utf8 ? 'utf8' : (encoding as string)))
+      return this._bytes(bufferFrom(chunk, utf8 ? 'utf8' : (named as string)))
     }
     if (chunk === null) throw nodeTypeError('ERR_STREAM_NULL_VALUES', 'May not write null values to stream')
     if (isView(chunk)) return this._bytes(viewBytes(chunk))
