@@ -107,7 +107,7 @@ function patchChildProcess(): void {
   patch('execSync', false, false)
 }
 
-// Captured before any program runs: a program may redefine them, or Function.prototype.call.
+// Captured before any program runs, which may redefine process.pid and process.ppid.
 const hostPid = process.pid
 const hostParent = process.ppid
 
