@@ -27,6 +27,7 @@ export type {
   SandboxEnforcement,
   SandboxExecutionPolicy,
   SandboxMode,
+  SandboxNetwork,
 } from './seam/types.js'
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'

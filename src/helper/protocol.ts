@@ -15,6 +15,8 @@ import type { HostMessage } from '../protocol.js'
 
 /** The helper's descriptor for the channel. */
 export const CHANNEL_FD = 3
+/** Where a wrapper reads its `input` (bubblewrap's seccomp filter); closed before the helper runs. */
+export const WRAPPER_INPUT_FD = 4
 
 /** Start-up options, passed as the helper's only argument (JSON): those of its worker. */
 export type HelperOptions = ThreadEnvironmentOptions

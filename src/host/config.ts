@@ -13,6 +13,8 @@ const Sandbox = Schema.object({
   mode: Schema.union(SANDBOX_MODES).required(),
   workspaceRoot: Schema.string(),
   writableRoots: Schema.array(Schema.string()).default([]),
+  /** Absent: `'none'` in the confined modes, the host's under `danger-full-access`. */
+  network: Schema.union(['none', 'host'] as const),
   /** bubblewrap: an absolute path, or a name looked up on PATH. */
   bwrapPath: Schema.string().default('bwrap'),
 })
@@ -83,6 +85,15 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
   absolute('cwd', config.cwd)
   if (config.sandbox) {
     absolute('sandbox.workspaceRoot', config.sandbox.workspaceRoot)
+    // The fallback root, the host's working directory, usually holds the host's own code and
+    // node_modules: writable, a program could change what the host and later helpers run.
+    if (config.sandbox.mode === 'workspace-write' && config.sandbox.workspaceRoot === undefined) {
+      throw new TypeError(
+        "config.sandbox.workspaceRoot is required when sandbox.mode is 'workspace-write': without it the writable root "
+        + "would be the host's working directory, which usually holds the host's own code and node_modules, so a program "
+        + 'could change code that runs outside the sandbox later. Name a directory meant for programs to write in.',
+      )
+    }
     config.sandbox.writableRoots?.forEach((root, index) => absolute(`sandbox.writableRoots[${index}]`, root))
     const { bwrapPath } = config.sandbox
     if (bwrapPath === '' || (bwrapPath.includes('/') && !path.isAbsolute(bwrapPath))) {

@@ -15,11 +15,14 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, FrameReader, type HelperOptions, type HostFrame, encodeFrame, parseHelperFrame } from '../helper/protocol.js'
+import { CHANNEL_FD, FrameReader, type HelperOptions, type HostFrame, WRAPPER_INPUT_FD, encodeFrame, parseHelperFrame } from '../helper/protocol.js'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 import { childrenOf, isDead, killProcessTrees } from './processes.js'
+import type { HelperWrapper } from './sandbox/bwrap.js'
+import { checkHelperRoots } from './sandbox/mounts.js'
+import { sweepHelperNamespace } from './sandbox/namespace.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
 
@@ -42,8 +45,10 @@ const LIMITS_SCRIPT = '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; uli
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 
 export interface ProcessLaunch {
-  /** The confining wrapper (bubblewrap) and its arguments; absent for an unconfined helper. */
-  wrapper?: { command: string; args: string[] }
+  /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
+  wrapper?: Pick<HelperWrapper, 'command' | 'args'> & Partial<HelperWrapper>
+  /** Whether the wrapper enforces a sandbox policy (a failed start is then `sandbox-unavailable`). */
+  confined: boolean
   /** The helper's working directory until its first run moves it. */
   cwd: string
   maxMemoryMb: number
@@ -66,10 +71,12 @@ export class ProcessEnvironment implements Environment {
   private readonly _streams: Socket[]
   private readonly _reader: FrameReader
   private readonly _maxMemoryMb: number
+  /** The helper lives in a PID namespace of its own under bubblewrap. */
+  private readonly _namespaced: boolean
+  /** Writable roots bubblewrap bound, checked from outside before each run. */
+  private readonly _roots: readonly string[]
   /** Every subprocess of the program inherits it in its environment. */
   private readonly _marker = randomUUID()
-  /** The processes that are the environment itself: bubblewrap's and the helper. */
-  private _own: number[] = []
   /** A spawn was reported since the last tidy: marked processes may exist. */
   private _spawned = false
   private _listener: EnvironmentListener | undefined
@@ -82,7 +89,8 @@ export class ProcessEnvironment implements Environment {
   private _timer: NodeJS.Timeout | undefined
 
   constructor(launch: ProcessLaunch) {
-    this.confined = launch.wrapper !== undefined
+    this.confined = launch.confined
+    this._namespaced = launch.wrapper !== undefined
     this._maxMemoryMb = launch.maxMemoryMb
     this._reader = new FrameReader(launch.maxFrameBytes)
     const options: HelperOptions = {
@@ -95,7 +103,11 @@ export class ProcessEnvironment implements Environment {
     const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.maxMemoryMb * 1024), ...command]
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
     // Its own session and process group, away from the host's terminal and signals.
-    this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
+    const input = launch.wrapper?.input
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', ...(input ? ['pipe' as const] : [])]
+    this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
+    if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
+    this._roots = launch.wrapper?.roots ?? []
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
     this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel]
     // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
@@ -135,7 +147,11 @@ export class ProcessEnvironment implements Environment {
   }
 
   send(message: HostMessage): void {
-    if (this.alive && !this._corrupt) this._write({ type: 'relay', message })
+    if (!this.alive || this._corrupt) return
+    // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
+    const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._child.pid!, this._roots) : undefined
+    if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: `the sandbox could not be established, so the program did not run: ${roots}` })
+    this._write({ type: 'relay', message })
   }
 
   /** The helper vetted the report against its own process table before relaying it. */
@@ -146,6 +162,8 @@ export class ProcessEnvironment implements Environment {
 
   async tidy(thorough: boolean): Promise<boolean> {
     if (!this.alive || this._corrupt) return false
+    // Under bubblewrap the whole PID namespace is swept from outside, reported or not.
+    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!)).cleared
     const strays = this._strays()
     const search = thorough || this._spawned
     this._spawned = false
@@ -171,24 +189,15 @@ export class ProcessEnvironment implements Environment {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
       // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
-      if (this.confined) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+      if (this._namespaced) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
       await killProcessTrees(new Set([this._child.pid]), this._marker)
     }
     await this.exited
   }
 
-  /**
-   * Processes in this environment other than the environment itself. Every process the program
-   * starts descends from the helper, or (orphaned inside a PID namespace) from bubblewrap's
-   * reaper; the direct children of those two are enough to find them all.
-   */
+  /** The program's processes still in the helper's tree (an unconfined helper is one process). */
   private _strays(): number[] {
-    const own = this._own
-    if (own.length === 0) return []
-    const helper = own[own.length - 1]!
-    const reaper = this.confined ? own[1] : undefined
-    const children = [...childrenOf(helper), ...(reaper === undefined ? [] : childrenOf(reaper).filter((pid) => pid !== helper))]
-    return children.filter((pid) => !isDead(pid))
+    return childrenOf(this._child.pid!).filter((pid) => !isDead(pid))
   }
 
   private _write(frame: HostFrame): void {
@@ -221,7 +230,6 @@ export class ProcessEnvironment implements Environment {
         }
         this._started = true
         clearTimeout(this._timer)
-        this._own = this._chain()
         this._settleReady(undefined)
         continue
       }
@@ -248,23 +256,6 @@ export class ProcessEnvironment implements Environment {
       }
       if (this._corrupt) return
     }
-  }
-
-  /**
-   * The helper and, under bubblewrap, the processes between it and the host: bwrap, then its
-   * reaper (PID 1 of the namespace), then the helper. Read when the helper says ready, before
-   * any program has run, so the program cannot have shaped it.
-   */
-  private _chain(): number[] {
-    const chain = [this._child.pid!]
-    if (this.confined) {
-      for (let depth = 0; depth < 2; depth++) {
-        const children = childrenOf(chain[chain.length - 1]!)
-        if (children.length !== 1) break
-        chain.push(children[0]!)
-      }
-    }
-    return chain
   }
 
   /** A frame that is not one the helper sends: the program wrote to the channel. */

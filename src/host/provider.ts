@@ -26,6 +26,7 @@ import { OutputLedger } from './ledger.js'
 import { OwnerQueues } from './owners.js'
 import { ProcessEnvironment } from './process.js'
 import { ProgramCache, rehearsalProgram } from './programs.js'
+import { locateBwrap, namespaceArguments, probeBwrap } from './sandbox/bwrap.js'
 import { Sandbox, unavailableMessage } from './sandbox/confinement.js'
 import { policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
@@ -55,6 +56,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   /** The policies of environment keys in use, to spawn from a key. */
   private readonly _policies = new Map<string, SandboxExecutionPolicy>()
   private _source: EnvironmentSource | undefined
+  /** bubblewrap, when it works here: unconfined helpers still get a PID namespace of their own. */
+  private _namespaces: string | undefined
   private _disposed = false
   private _admitted = false
   private _initializer: string | undefined
@@ -167,6 +170,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   protected override async start(): Promise<void> {
     await this._sandbox?.start()
+    if (this.isolation === 'process' && process.platform === 'linux') {
+      const bwrap = locateBwrap(this._config.sandbox?.bwrapPath ?? 'bwrap')
+      if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
+    }
     // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
     const poolable = !this._sandbox || this._sandbox.unavailable(this._sandbox.policy) === undefined
@@ -258,10 +265,13 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const rehearsal = rehearsalProgram()
     if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal })
     const policy = this._policies.get(key)
-    const wrapper = policy && this._sandbox!.wrapper(policy)
+    const cwd = policy?.workspaceRoot ?? this._config.cwd
+    const confining = policy && this._sandbox!.wrapper(policy)
+    const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
     return new ProcessEnvironment({
       ...(wrapper ? { wrapper } : {}),
-      cwd: policy?.workspaceRoot ?? this._config.cwd,
+      confined: confining !== undefined,
+      cwd,
       maxMemoryMb,
       maxOldGenerationSizeMb,
       rehearsal,

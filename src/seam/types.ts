@@ -50,6 +50,8 @@ export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-acces
 
 /** A deployment's file policy: read everything and write nothing, write inside the workspace, or no confinement. */
 export type SandboxMode = (typeof SANDBOX_MODES)[number]
+/** What network a sandboxed program reaches: none at all (a private network namespace), or the host's. */
+export type SandboxNetwork = 'none' | 'host'
 /** How completely a result's sandbox policy was enforced; reported in `PtcRunSandbox.enforcement`. */
 export type SandboxEnforcement = 'full' | 'partial'
 
@@ -57,16 +59,27 @@ export type SandboxEnforcement = 'full' | 'partial'
 export interface SandboxExecutionPolicy {
   /** What the program may write. */
   mode: SandboxMode
-  /** Absolute path of the workspace; writable in `workspace-write` mode. */
+  /**
+   * Absolute path of the workspace; writable in `workspace-write` mode. A writable root in a
+   * request's policy must be a real path: one that passes through a symlink fails the run with
+   * `sandbox-unavailable` (the deployment's own roots are resolved once, when the plugin loads).
+   */
   workspaceRoot: string
-  /** Further absolute paths writable in `workspace-write` mode. */
+  /** Further absolute paths writable in `workspace-write` mode; real paths, as `workspaceRoot`. */
   writableRoots?: string[]
+  /**
+   * The network the program reaches. Defaults to `'none'` in the confined modes (no network
+   * and no abstract unix sockets shared with the host); `danger-full-access` is always `'host'`.
+   */
+  network?: SandboxNetwork
 }
 
 /** Sandbox facts reported with a result. */
 export interface PtcRunSandbox {
   /** The mode the run executed under. */
   mode: SandboxMode
+  /** The network the run could reach. */
+  network: SandboxNetwork
   /** The program's failure text carried the backend's denial signature. A diagnostic, not proof. */
   denied: boolean
   /** How completely the policy was enforced; absent when nothing was confined. */

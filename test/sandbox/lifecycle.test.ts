@@ -26,7 +26,7 @@ describe('sandbox-unavailable', () => {
       kind: 'sandbox-unavailable',
       message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\)/),
     })
-    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: false })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     expect(existsSync(marker)).toBe(false)
     await env.dispose()
   })
@@ -34,7 +34,7 @@ describe('sandbox-unavailable', () => {
   it('still runs danger-full-access policies, which need no confinement, when bwrap is missing', async () => {
     const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: 'no-such-bwrap-anywhere' } })
     const result = await env.run('return 1', { sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
-    expect(result).toEqual({ output: [], value: 1, sandbox: { mode: 'danger-full-access', denied: false } })
+    expect(result).toEqual({ output: [], value: 1, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
     expect((await env.run('return 1')).error?.kind).toBe('sandbox-unavailable')
     await env.dispose()
   })
@@ -58,7 +58,7 @@ describe('sandbox-unavailable', () => {
       kind: 'sandbox-unavailable',
       message: expect.stringMatching(/exited with code 1 before it was ready: bwrap: Can't mount tmpfs/),
     })
-    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: false })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     await env.dispose()
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
   })
@@ -67,7 +67,7 @@ describe('sandbox-unavailable', () => {
 describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
   it('reports sandbox facts on success and on every kind of failure', async () => {
     const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir } })
-    const full = { mode: 'read-only', denied: false, enforcement: 'full' }
+    const full = { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' }
     expect((await env.run('return 1')).sandbox).toEqual(full)
     expect((await env.run('throw new Error("plain failure")')).sandbox).toEqual(full)
     expect((await env.run('while (true) {}', { timeoutMs: 300 }))).toMatchObject({ error: { kind: 'timeout' }, sandbox: full })
@@ -80,9 +80,9 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
 
   it('runs danger-full-access in an unconfined helper with a real cwd and no enforcement claim', async () => {
     const env = await startRuntime({ sandbox: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
-    expect(env.runtime.executionInstructions).toMatch(/Files are not sandboxed/)
+    expect(env.runtime.executionInstructions).toMatch(/Files and network are not sandboxed/)
     const result = await env.run(`const fs = await import('node:fs'); fs.writeFileSync('free.txt', 'x'); return fs.readlinkSync('/proc/self/cwd')`)
-    expect(result).toEqual({ output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', denied: false } })
+    expect(result).toEqual({ output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
     expect(existsSync(path.join(temp.dir, 'free.txt'))).toBe(true)
     await env.dispose()
   })
@@ -112,6 +112,6 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', denied: false, enforcement: 'full' } })
+    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
 })

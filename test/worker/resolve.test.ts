@@ -13,7 +13,7 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
   it('describes itself through the seam descriptors', () => {
     const { runtime } = env
     expect(runtime.language).toBe('javascript')
-    expect(runtime.isolation).toBe('worker-thread')
+    expect(runtime.isolation).toBe('process')
     expect(runtime.programFormat).toBe('function-body')
     expect(runtime.retainsState).toBe(false)
     expect(runtime.sandboxMode).toBeUndefined()

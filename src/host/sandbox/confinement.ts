@@ -4,15 +4,17 @@
  * run carries. Created only when the deployment configures `sandbox`; it starts no process
  * but the start-up probe.
  */
-import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
-import { RUNTIME_PATHS, bwrapArguments, locateBwrap, probeBwrap } from './bwrap.js'
-import { checkPolicy, isConfined, sandboxFacts } from './policy.js'
+import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
+import { type HelperWrapper, helperWrapper, locateBwrap, probeBwrap } from './bwrap.js'
+import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
+import { RUNTIME_PATHS } from './runtime-files.js'
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
 export interface SandboxConfig {
   mode: SandboxMode
   workspaceRoot?: string
   writableRoots?: string[]
+  network?: SandboxNetwork
   bwrapPath: string
 }
 
@@ -26,18 +28,12 @@ export class Sandbox {
     private readonly _config: SandboxConfig,
     cwd: string,
   ) {
-    this.policy = checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? cwd }, 'config.sandbox')
+    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? cwd }, 'config.sandbox'))
   }
 
-  /** One sentence for `executionInstructions` about what the default policy lets programs do. */
+  /** One paragraph for `executionInstructions` about what the default policy lets programs do. */
   get instructions(): string {
-    const { mode, workspaceRoot, writableRoots = [] } = this.policy
-    const cwd = `The working directory is ${workspaceRoot}.`
-    if (mode === 'danger-full-access') return `${cwd} Files are not sandboxed.`
-    const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
-    if (mode === 'read-only') return `${cwd} The file system is read-only: writes ${denied}.`
-    const roots = [workspaceRoot, ...writableRoots].join(', ')
-    return `${cwd} You may write only inside ${roots} and /tmp (private to this environment); other writes ${denied}.`
+    return policyInstructions(this.policy)
   }
 
   /**
@@ -62,18 +58,18 @@ export class Sandbox {
 
   /** Why runs under `policy` cannot be confined here, or `undefined` when they can. */
   unavailable(policy: SandboxExecutionPolicy): string | undefined {
-    return isConfined(policy.mode) ? this._problem : undefined
+    return isConfined(policy.mode) ? this._problem ?? checkRoots(policy) : undefined
   }
 
   /** The wrapper that confines a helper under `policy`; `undefined` when it runs unconfined. */
-  wrapper(policy: SandboxExecutionPolicy): { command: string; args: string[] } | undefined {
+  wrapper(policy: SandboxExecutionPolicy): HelperWrapper | undefined {
     if (!isConfined(policy.mode)) return undefined
-    return { command: this._bwrap!, args: bwrapArguments({ policy, cwd: policy.workspaceRoot, runtimePaths: RUNTIME_PATHS }) }
+    return helperWrapper(this._bwrap!, { policy, cwd: policy.workspaceRoot, runtimePaths: RUNTIME_PATHS })
   }
 
   /** `result` with the sandbox facts of a run under `policy`. */
   report(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunResult {
-    return { ...result, sandbox: sandboxFacts(policy.mode, result) }
+    return { ...result, sandbox: sandboxFacts(policy, result) }
   }
 }
 
