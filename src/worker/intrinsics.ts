@@ -12,6 +12,9 @@ export const defineProperty = Reflect.defineProperty
 export const freeze = Object.freeze
 export const create = Object.create
 export const assign = Object.assign
+export const getPrototypeOf = Reflect.getPrototypeOf
+export const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor
+export const ownKeys = Reflect.ownKeys
 export const schedule = setImmediate
 export const isArray = Array.isArray
 export const StringOf = String
@@ -26,10 +29,6 @@ export const weakSetHas = uncurryThis(WeakSet.prototype.has)
 export const weakSetAdd = uncurryThis(WeakSet.prototype.add)
 export const weakMapGet = uncurryThis(WeakMap.prototype.get)
 export const weakMapSet = uncurryThis(WeakMap.prototype.set)
-const textDecoder = new TextDecoder()
-const decode = uncurryThis(TextDecoder.prototype.decode)
-/** UTF-8 text of a chunk written to a process stream. */
-export const decodeUtf8 = (bytes: Uint8Array): string => decode(textDecoder, bytes)
 
 // Node's internal exit: in a worker it stops the thread with an uncatchable termination, without
 // the 'exit' handlers, `finally` blocks or microtasks that `process.exit` would still run.

@@ -12,11 +12,12 @@ import { dataProperty, defineProperty, post, realmGlobal } from './intrinsics.js
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
+import { captureProcessStreams, resetProcessStreams } from './streams.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker?: string }
+const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker: string }
 const port = data.port!
 const rehearsal = data.rehearsal
 delete data.port
@@ -29,7 +30,7 @@ const sink = {
   text: (text: string) => current?.output.text(text),
   image: (id: string, bytes: number) => current?.output.image(id, bytes),
 }
-const programConsole = createConsole(sink)
+const programConsole = createConsole(captureProcessStreams(sink))
 const inspect = createInspect(sink)
 
 installStackFormatter()
@@ -56,6 +57,7 @@ function serve(): void {
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
   port.on('message', (message: HostMessage) => {
     if (message.type !== 'run') return current?.receive(message)
+    resetProcessStreams()
     current = new WorkerRun(port, message)
     setWorkingDirectory(message.cwd)
     installRuntimeGlobals()

@@ -11,6 +11,7 @@ import { BindingBridge } from './bindings.js'
 import { endThread, post, uncurryThis } from './intrinsics.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
+import { flushProcessStreams } from './streams.js'
 
 const importModuleDynamically = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
 // A program may replace `vm.Script` or its methods (it can import node:vm): capture both now.
@@ -69,6 +70,10 @@ export class WorkerRun {
 
   fail(kind: WorkerFailureKind, text: string, flags: { initializer?: true; unusable?: true } = {}): void {
     if (this._settled) return
+    // A partial character a stream still holds is the run's last output; emitting it may
+    // itself end the run (output-limit).
+    flushProcessStreams()
+    if (this._settled) return
     this._settled = true
     this._bridge.close()
     // Literals define their fields, so setters a program planted on Object.prototype never run.
@@ -87,6 +92,8 @@ export class WorkerRun {
   }
 
   private _complete(completion: unknown): void {
+    if (this._settled) return
+    flushProcessStreams() // before the completion is measured against what output left free
     if (this._settled) return
     if (completion === undefined || this._message.discardCompletion) return this._done(undefined)
     const snapshot = snapshotJson(completion)

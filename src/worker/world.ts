@@ -7,14 +7,18 @@
  * `child_process` are resolved against it before Node sees them. This covers the APIs programs
  * use; native consumers of the OS cwd (sqlite, unix sockets) are not covered. Runs under a
  * sandbox policy get a real process-level cwd from their helper process instead.
+ *
+ * Subprocesses are marked and reported below child_process, at the spawn bindings (spawns.ts);
+ * a worker that shares the host's process also gets the refusals of thread-host.ts.
  */
 import childProcess from 'node:child_process'
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
 import workerThreads from 'node:worker_threads'
-import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
-import { ErrorOf, NumberOf, StringOf, apply, assign, isArray, realmProcess } from './intrinsics.js'
+import { ErrorOf, NumberOf, apply, dataProperty, defineProperty, isArray, realmProcess } from './intrinsics.js'
+import { markSpawns } from './spawns.js'
+import { closeHostReach, isHostThread } from './thread-host.js'
 
 const ONE_PATH = [
   'access', 'appendFile', 'chmod', 'chown', 'lchmod', 'lchown', 'lstat', 'lutimes', 'mkdir', 'mkdtemp',
@@ -104,7 +108,7 @@ function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unk
   return fresh
 }
 
-function patchChildProcess(onSpawn: (pid: number) => void, marker: string | undefined): void {
+function patchChildProcess(): void {
   const target = childProcess as unknown as Record<string, AnyFunction>
   const patch = (name: string, afterArgsArray: boolean, detach: boolean) => {
     const original = target[name]!
@@ -114,13 +118,7 @@ function patchChildProcess(onSpawn: (pid: number) => void, marker: string | unde
       // A process group of its own lets the host kill the whole tree when the run settles
       // (exec and execFile ignore the option; the host walks their descendants instead).
       if (detach) options.detached = true
-      if (marker !== undefined) {
-        const env = typeof options.env === 'object' && options.env !== null ? options.env : realmProcess.env
-        options.env = { ...env, [SUBPROCESS_MARKER_VARIABLE]: marker }
-      }
-      const child = apply(original, this, args) as { pid?: number }
-      if (typeof child?.pid === 'number') onSpawn(child.pid)
-      return child
+      return apply(original, this, args)
     }
   }
   patch('spawn', true, true)
@@ -132,21 +130,32 @@ function patchChildProcess(onSpawn: (pid: number) => void, marker: string | unde
   patch('execSync', false, false)
 }
 
-function guardSignals(): void {
-  const refuse = (pid: unknown) => {
-    const error = new ErrorOf(`kill ${StringOf(pid)}: programs may not signal the runtime's process or process groups`)
-    assign(error, { code: 'EPERM', syscall: 'kill' })
+/**
+ * Refuses signals to the process hosting the worker, its parent, every process group (0 and
+ * negative pids) and, when the worker shares the host's process, every thread of it (a signal
+ * sent to a thread id reaches the whole process). Signal 0 only probes and stays allowed. The
+ * pid is converted to a number once, and that number is what Node receives. Everything it
+ * compares with and calls was captured at module load.
+ */
+function guardSignals(sharesHostProcess: boolean): void {
+  const remedy = sharesHostProcess ? "; run such programs with isolation: 'process'" : ''
+  const refuse = (pid: number) => {
+    const error = new ErrorOf(`kill ${pid}: programs may not signal the runtime's process, its threads or process groups${remedy}`)
+    defineProperty(error, 'code', dataProperty('EPERM', false, true, true))
+    defineProperty(error, 'syscall', dataProperty('kill', false, true, true))
     return error
   }
   const guard = (name: 'kill' | '_kill') => {
     const original = (realmProcess as unknown as Record<string, AnyFunction>)[name]
     if (typeof original !== 'function') return
-    ;(realmProcess as unknown as Record<string, AnyFunction>)[name] = function (pid: unknown, signal?: unknown) {
-      const probe = signal === 0 || signal === '0'
+    const guarded = function (pid: unknown, signal?: unknown) {
       const number = NumberOf(pid)
-      if (!probe && (number === processPid || number <= 0 || number === processPpid)) throw refuse(pid)
-      return apply(original, realmProcess, [pid, signal])
+      const probe = signal === 0 || signal === '0'
+      const host = number <= 0 || number === processPid || number === processPpid || (sharesHostProcess && isHostThread(number))
+      if (!probe && host) throw refuse(number)
+      return apply(original, realmProcess, [number, signal])
     }
+    defineProperty(realmProcess, name, dataProperty(guarded, false, true, true))
   }
   guard('kill')
   guard('_kill')
@@ -167,18 +176,28 @@ function refuseNestedWorkers(): void {
 }
 
 export interface WorldOptions {
-  /** The worker shares the host's process (not a helper's): nested workers are refused. */
+  /**
+   * The worker shares the host's process (not a helper's): nested workers, the inspector, native
+   * code, raw bindings and signals to the host's threads are refused.
+   */
   sharesHostProcess: boolean
   /** The value of SUBPROCESS_MARKER_VARIABLE in every subprocess's environment. */
-  subprocessMarker: string | undefined
+  subprocessMarker: string
 }
 
-/** Installs cwd emulation, subprocess tracking and the signal guard. Called once per worker. */
+/**
+ * Installs cwd emulation, subprocess marking and reporting, the signal guard and, sharing the
+ * host's process, the refusals. Called once per worker, before any program runs.
+ */
 export function installProcessWorld(onSpawn: (pid: number) => void, options: WorldOptions): void {
   patchFs()
-  patchChildProcess(onSpawn, options.subprocessMarker)
-  guardSignals()
-  if (options.sharesHostProcess) refuseNestedWorkers()
+  patchChildProcess()
+  markSpawns(options.subprocessMarker, onSpawn)
+  guardSignals(options.sharesHostProcess)
+  if (options.sharesHostProcess) {
+    refuseNestedWorkers()
+    closeHostReach()
+  }
   realmProcess.cwd = () => cwd
   realmProcess.chdir = (directory: string) => {
     const next = resolvePath(cwd, directory)
