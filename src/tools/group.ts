@@ -114,7 +114,7 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
 
 /** A call may omit its argument when nothing in it is required. */
 function argumentsOptional(schema: JsonSchema): boolean {
-  if (typeof schema === 'boolean') return true
+  if (typeof schema === 'boolean') return schema
   if (typeof schema.$ref === 'string' || 'anyOf' in schema || 'oneOf' in schema || 'allOf' in schema) return false
   const required = Array.isArray(schema.required) && schema.required.length > 0
   const type = schema.type
