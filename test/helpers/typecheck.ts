@@ -8,7 +8,11 @@ import ts from 'typescript'
  * each sample, as `TS<code>: <message>` lines.
  */
 export function typecheck(declarations: string, samples: readonly string[]): { declarations: string[]; samples: string[][] } {
-  const files = new Map<string, string>([['/declarations.d.ts', declarations]])
+  // The standard library without the DOM, plus the console every environment has.
+  const files = new Map<string, string>([
+    ['/console.d.ts', 'declare const console: { log(...data: unknown[]): void; error(...data: unknown[]): void }'],
+    ['/declarations.d.ts', declarations],
+  ])
   samples.forEach((body, index) => files.set(`/sample${index}.ts`, `export {}\nasync function program() {\n${body}\n}\nvoid program\n`))
   const options: ts.CompilerOptions = {
     strict: true,
