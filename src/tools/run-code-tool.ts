@@ -35,6 +35,7 @@ export interface RunCodeCallOptions {
 
 /** A tool in the shape model APIs and agent frameworks take. */
 export interface RunCodeTool {
+  /** The name to register the tool under; the model calls it by this name. */
   name: string
   /** The runtime's `executionInstructions`, the result format and the tools' declarations. */
   description: string
