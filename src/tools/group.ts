@@ -90,8 +90,8 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
       label: `${label}.${field}#`,
       names,
     })
-    const args = typeText(tool.inputSchema, scope('inputSchema', 'args', tool.inputSchema), '  ', '')
-    const result = tool.outputSchema === undefined ? resultFallback(name) : typeText(tool.outputSchema, scope('outputSchema', 'result', tool.outputSchema), '  ', '')
+    const args = rootType(tool.inputSchema, scope('inputSchema', 'args', tool.inputSchema))
+    const result = tool.outputSchema === undefined ? resultFallback(name) : rootType(tool.outputSchema, scope('outputSchema', 'result', tool.outputSchema))
     const doc = [
       tool.description?.trim(),
       tagged('@param args', describe(tool.inputSchema)),
@@ -110,6 +110,14 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
     )
   }
   return blocks.join('\n')
+}
+
+/** A schema that refers to itself (`$ref: "#"`) is named once and used by that name. */
+function rootType(schema: JsonSchema, scope: SchemaScope): string {
+  if (typeof schema === 'object' && JSON.stringify(schema).includes('"$ref":"#"')) {
+    return scope.names.nameOf(schema, scope.rootName, (root) => typeText(root, scope, '  ', ''))
+  }
+  return typeText(schema, scope, '  ', '')
 }
 
 /** A call may omit its argument when nothing in it is required. */

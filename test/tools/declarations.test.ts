@@ -131,6 +131,8 @@ describe('declarations from JSON schemas', () => {
     const result = typecheck(`${RUNTIME_DECLARATIONS}\n\n${shop.declarations}`, valid)
     expect(result.declarations).toEqual([])
     expect(result.samples).toEqual(valid.map(() => []))
+    // A schema that refers to itself is declared once, by name.
+    expect(shop.declarations).toContain('outline(args?: unknown): Promise<shop.OutlineResult>')
   })
 
   it('reject programs that break the schemas', () => {
