@@ -13,7 +13,7 @@ import { mcpToolGroup } from 'ptc-runtime/mcp'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { typecheck } from '../helpers/typecheck.js'
 import { createCatalogueServer } from './fixtures/catalogue-server.mjs'
-import { gif, png } from './fixtures/images.mjs'
+import { gif, jpeg, png, webp } from './fixtures/images.mjs'
 
 const serverScript = fileURLToPath(new URL('./fixtures/catalogue-server.mjs', import.meta.url))
 
@@ -50,7 +50,7 @@ describe('an MCP server as a tool group', () => {
 
     it('makes every tool of every page a member, with declarations that compile', () => {
       expect(catalogue.seen.listPages).toBe(4)
-      expect(Object.keys(group.namespace.functions)).toEqual(['lookup', 'describe', 'photo', 'restock', 'category-tree', 'wait', 'stats'])
+      expect(Object.keys(group.namespace.functions)).toEqual(['lookup', 'describe', 'photo', 'restock', 'category-tree', 'sketch', 'wait', 'stats'])
       expect(group.namespace.errorClass).toEqual({ name: 'CatalogueError', memberNameProperty: 'tool' })
       expect(group.declarations).toContain('/** The product catalogue of a small shop. */\ndeclare const catalogue: {')
       expect(group.declarations).toContain('  describe(args: {\n    /** Product code */\n    sku: string\n  }): Promise<string | Array<string | Image>>')
@@ -62,11 +62,11 @@ describe('an MCP server as a tool group', () => {
          if (typeof photo !== 'string') for (const part of photo) if (part instanceof Image) inspect(part)
          try { await catalogue.restock({ sku: 'MUG-01', quantity: 1 }) } catch (error) { if (error instanceof CatalogueError) console.log(error.tool) }
          return [mug.price.toFixed(2), ...mug.tags, ...names]`,
-        `await catalogue.photo({ sku: 'MUG-01', format: 'jpeg' })`,
+        `await catalogue.photo({ sku: 'MUG-01', format: 'bmp' })`,
       ])
       expect(result.declarations).toEqual([])
       expect(result.samples[0]).toEqual([])
-      expect(result.samples[1]).toEqual([expect.stringMatching(/^TS2322: Type '"jpeg"' is not assignable to type '"png" \| "gif"'/)])
+      expect(result.samples[1]).toEqual([expect.stringMatching(/^TS2322: Type '"bmp"' is not assignable to type '"png" \| "gif" \| "jpeg" \| "webp"'/)])
     })
 
     it('gives structuredContent as the value and text content as one string', async () => {
@@ -86,7 +86,7 @@ describe('an MCP server as a tool group', () => {
 
     it('gives image content as images the program can inspect, written to the image directory', async () => {
       const result = await env.run(
-        `for (const format of ['png', 'gif']) {
+        `for (const format of ['png', 'gif', 'jpeg', 'webp']) {
            const [caption, image] = await catalogue.photo({ sku: 'LAMP-3', format })
            console.log(caption, image instanceof Image, image.mediaType, image.width + 'x' + image.height, image.path === image.attachmentId)
            inspect(image)
@@ -94,16 +94,30 @@ describe('an MCP server as a tool group', () => {
         { bindings: [group.namespace] },
       )
       expect(result.error).toBeUndefined()
-      expect(textOf(result)).toBe('Desk lamp, front true image/png 3x2 true\nDesk lamp, front true image/gif 5x3 true\n')
+      expect(textOf(result)).toBe(
+        ['image/png 3x2', 'image/gif 5x3', 'image/jpeg 16x8', 'image/webp 7x3'].map((kind) => `Desk lamp, front true ${kind} true\n`).join(''),
+      )
       const images = result.output.flatMap((entry) => (entry.type === 'image' ? [entry.attachment] : []))
       expect(images.map(({ mediaType, width, height }) => ({ mediaType, width, height }))).toEqual([
         { mediaType: 'image/png', width: 3, height: 2 },
         { mediaType: 'image/gif', width: 5, height: 3 },
+        { mediaType: 'image/jpeg', width: 16, height: 8 },
+        { mediaType: 'image/webp', width: 7, height: 3 },
       ])
-      for (const image of images) expect(path.dirname(image.attachmentId)).toBe(imageDirectory)
-      expect(readFileSync(images[0]!.attachmentId)).toEqual(png(3, 2))
-      expect(readFileSync(images[1]!.attachmentId)).toEqual(gif(5, 3))
-      expect(images.map((image) => image.bytes)).toEqual([png(3, 2).length, gif(5, 3).length])
+      const sent = [png(3, 2), gif(5, 3), jpeg(16, 8), webp(7, 3)]
+      for (const [index, image] of images.entries()) {
+        expect(path.dirname(image.attachmentId)).toBe(imageDirectory)
+        expect(readFileSync(image.attachmentId)).toEqual(sent[index])
+      }
+      expect(images.map((image) => image.bytes)).toEqual(sent.map((bytes) => bytes.length))
+    })
+
+    it('rejects an image type programs cannot receive, naming it', async () => {
+      const result = await env.run('await catalogue.sketch()', { bindings: [group.namespace] })
+      expect(result.error).toEqual({
+        kind: 'exception',
+        message: 'CatalogueError: the tool returned an image of type image/svg+xml; programs receive PNG, JPEG, WebP and GIF only\n    at program:1:1',
+      })
     })
 
     it('turns isError into a rejection with the error class and the server message', async () => {
