@@ -8,6 +8,7 @@ export {
   RESERVED_ERROR_MEMBERS,
   validateBindings,
 } from './seam/names.js'
+export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
   PtcBindingErrorClass,
@@ -26,6 +27,7 @@ export type {
   SandboxEnforcement,
   SandboxExecutionPolicy,
   SandboxMode,
+  SandboxNetwork,
 } from './seam/types.js'
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'

@@ -84,7 +84,7 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
  * input, or inside a template literal or comment that may go on over further lines. Any other
  * syntax error is complete input, left for the runtime to report with its position.
  */
-export function isIncomplete(source: string, format: PtcProgramFormat): boolean {
+function isIncomplete(source: string, format: PtcProgramFormat): boolean {
   const options: Options = {
     ecmaVersion: 'latest',
     sourceType: 'script',

@@ -3,7 +3,7 @@
  * Node's) and `process.stdout`/`process.stderr` writes, all feeding one sink in emission order.
  */
 import { Console } from 'node:console'
-import { StringOf, call, decodeUtf8, defineProperty, schedule, textDecoder } from './intrinsics.js'
+import { StringOf, Uint8ArrayOf, decodeUtf8, defineProperty, realmProcess, schedule } from './intrinsics.js'
 
 export interface TextSink {
   text(text: string): void
@@ -11,7 +11,7 @@ export interface TextSink {
 
 function chunkText(chunk: unknown): string {
   if (typeof chunk === 'string') return chunk
-  if (chunk instanceof Uint8Array) return call(decodeUtf8, textDecoder, chunk) as string
+  if (chunk instanceof Uint8ArrayOf) return decodeUtf8(chunk)
   return StringOf(chunk)
 }
 
@@ -28,9 +28,8 @@ function writerFor(sink: TextSink) {
 /** Creates the program's `console` and redirects both process streams into the sink. */
 export function createConsole(sink: TextSink): Console {
   const stream = { write: writerFor(sink) } as unknown as NodeJS.WritableStream
-  for (const name of ['stdout', 'stderr'] as const) {
-    defineProperty(process[name], 'write', { value: writerFor(sink), writable: true, configurable: true })
-  }
+  defineProperty(realmProcess.stdout, 'write', { value: writerFor(sink), writable: true, configurable: true })
+  defineProperty(realmProcess.stderr, 'write', { value: writerFor(sink), writable: true, configurable: true })
   // ignoreErrors: false keeps Console from attaching listeners our plain stream does not have.
   return new Console({ stdout: stream, stderr: stream, colorMode: false, ignoreErrors: false })
 }

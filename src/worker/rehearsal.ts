@@ -6,6 +6,7 @@
  * would pay for compiling the worker's own code. Nothing of it stays behind: its global is
  * removed, its program state and its stack-trace registration are its own.
  */
+/* eslint-disable hostile-realm/captured-builtins -- the rehearsal runs before any program */
 import { MessageChannel } from 'node:worker_threads'
 import {
   type CallMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,

@@ -8,11 +8,14 @@ import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
-import { endThread, post } from './intrinsics.js'
+import { endThread, post, uncurryThis } from './intrinsics.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
 
 const importModuleDynamically = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+// A program may replace `vm.Script` or its methods (it can import node:vm): capture both now.
+const Script = vm.Script
+const runInThisContext = uncurryThis(vm.Script.prototype.runInThisContext)
 
 export class WorkerRun {
   readonly output: OutputChannel
@@ -79,7 +82,7 @@ export class WorkerRun {
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
     const filename = registerProgram(program, label, this._message.run)
-    const entry = new vm.Script(program.code, { filename, importModuleDynamically }).runInThisContext()
+    const entry = runInThisContext(new Script(program.code, { filename, importModuleDynamically }))
     return await entry(createProgramHooks(state))
   }
 

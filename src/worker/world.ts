@@ -14,7 +14,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
 import workerThreads from 'node:worker_threads'
 import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
-import { ErrorOf, isArray } from './intrinsics.js'
+import { ErrorOf, NumberOf, StringOf, apply, assign, isArray, realmProcess } from './intrinsics.js'
 
 const ONE_PATH = [
   'access', 'appendFile', 'chmod', 'chown', 'lchmod', 'lchown', 'lstat', 'lutimes', 'mkdir', 'mkdtemp',
@@ -24,9 +24,18 @@ const ONE_PATH = [
 const STREAMS_AND_WATCHERS = ['createReadStream', 'createWriteStream', 'watch', 'watchFile', 'unwatchFile', 'openAsBlob']
 const TWO_PATHS = ['copyFile', 'cp', 'link', 'rename']
 
+// Everything the patched functions use while a program runs is captured here, before any program
+// could replace it (a program shares this realm and may patch globals, prototypes and modules).
+const processPid = process.pid
+const processPpid = process.ppid
+const resolvePath = path.resolve
+const isAbsolutePath = path.isAbsolute
+const statSync = fs.statSync
+const { S_IFMT, S_IFDIR } = fs.constants
+
 let cwd = process.cwd()
 const resolveAgainstCwd = (value: unknown) =>
-  typeof value === 'string' && value !== '' && !path.isAbsolute(value) ? path.resolve(cwd, value) : value
+  typeof value === 'string' && value !== '' && !isAbsolutePath(value) ? resolvePath(cwd, value) : value
 
 type AnyFunction = (...args: unknown[]) => unknown
 
@@ -34,16 +43,27 @@ function wrapPaths(target: Record<string, unknown>, name: string, positions: rea
   const original = target[name]
   if (typeof original !== 'function') return
   const wrapped = function (this: unknown, ...args: unknown[]) {
-    for (const index of positions) if (index < args.length) args[index] = resolveAgainstCwd(args[index])
-    return (original as AnyFunction).apply(this, args)
+    for (let at = 0; at < positions.length; at++) {
+      const index = positions[at]!
+      if (index < args.length) args[index] = resolveAgainstCwd(args[index])
+    }
+    return apply(original as AnyFunction, this, args)
   }
+  // eslint-disable-next-line no-restricted-syntax, hostile-realm/captured-builtins -- runs once at worker start, before any program
   for (const key of Object.keys(original)) (wrapped as unknown as Record<string, unknown>)[key] = (original as unknown as Record<string, unknown>)[key]
   if (name === 'realpath' || name === 'realpathSync') {
     const native = (original as unknown as { native?: AnyFunction }).native
-    if (native) (wrapped as unknown as { native: AnyFunction }).native = (...args) => native(resolveAgainstCwd(args[0]), ...args.slice(1))
+    if (native) {
+      ;(wrapped as unknown as { native: AnyFunction }).native = (...args) => {
+        args[0] = resolveAgainstCwd(args[0])
+        return apply(native, undefined, args)
+      }
+    }
   }
   target[name] = wrapped
 }
+
+/* eslint-disable no-restricted-syntax -- runs once at worker start, before any program */
 
 function patchFs(): void {
   const modules: Array<[Record<string, unknown>, boolean]> = [
@@ -66,6 +86,8 @@ function patchFs(): void {
   }
 }
 
+/* eslint-enable no-restricted-syntax */
+
 /** Where the options object of a child_process call sits, inserting one when it is absent. */
 function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unknown> {
   let index = 1
@@ -77,7 +99,8 @@ function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unk
     return copy
   }
   const fresh: Record<string, unknown> = {}
-  args.splice(index, 0, fresh)
+  for (let at = args.length; at > index; at--) args[at] = args[at - 1]
+  args[index] = fresh
   return fresh
 }
 
@@ -87,15 +110,15 @@ function patchChildProcess(onSpawn: (pid: number) => void, marker: string | unde
     const original = target[name]!
     target[name] = function (this: unknown, ...args: unknown[]) {
       const options = optionsOf(args, afterArgsArray)
-      options.cwd = path.resolve(cwd, typeof options.cwd === 'string' ? options.cwd : '.')
+      options.cwd = resolvePath(cwd, typeof options.cwd === 'string' ? options.cwd : '.')
       // A process group of its own lets the host kill the whole tree when the run settles
       // (exec and execFile ignore the option; the host walks their descendants instead).
       if (detach) options.detached = true
       if (marker !== undefined) {
-        const env = typeof options.env === 'object' && options.env !== null ? options.env : process.env
+        const env = typeof options.env === 'object' && options.env !== null ? options.env : realmProcess.env
         options.env = { ...env, [SUBPROCESS_MARKER_VARIABLE]: marker }
       }
-      const child = original.apply(this, args) as { pid?: number }
+      const child = apply(original, this, args) as { pid?: number }
       if (typeof child?.pid === 'number') onSpawn(child.pid)
       return child
     }
@@ -111,20 +134,22 @@ function patchChildProcess(onSpawn: (pid: number) => void, marker: string | unde
 
 function guardSignals(): void {
   const refuse = (pid: unknown) => {
-    const error = new ErrorOf(`kill ${String(pid)}: programs may not signal the runtime's process or process groups`)
-    Object.assign(error, { code: 'EPERM', syscall: 'kill' })
+    const error = new ErrorOf(`kill ${StringOf(pid)}: programs may not signal the runtime's process or process groups`)
+    assign(error, { code: 'EPERM', syscall: 'kill' })
     return error
   }
-  for (const name of ['kill', '_kill'] as const) {
-    const original = (process as unknown as Record<string, AnyFunction>)[name]
-    if (typeof original !== 'function') continue
-    ;(process as unknown as Record<string, AnyFunction>)[name] = function (pid: unknown, signal?: unknown) {
+  const guard = (name: 'kill' | '_kill') => {
+    const original = (realmProcess as unknown as Record<string, AnyFunction>)[name]
+    if (typeof original !== 'function') return
+    ;(realmProcess as unknown as Record<string, AnyFunction>)[name] = function (pid: unknown, signal?: unknown) {
       const probe = signal === 0 || signal === '0'
-      const number = Number(pid)
-      if (!probe && (number === process.pid || number <= 0 || number === process.ppid)) throw refuse(pid)
-      return original.call(process, pid, signal)
+      const number = NumberOf(pid)
+      if (!probe && (number === processPid || number <= 0 || number === processPpid)) throw refuse(pid)
+      return apply(original, realmProcess, [pid, signal])
     }
   }
+  guard('kill')
+  guard('_kill')
 }
 
 /**
@@ -154,10 +179,10 @@ export function installProcessWorld(onSpawn: (pid: number) => void, options: Wor
   patchChildProcess(onSpawn, options.subprocessMarker)
   guardSignals()
   if (options.sharesHostProcess) refuseNestedWorkers()
-  process.cwd = () => cwd
-  process.chdir = (directory: string) => {
-    const next = path.resolve(cwd, directory)
-    if (!fs.statSync(next).isDirectory()) throw new ErrorOf(`ENOTDIR: not a directory, chdir '${directory}'`)
+  realmProcess.cwd = () => cwd
+  realmProcess.chdir = (directory: string) => {
+    const next = resolvePath(cwd, directory)
+    if ((statSync(next).mode & S_IFMT) !== S_IFDIR) throw new ErrorOf(`ENOTDIR: not a directory, chdir '${directory}'`)
     cwd = next
   }
   syncBuiltinESMExports()
