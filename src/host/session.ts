@@ -113,7 +113,12 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && kind in LOST)
       // Nothing was lost when the program never ran here or only the initializer failed.
       const notice = !sent || initializerFailed ? undefined : lostNotice(LOST[kind!] ?? 'its environment ended')
-      if (discarded && !(plan.oneShot && byWorker)) return resolve({ result, disposition: 'discard', ...(notice ? { notice } : {}) })
+      if (discarded && !(plan.oneShot && byWorker)) {
+        // The program may still be running, or blocked in a synchronous spawn whose child no
+        // report announced: search for what it started before the result is returned.
+        const discard = () => resolve({ result, disposition: 'discard', ...(notice ? { notice } : {}) })
+        return void (sent && !byWorker ? environment.tidy(true).then(discard, discard) : discard())
+      }
       // Kept, or ending itself: what the program started dies before the result is returned.
       void environment.tidy(!byWorker).then((clean) => {
         if (plan.oneShot) return resolve({ result, disposition: clean ? 'discard-after-result' : 'discard' })
