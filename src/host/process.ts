@@ -24,7 +24,7 @@ import type { HelperWrapper } from './sandbox/bwrap.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
 import { sweepHelperNamespace } from './sandbox/namespace.js'
 
-const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
+const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000

@@ -11,6 +11,6 @@ it('the published package holds the build, the docs a user reads, and the licens
   const files = pack!.files.map((file) => file.path)
   const outside = files.filter((file) => !file.startsWith('dist/'))
   expect(outside.sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'])
-  expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/worker.cjs', 'dist/helper.js', 'dist/cli.js']))
+  expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/worker.cjs', 'dist/helper.cjs', 'dist/cli.js']))
   expect(files.filter((file) => /\.(ts|map)$/.test(file) && file !== 'dist/index.d.ts')).toEqual([])
 })
