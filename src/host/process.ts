@@ -185,6 +185,8 @@ export class ProcessEnvironment implements Environment {
    */
   async dispose(): Promise<void> {
     this._listener = undefined
+    // Reading /proc for the kill takes milliseconds: let a result waiting on this turn go first.
+    await new Promise((resolve) => setImmediate(resolve))
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
