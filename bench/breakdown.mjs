@@ -1,5 +1,6 @@
 /**
- * Table 6: where a pooled run's time goes. The bench wraps two worker_threads methods the thread
+ * Table 6: where a pooled run's time goes, on the thread host (the process host's worker lives in
+ * another process, out of these stamps' reach). The bench wraps two worker_threads methods the thread
  * host uses (it changes nothing else): `MessagePort#postMessage` stamps the moment the run
  * message leaves, `Worker#terminate` stamps the start and end of the worker's teardown. Phases:
  *
@@ -43,8 +44,8 @@ const PHASES = ['resolve', 'prepare', 'execute', 'teardown', 'return', 'total']
 
 async function breakdown() {
   console.log(`\n## Where a pooled run's time goes (ms)\n\n${machine()}; poolSize 1, thread host, ${ROUNDS} interleaved rounds.`)
-  const ours = await startOurs({ poolSize: 1 })
-  const retained = await startOurs({ poolSize: 1, retainState: true })
+  const ours = await startOurs({ isolation: 'thread', poolSize: 1 })
+  const retained = await startOurs({ isolation: 'thread', poolSize: 1, retainState: true })
   const bindings = [{ global: 'tools', functions: { echo } }]
   let bare = await spawnBareWorker(echo)
   let unique = 0

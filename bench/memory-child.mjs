@@ -1,42 +1,79 @@
 /**
- * One memory measurement, in its own process started with --expose-gc: RSS after `low`
- * instances and after `high` instances of one kind of idle sandbox, each read after full GCs and
- * once the process is idle (so pooled workers have finished booting). Prints one JSON line.
+ * One memory measurement, in its own process started with --expose-gc: memory after `low`
+ * instances and after `high` instances of one kind of sandbox, each read after full GCs (of this
+ * process's heap) once this process and its children are idle (so pooled workers and helpers
+ * have finished booting). Memory is this process's plus that of every process it started
+ * (helper processes and their bubblewrap parents), as RSS and PSS from /proc/<pid>/smaps_rollup:
+ * PSS splits each shared page among the processes that map it, so summed over the tree it counts
+ * the Node binary once, however many helpers share it, and its growth is what one more instance
+ * really costs. With `idle`, each reading is also taken again `IDLE_MS` later: V8's memory
+ * reducer returns memory a few seconds after a heap stops allocating, which is how a retained
+ * environment spends the time between a conversation's turns. Prints one JSON line.
  */
 import vm from 'node:vm'
+import { readFileSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
-import { runExpecting, startOurs } from './ours.mjs'
+import { startOurs } from './ours.mjs'
 import { settle, sleep } from './stats.mjs'
 
-const [mode, low, high] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])]
+const [mode, isolation, low, high, idle] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6] === 'idle']
+/** Longer than the memory reducer's first delay (8 s) and its follow-up collections. */
+const IDLE_MS = 15_000
 const keep = []
 const alive = setInterval(() => {}, 1 << 30)
 
-async function rss() {
+/** Every process this one started, directly or not. */
+function descendants(pid = process.pid) {
+  const found = []
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)) {
+      found.push(child, ...descendants(child))
+    }
+  }
+  return found
+}
+
+/** RSS and PSS of one process, in MB (zero for a process that ended meanwhile). */
+function rollup(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) / 1024
+    return { rss: field('Rss'), pss: field('Pss') }
+  } catch {
+    return { rss: 0, pss: 0 }
+  }
+}
+
+const add = (a, b) => ({ rss: a.rss + b.rss, pss: a.pss + b.pss })
+
+/** This process (`host`), its descendants (`children`, with their pids) and the sum (`tree`). */
+async function reading() {
   await settle({ minMs: 100, maxMs: 5000, windowMs: 50, busy: 0.05 })
   for (let i = 0; i < 3; i++) {
     globalThis.gc()
     await sleep(50)
   }
-  return process.memoryUsage.rss() / 2 ** 20
+  const pids = descendants()
+  const host = rollup(process.pid)
+  const children = pids.map(rollup).reduce(add, { rss: 0, pss: 0 })
+  return { host, children, tree: add(host, children), pids: pids.length }
 }
 
 const POOL_PER_RUNTIME = 2
 const kinds = {
-  /** Idle pre-spawned workers, `POOL_PER_RUNTIME` per runtime. */
+  /** Idle pre-started environments, `POOL_PER_RUNTIME` per runtime. */
   async pooled() {
-    keep.push(await startOurs({ poolSize: POOL_PER_RUNTIME }))
+    keep.push(await startOurs({ isolation, poolSize: POOL_PER_RUNTIME }))
     return POOL_PER_RUNTIME
   },
   /** One retained environment per state owner, after one run. */
   async retained() {
-    keep[0] ??= await startOurs({ poolSize: 0, retainState: true })
+    keep[0] ??= await startOurs({ isolation, poolSize: 0, retainState: true })
     const owner = {}
     keep.push(owner)
-    await keep[0].run({ program: 'globalThis.kept = [1, 2, 3]\nreturn 1', bindings: [], stateOwner: owner }).then((result) => {
-      if (result.error) throw new Error(JSON.stringify(result.error))
-    })
+    const result = await keep[0].run({ program: 'globalThis.kept = [1, 2, 3]\nreturn 1', bindings: [], stateOwner: owner })
+    if (result.error) throw new Error(JSON.stringify(result.error))
     return 1
   },
   async worker() {
@@ -63,13 +100,26 @@ const kinds = {
   },
 }
 
-const add = kinds[mode]
+/** Growth from `from` to `to`, per instance, for each part. */
+const per = (from, to, count) => Object.fromEntries(
+  ['host', 'children', 'tree'].map((part) => [part, { rss: (to[part].rss - from[part].rss) / count, pss: (to[part].pss - from[part].pss) / count }]),
+)
+
+const grow = kinds[mode]
 let count = 0
-const start = await rss()
-while (count < low) count += await add()
-const first = await rss()
-while (count < high) count += await add()
-const last = await rss()
-console.log(JSON.stringify({ perInstance: (last - first) / (high - low), first: (first - start) / low, start }))
+const start = await reading()
+while (count < low) count += await grow()
+const first = await reading()
+const lowIdle = idle ? (await sleep(IDLE_MS), await reading()) : first
+while (count < high) count += await grow()
+const last = await reading()
+const highIdle = idle ? (await sleep(IDLE_MS), await reading()) : undefined
+console.log(JSON.stringify({
+  first: per(start, first, low),
+  // The instances added last, fresh; those from before have had the same rest as in `lowIdle`.
+  perInstance: per(lowIdle, last, high - low),
+  idle: highIdle && per(lowIdle, highIdle, high - low),
+  processes: last.pids,
+}))
 clearInterval(alive)
 process.exit(0)

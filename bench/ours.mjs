@@ -12,8 +12,13 @@ import { Context } from 'cordis'
 // bench/run.mjs points PTC_BENCH_DIST at its snapshot of dist/; a table run alone uses the package.
 const { WorkerPtcRuntime } = await import(process.env.PTC_BENCH_DIST ? pathToFileURL(process.env.PTC_BENCH_DIST).href : 'ptc-runtime')
 
-/** Plugs a WorkerPtcRuntime with `config` into a fresh root context. */
+/**
+ * Plugs a WorkerPtcRuntime with `config` into a fresh root context. `config.isolation` is
+ * required, so no table silently measures whichever host is the default: `'process'` (a helper
+ * process per environment, the default) or `'thread'` (a worker in this process).
+ */
 export async function startOurs(config) {
+  if (config.isolation !== 'process' && config.isolation !== 'thread') throw new Error("bench: say which host to measure (isolation 'process' or 'thread')")
   const root = new Context()
   await root.plugin(WorkerPtcRuntime, config)
   const runtime = root.ptcRuntime
@@ -62,7 +67,7 @@ export async function startSandboxed(config) {
   const cleanup = () => rmSync(workspaceRoot, { recursive: true, force: true })
   let ours
   try {
-    ours = await startOurs({ ...config, sandbox: { mode: 'workspace-write', workspaceRoot }, cwd: workspaceRoot })
+    ours = await startOurs({ ...config, isolation: 'process', sandbox: { mode: 'workspace-write', workspaceRoot }, cwd: workspaceRoot })
   } catch (error) {
     cleanup()
     return { skipped: `a sandbox config does not load: ${error.message.split('\n').slice(0, 2).join(' ')}` }

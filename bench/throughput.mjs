@@ -1,7 +1,8 @@
 /**
  * Table 3: throughput. K lanes each issue `return 1` runs back to back (a fresh environment per
  * run) until the round's quota is done. A cold bare Worker per run, under the same load, is the
- * spawn-bound ceiling: every fresh environment costs one worker start-up, pooled or not.
+ * spawn-bound ceiling: every fresh environment costs one worker start-up, pooled or not (on the
+ * process host, one helper process start-up as well).
  */
 import { Worker } from 'node:worker_threads'
 import { runExpecting, startOurs } from './ours.mjs'
@@ -44,9 +45,10 @@ async function throughput() {
   console.log(`\n## Throughput (\`return 1\`, fresh environment per run)\n\n${machine()}; ${RUNS * ROUNDS} runs per row over ${ROUNDS} interleaved rounds.`)
   for (const k of CONCURRENCY) {
     const configs = [
-      { name: `ptc-runtime, poolSize 1`, ours: await startOurs({ poolSize: 1 }) },
-      { name: `ptc-runtime, poolSize ${k}`, ours: await startOurs({ poolSize: k }) },
-      { name: 'ptc-runtime, poolSize 0', ours: await startOurs({ poolSize: 0 }) },
+      { name: 'ptc-runtime, thread host, poolSize 1', ours: await startOurs({ isolation: 'thread', poolSize: 1 }) },
+      { name: `ptc-runtime, thread host, poolSize ${k}`, ours: await startOurs({ isolation: 'thread', poolSize: k }) },
+      { name: 'ptc-runtime, thread host, poolSize 0', ours: await startOurs({ isolation: 'thread', poolSize: 0 }) },
+      { name: `ptc-runtime, process host (default), poolSize ${k}`, ours: await startOurs({ isolation: 'process', poolSize: k }) },
       { name: 'bare cold Worker per run (spawn-bound ceiling)' },
     ]
     const totals = new Map(configs.map((config) => [config.name, { seconds: 0, runs: 0, latencies: [] }]))

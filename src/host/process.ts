@@ -24,7 +24,7 @@ import type { HelperWrapper } from './sandbox/bwrap.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
 import { sweepHelperNamespace } from './sandbox/namespace.js'
 
-const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
+const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000
@@ -224,6 +224,8 @@ export class ProcessEnvironment implements Environment {
    */
   async dispose(): Promise<void> {
     this._listener = undefined
+    // Reading /proc for the kill takes milliseconds: let a result waiting on this turn go first.
+    await new Promise((resolve) => setImmediate(resolve))
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
