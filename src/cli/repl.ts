@@ -25,8 +25,12 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
   const lines = createInterface({ input: io.input, ...(io.interactive ? { output: io.out } : {}), terminal: io.interactive })
   let pending = ''
   let running: AbortController | undefined
+  // Input may end (Ctrl-D) while a program runs; the lines read before still run, but there is
+  // no one left to prompt (and since Node 24 prompting a closed interface throws).
+  let inputEnded = false
+  lines.once('close', () => (inputEnded = true))
   const prompt = () => {
-    if (!io.interactive) return
+    if (!io.interactive || inputEnded) return
     lines.setPrompt(pending === '' ? '> ' : '... ')
     lines.prompt()
   }
