@@ -207,6 +207,18 @@ describe('ptc-run', () => {
       expect(result.stderr).toMatch(/^error \(exception\): SyntaxError: Unexpected end of input \(line 1, column 16\)/)
     })
 
+    it('reads a using declaration over several lines; it needs Node 24, and is disposed when its program ends', async () => {
+      const input = ['using handle = {', '  [Symbol.dispose]() { console.log("disposed") },', '}', 'typeof handle', ''].join('\n')
+      const result = await ptcRun(['--repl'], input)
+      expect(result.code).toBe(0)
+      if (Number(process.versions.node.split('.')[0]) >= 24) {
+        expect(result).toEqual({ code: 0, stdout: 'disposed\n"undefined"\n', stderr: '' })
+      } else {
+        expect(result.stdout).toBe('"undefined"\n')
+        expect(result.stderr).toMatch(/^error \(exception\): SyntaxError: 'using' declarations need Node\.js 24 or later \(this runtime runs on Node\.js [\d.]+\) \(line 1, column 1\)\n/)
+      }
+    })
+
     it('stops at .exit', async () => {
       expect(await ptcRun(['--repl'], '1 + 1\n.exit\n2 + 2\n')).toEqual({ code: 0, stdout: '2\n', stderr: '' })
     })
