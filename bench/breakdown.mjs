@@ -7,7 +7,7 @@
  *   prepare    `run()` up to the run message: checks, lowering (or cache hit), plan, attach
  *   execute    run message → terminate(): the worker runs the program, the result comes back
  *              and is decoded and settled
- *   teardown   terminate() → worker exited (the contract: the worker is gone before run resolves)
+ *   teardown   terminate() → worker exited (a run resolves only once its worker is gone)
  *   return     exit → `run()` resolved
  *
  * A bare pre-spawned Worker running the same program, with the same stamps, is the floor. Runs

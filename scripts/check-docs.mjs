@@ -1,4 +1,5 @@
-// `npm run docs:check`: every public export of src/index.ts has TSDoc, and so does every public
+// `npm run docs:check`: every public export of the package's entries (src/index.ts and the
+// `mcp` and `ai` subpaths) has TSDoc, and so does every public
 // or protected member that exported classes and interfaces declare (a member that overrides a
 // documented one inherits its comment). Prints each gap as file:line and exits 1 if any.
 import path from 'node:path'
@@ -11,8 +12,11 @@ const { config } = ts.readConfigFile(configFile, ts.sys.readFile)
 const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root)
 const program = ts.createProgram(parsed.fileNames, parsed.options)
 const checker = program.getTypeChecker()
-const entry = program.getSourceFile(path.join(root, 'src', 'index.ts'))
-if (!entry) throw new Error('src/index.ts is not part of tsconfig.docs.json')
+const entries = ['src/index.ts', 'src/mcp/index.ts', 'src/ai/index.ts'].map((file) => {
+  const entry = program.getSourceFile(path.join(root, file))
+  if (!entry) throw new Error(`${file} is not part of tsconfig.docs.json`)
+  return entry
+})
 
 const gaps = []
 const documented = (symbol) => symbol.getDocumentationComment(checker).some((part) => part.text.trim() !== '')
@@ -24,7 +28,8 @@ const where = (node) => {
 const hidden = (node) =>
   ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private || (node.name && ts.isPrivateIdentifier(node.name))
 
-for (const exported of checker.getExportsOfModule(checker.getSymbolAtLocation(entry))) {
+const exports = entries.flatMap((entry) => checker.getExportsOfModule(checker.getSymbolAtLocation(entry)))
+for (const exported of exports) {
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported
   const declaration = symbol.declarations?.[0]
   if (!declaration) continue

@@ -8,6 +8,7 @@ export {
   RESERVED_ERROR_MEMBERS,
   validateBindings,
 } from './seam/names.js'
+export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
   PtcBindingErrorClass,
@@ -26,6 +27,14 @@ export type {
   SandboxEnforcement,
   SandboxExecutionPolicy,
   SandboxMode,
+  SandboxNetwork,
 } from './seam/types.js'
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
+export { defineToolGroup } from './tools/group.js'
+export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition } from './tools/group.js'
+export type { JsonSchema } from './tools/schema-types.js'
+export { RUNTIME_DECLARATIONS, createRunCodeTool } from './tools/run-code-tool.js'
+export type { RunCodeCallOptions, RunCodeTool, RunCodeToolOptions } from './tools/run-code-tool.js'
+export { resultText } from './tools/result-text.js'
+export type { ResultTextBudget } from './tools/result-text.js'

@@ -9,8 +9,6 @@
 import type { SerializedPositions } from './transform/index.js'
 import type { WireTokens } from './json/index.js'
 
-export const PROTOCOL_VERSION = 1
-
 /** What the worker needs to know about one binding namespace: names, never functions. */
 export interface NamespaceShape {
   global: string
@@ -77,6 +75,15 @@ export type HostMessage = RunMessage | ReplyMessage | RepliesMessage
 
 // worker -> host ---------------------------------------------------------------------------
 
+/**
+ * The worker's first message, sent once when every module is loaded (the host may terminate it
+ * from then on without leaking the handles of a load in progress). It carries no run number: a
+ * `ready` that arrives while a run is listening is forged.
+ */
+export interface ReadyMessage {
+  type: 'ready'
+}
+
 /** A text entry is its string; an image entry names an attachment the host issued. */
 export type OutputItem = string | { attachmentId: string }
 
@@ -130,4 +137,12 @@ export interface SpawnedMessage {
   pid: number
 }
 
-export type WorkerMessage = OutputMessage | CallMessage | CallsMessage | DoneMessage | FailedMessage | SpawnedMessage
+/** Everything a worker sends: `ready` once, then the messages of each run. */
+export type WorkerMessage =
+  | ReadyMessage
+  | OutputMessage
+  | CallMessage
+  | CallsMessage
+  | DoneMessage
+  | FailedMessage
+  | SpawnedMessage

@@ -3,7 +3,7 @@
  * `UsageError` whose message says which argument is wrong, so the entry point owns exit codes.
  */
 import { parseArgs } from 'node:util'
-import type { PtcProgramFormat } from '../seam/types.js'
+import { PROGRAM_FORMATS, type PtcProgramFormat } from '../seam/types.js'
 
 export const USAGE = `Usage:
   ptc-run <program.js | -> [--tools <module>] [--format <format>] [--timeout <ms>] [--json]
@@ -25,8 +25,6 @@ Exit codes: 0 the program succeeded, 1 the program failed, 2 usage error.`
 
 /** The longest budget a Node timer can hold. */
 const MAX_TIMEOUT_MS = 2_147_483_647
-
-const FORMATS: readonly PtcProgramFormat[] = ['function-body', 'script', 'repl', 'scoped-repl']
 
 /** A command line `ptc-run` cannot act on; the entry point prints it with the usage and exits 2. */
 export class UsageError extends Error {
@@ -76,8 +74,8 @@ export function parseCommand(argv: readonly string[]): Command {
 
 function parseFormat(value: string | undefined): PtcProgramFormat | undefined {
   if (value === undefined) return undefined
-  if (!(FORMATS as readonly string[]).includes(value)) {
-    throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(value)}`)
+  if (!(PROGRAM_FORMATS as readonly string[]).includes(value)) {
+    throw new UsageError(`--format must be one of ${PROGRAM_FORMATS.join(', ')}, got ${JSON.stringify(value)}`)
   }
   return value as PtcProgramFormat
 }

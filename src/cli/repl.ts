@@ -91,7 +91,7 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
  * is parsed exactly as the runtime parses programs (so top-level `await`, and `using`, which a
  * plain script may not declare at its top level, read as they will run).
  */
-export function isIncomplete(source: string, format: PtcProgramFormat): boolean {
+function isIncomplete(source: string, format: PtcProgramFormat): boolean {
   try {
     parseProgram(source, format === 'function-body')
     return false

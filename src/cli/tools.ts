@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { isRecord } from '../json/index.js'
 import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace } from '../seam/types.js'
 import { UsageError } from './args.js'
@@ -55,10 +56,6 @@ function functionsOf(members: Record<string, unknown>, shape: string): Record<st
     functions[name] = async (args, call) => (await fn.call(members, args, call)) as Awaited<ReturnType<PtcBindingFunction>>
   }
   return functions
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function describe(value: unknown): string {

@@ -1,17 +1,15 @@
 /**
- * The helper process entry. The host starts it (under bubblewrap when the policy confines
- * files) with its working directory set to the run's cwd and a channel on descriptor 3. It
- * hosts exactly one environment: the same fresh Worker, with the same options, that the host
- * would create in-process, and relays between the worker's private port and the host.
+ * The helper process entry (`isolation: 'process'`). The host starts one per environment, under
+ * bubblewrap when a sandbox policy confines the program, with a memory limit set by the kernel
+ * and a channel on descriptor 3. It hosts exactly one environment: the same fresh worker the
+ * host would create in-process, and relays between the worker's private port and the host.
+ * Before each run it moves to the run's cwd, so the program has a real working directory.
  *
  * The helper shares a process with the program, so it is in the program's trust domain: the
- * host treats every frame as untrusted. What the helper adds is a process boundary (the host
- * survives whatever happens here), a real cwd, and subprocess bookkeeping in the helper's own
- * PID view, which the host cannot see into under a PID namespace.
+ * host treats every frame as untrusted and does its own process accounting from outside.
  */
 import { Socket } from 'node:net'
-import { ThreadEnvironment } from '../host/environment.js'
-import { sweepNamespace } from '../host/processes.js'
+import { ThreadEnvironment } from '../host/thread.js'
 import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, encodeFrame } from './protocol.js'
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
@@ -28,8 +26,8 @@ const isSpawnReport = (raw: unknown): raw is { type: 'spawned'; pid: number } =>
 
 environment.attach({
   message(raw) {
-    // Only this process can tell whether the pid is a process group the worker started:
-    // under a PID namespace the host cannot even name it. A report for anything else is forged.
+    // Only this process can tell whether the pid is a process the worker started: under a PID
+    // namespace the host cannot even name it. A report for anything else is forged.
     if (isSpawnReport(raw) && !environment.adoptSubprocess(raw.pid)) return send({ type: 'forged' })
     let frame: string
     try {
@@ -41,15 +39,7 @@ environment.attach({
   },
   forged: () => send({ type: 'forged' }),
   rawOutput: (text) => send({ type: 'raw', text }),
-  exit(code, error) {
-    const errorCode = (error as { code?: unknown } | undefined)?.code
-    send({
-      type: 'exit',
-      code,
-      ...(typeof errorCode === 'string' ? { errorCode } : {}),
-      ...(error ? { errorMessage: String(error.message) } : {}),
-    })
-  },
+  exit: (failure) => send({ type: 'exit', message: failure.message }),
 })
 
 /** The host closed the channel (or vanished): end the worker and its subprocesses, then exit. */
@@ -60,25 +50,29 @@ function shutdown(): void {
   void environment.dispose().finally(() => process.exit(0))
 }
 
+function relay(frame: HostFrame): void {
+  const { message } = frame
+  if (message.type === 'run') {
+    try {
+      process.chdir(message.cwd)
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'it cannot be entered'
+      return send({ type: 'refused', message: `the run's cwd ${message.cwd} cannot be entered in this environment (${reason})` })
+    }
+  }
+  environment.send(message)
+}
+
 // Host frames are trusted, but the program can read from descriptor 3 too and tear a frame;
 // a torn stream means the run can no longer be served, which the host hears as forgery.
 const reader = new FrameReader(Number.POSITIVE_INFINITY)
 channel.on('data', (chunk: Buffer) => {
   const frames = reader.push(chunk)
   if (!frames) return send({ type: 'forged' })
-  for (const frame of frames as HostFrame[]) {
-    if (frame.type === 'relay') environment.send(frame.message)
-    else if (frame.type === 'kill-subprocesses') {
-      void Promise.resolve(environment.killSubprocesses(frame.thorough === true)).then(async () => {
-        if (!frame.sweep) return send({ type: 'killed', id: frame.id })
-        // In the helper's own PID namespace, PID 1 is bubblewrap's reaper and the rest is the
-        // program's, reported or not (a nested worker's subprocess, an emptied environment).
-        send({ type: 'killed', id: frame.id, alone: await sweepNamespace([1, process.pid]) })
-      })
-    }
-  }
+  for (const frame of frames as HostFrame[]) if (frame?.type === 'relay') relay(frame)
 })
 channel.on('end', shutdown)
 channel.on('error', shutdown)
 
-send({ type: 'ready' })
+// Ready only once the worker can take a run: the host's readiness has one meaning.
+void environment.ready.then((refusal) => (refusal ? send({ type: 'exit', message: refusal.message }) : send({ type: 'ready' })))

@@ -1,6 +1,7 @@
 /**
- * The channel between the host and a helper process, imported by both sides: one frame per
- * line of JSON on the helper's file descriptor 3 (a socket pair both ends can read and write).
+ * The channel between the host and a helper process: one frame per line of JSON on the
+ * helper's file descriptor 3 (a socket pair both ends can read and write). The types and the
+ * framing are shared by both sides; `parseHelperFrame` is the host's check of what it reads.
  *
  * Not Node's built-in `ipc` channel: the program shares the helper's descriptors, and a few
  * malformed bytes written to an `ipc` descriptor throw inside the host's channel reader as an
@@ -8,31 +9,24 @@
  * serialization). Here every frame is parsed inside a try/catch and a bad one is a protocol
  * violation of the run, nothing more.
  */
-import type { EnvironmentOptions } from '../host/environment.js'
+import type { ThreadEnvironmentOptions } from '../host/thread.js'
+import { isRecord } from '../json/index.js'
 import type { HostMessage } from '../protocol.js'
 
 /** The helper's descriptor for the channel. */
 export const CHANNEL_FD = 3
+/** Where a wrapper reads its `input` (bubblewrap's seccomp filter); closed before the helper runs. */
+export const WRAPPER_INPUT_FD = 4
 
-/**
- * Start-up options, passed as the helper's only argument (JSON): those the host would give its
- * environment in-process.
- */
-export type HelperOptions = EnvironmentOptions
+/** Start-up options, passed as the helper's only argument (JSON): those of its worker. */
+export type HelperOptions = ThreadEnvironmentOptions
 
-/** Host -> helper. */
-export type HostFrame =
-  | { type: 'relay'; message: HostMessage }
-  /**
-   * Kill the subprocesses the program started (the run has settled); answered by `killed`.
-   * `sweep` (only for a helper in a PID namespace of its own) also kills every other process
-   * there and answers whether none is left; `thorough` is `Environment.killSubprocesses`'s.
-   */
-  | { type: 'kill-subprocesses'; id: number; sweep?: boolean; thorough?: boolean }
+/** Host -> helper. A relayed `run` message first moves the helper to the run's cwd. */
+export type HostFrame = { type: 'relay'; message: HostMessage }
 
 /** Helper -> host. Untrusted: the program can write frames of its own to the descriptor. */
 export type HelperFrame =
-  /** The helper runs (under its confinement) and its worker is starting. Always first. */
+  /** The helper runs (under its confinement) and its worker has loaded. Always first. */
   | { type: 'ready' }
   /** A message the worker posted on its private port, relayed unchanged. */
   | { type: 'message'; message: unknown }
@@ -40,19 +34,42 @@ export type HelperFrame =
   | { type: 'forged' }
   /** Text that reached the worker's real stdout/stderr. */
   | { type: 'raw'; text: string }
-  /** The subprocesses of request `id` are dead; `alone` (after a sweep): nothing else is left. */
-  | { type: 'killed'; id: number; alone?: boolean }
-  /** The worker exited; `errorCode`/`errorMessage` describe the error that ended it, if any. */
-  | { type: 'exit'; code: number; errorCode?: string; errorMessage?: string }
+  /** The run's cwd cannot be entered here, so its program was not started. */
+  | { type: 'refused'; message: string }
+  /** The worker exited; `message` says how, for the model. */
+  | { type: 'exit'; message: string }
 
 /** One frame as written on the channel. `JSON.stringify` escapes every newline inside strings. */
 export function encodeFrame(frame: HostFrame | HelperFrame): string {
   return `${JSON.stringify(frame)}\n`
 }
 
+/** The frame `raw` (a JSON.parse result) stands for, or `undefined` when it is not one. */
+export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
+  if (!isRecord(raw)) return undefined
+  const frame = raw
+  switch (frame.type) {
+    case 'ready':
+    case 'forged':
+      return { type: frame.type }
+    case 'message':
+      return 'message' in frame ? { type: 'message', message: frame.message } : undefined
+    case 'raw':
+    case 'refused':
+    case 'exit': {
+      const text = frame.type === 'raw' ? frame.text : frame.message
+      if (typeof text !== 'string') return undefined
+      return frame.type === 'raw' ? { type: 'raw', text } : { type: frame.type, message: text }
+    }
+    default:
+      return undefined
+  }
+}
+
 /**
  * Splits a byte stream into frames. A line longer than `maxFrameBytes` is over-budget traffic:
- * `push` then reports failure rather than buffering without bound.
+ * `push` reports failure as soon as the buffered bytes pass it, before anything is parsed, so
+ * the reader never holds more than that.
  */
 export class FrameReader {
   private _parts: Buffer[] = []
@@ -65,11 +82,11 @@ export class FrameReader {
     const frames: unknown[] = []
     let start = 0
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      const line = Buffer.concat([...this._parts, chunk.subarray(start, end)])
+      if (this._buffered + end - start > this._maxFrameBytes) return undefined
+      const line = this._parts.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...this._parts, chunk.subarray(start, end)])
       this._parts = []
       this._buffered = 0
       start = end + 1
-      if (line.length > this._maxFrameBytes) return undefined
       try {
         frames.push(JSON.parse(line.toString('utf8')))
       } catch {
@@ -77,9 +94,9 @@ export class FrameReader {
       }
     }
     if (start < chunk.length) {
-      this._parts.push(chunk.subarray(start))
       this._buffered += chunk.length - start
       if (this._buffered > this._maxFrameBytes) return undefined
+      this._parts.push(chunk.subarray(start))
     }
     return frames
   }

@@ -4,10 +4,10 @@
  * re-validates arguments, invokes the host function, validates what it resolved and replies
  * exactly once per call id. Replies stop when the run settles.
  */
-import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
+import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { CallMessage, RepliesMessage, ReplyMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
-import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace } from '../seam/types.js'
+import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace, PtcJsonValue } from '../seam/types.js'
 
 const { hasOwn } = Object
 const MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
@@ -39,6 +39,8 @@ export interface CallHost {
 export class CallDispatcher {
   private _nextId = 1
   private _pending = 0
+  /** JSON bytes of the arguments of the calls in flight. */
+  private _pendingBytes = 0
   private _open = true
   private readonly _controller = new AbortController()
   /** Replies ready in this tick; sent together once the tick's microtasks have run. */
@@ -48,6 +50,7 @@ export class CallDispatcher {
     private readonly _run: number,
     private readonly _bindings: readonly PtcBindingNamespace[],
     private readonly _maxPending: number,
+    private readonly _maxPendingBytes: number,
     private readonly _host: CallHost,
   ) {}
 
@@ -72,10 +75,19 @@ export class CallDispatcher {
       if (!decoded.ok) return this._host.violation(`binding arguments that are not lossless JSON (${decoded.reason})`)
       args = decoded.value
     }
-    void this._invoke(call, fn, args)
+    // Arguments the host holds for tools are bounded: over budget, the call fails in the
+    // program and its arguments are dropped here, never passed on or kept.
+    const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
+    if (this._pendingBytes + bytes > this._maxPendingBytes) {
+      this._pending--
+      const message = `${call.global}.${call.name} was not called: its arguments (${bytes} bytes) would bring the arguments of calls in flight over ${this._maxPendingBytes} bytes (maxPendingCallBytes)`
+      return this._queue({ type: 'reply', run: this._run, id: call.id, ok: false, message })
+    }
+    this._pendingBytes += bytes
+    void this._invoke(call, fn, args, bytes)
   }
 
-  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown): Promise<void> {
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
     try {
@@ -86,6 +98,11 @@ export class CallDispatcher {
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
     }
     this._pending--
+    this._pendingBytes -= bytes
+    this._queue(reply)
+  }
+
+  private _queue(reply: ReplyMessage): void {
     if (!this._open) return
     this._outbox.push(reply)
     if (this._outbox.length === 1) queueMicrotask(() => this._flush())

@@ -28,6 +28,8 @@ export interface InstructionFacts {
   retainsState: boolean
   timeoutMs: number
   maxOutputBytes: number
+  /** The kernel-enforced memory budget of an environment; absent on the thread host. */
+  maxMemoryMb?: number
   sandbox?: string
 }
 
@@ -38,9 +40,30 @@ export function executionInstructions(facts: InstructionFacts): string {
     'The result must be plain JSON (objects, arrays, strings, finite numbers, booleans, null); return nothing when you have only printed.',
     'console.log and process.stdout.write print text; inspect(image) shows an Image a tool returned (its path, width, height and mediaType are readable).',
     'Node built-ins load with `await import("node:fs")`. Relative paths and subprocesses use the working directory; process.env is empty.',
-    `Limits: ${Math.round(facts.timeoutMs / 1000)} s per call by default; ${facts.maxOutputBytes} bytes of printed output and result together.`,
+    `Limits: ${duration(facts.timeoutMs)} per call by default; ${size(facts.maxOutputBytes)} of printed output and result together.`,
+    ...(facts.maxMemoryMb === undefined ? [] : [`Memory: ${facts.maxMemoryMb} MiB in all (heap, buffers, WebAssembly); a program that allocates more is stopped.`]),
     facts.retainsState ? STATE[facts.format] : 'Each call starts in a fresh environment: nothing persists between calls.',
   ]
   if (facts.sandbox) lines.push(facts.sandbox)
   return lines.join('\n')
+}
+
+/** A time budget as a person writes it: `2 min`, `30 s`, `1.5 s`, `500 ms`; never rounded. */
+export function duration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`
+  if (ms >= 1000 && ms % 100 === 0) return `${ms / 1000} s`
+  return `${ms} ms`
+}
+
+// Largest first, binary before decimal: 64 MiB is a configured 67108864, 1 MB a configured 1000000.
+const UNITS: Array<[string, number]> = [
+  ['GiB', 2 ** 30], ['GB', 1e9], ['MiB', 2 ** 20], ['MB', 1e6], ['KiB', 2 ** 10], ['kB', 1e3],
+]
+
+/** A byte count as a person writes it (`64 MiB`, `1 MB`, `1.5 KiB`), exact or else in bytes. */
+export function size(bytes: number): string {
+  for (const [unit, factor] of UNITS) {
+    if (bytes >= factor && (bytes * 10) % factor === 0) return `${bytes / factor} ${unit}`
+  }
+  return `${bytes} bytes`
 }

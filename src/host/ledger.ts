@@ -19,10 +19,6 @@ export class OutputLedger {
 
   constructor(readonly maxBytes: number) {}
 
-  get overflowed(): boolean {
-    return this._overflowed
-  }
-
   get limitMessage(): string {
     return `output exceeded ${this.maxBytes} bytes (the cap on printed output plus the result); print less or return a smaller value`
   }

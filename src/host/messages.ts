@@ -3,17 +3,11 @@
  * message is hostile input: it is checked field by field and rebuilt, and anything that does
  * not fit the protocol becomes a violation string (the run then fails with `protocol`).
  */
+import { isRecord } from '../json/index.js'
 import type { CallMessage, OutputItem, WorkerFailureKind, WorkerMessage } from '../protocol.js'
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
-const { getPrototypeOf } = Object
 const { isArray } = Array
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || isArray(value)) return false
-  const proto = getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
-}
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
 

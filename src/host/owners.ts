@@ -1,110 +1,169 @@
 /**
- * Retained environments, one per state owner. Runs for one owner are serialized in arrival
- * order; a run that ends in a discarding failure ends the environment and leaves a notice for
- * the next run; an environment idle for `idleMs` is released.
+ * Retained state: one environment per state owner, and the owner's runs in arrival order. A
+ * queued run whose signal fires settles at once and never runs; `release` aborts the run in
+ * progress and every queued one. When state is lost (a failure discarded the environment, the
+ * sandbox policy changed, the owner was idle for `idleMs`), the owner's next run is told once.
  */
+import type { PtcRunResult } from '../seam/types.js'
 import type { Environment } from './environment.js'
-import type { Settlement } from './execution.js'
+import { type Disposition, type Settlement, lostNotice } from './session.js'
 
-interface OwnerSlot {
+/** Runs one program on the owner's environment; `notice` is the line it must print first. */
+export type ExecuteRetained = (environment: Environment, notice: string | undefined, signal: AbortSignal) => Promise<Settlement>
+
+export interface OwnerHooks {
+  /** A never-used environment for `key` (the sandbox policy the run needs). */
+  take(key: string): Environment
+  /** Disposes or keeps `environment` as its last run decided; resolves once that is done. */
+  settle(environment: Environment, disposition: Disposition): Promise<void>
+  /** The result of a run that was aborted before it started. */
+  aborted(message: string): PtcRunResult
+}
+
+interface Ticket {
+  key: string
+  execute: ExecuteRetained
+  signal: AbortSignal
+  /** Aborts the run once it started (release and disposal use it). */
+  controller: AbortController
+  resolve(result: PtcRunResult): void
+  onAbort(): void
+}
+
+interface Slot {
   environment?: Environment
-  /** Why the previous environment was lost; told to the next run once. */
-  lost?: string
-  tail: Promise<unknown>
+  /** The key the environment was made for. */
+  key?: string
+  queue: Ticket[]
+  running?: Ticket
   idle?: NodeJS.Timeout
-  /** Aborts the run in progress (release and disposal use it). */
-  abort?: (reason: string) => void
+  /** Set by `release` while a run is in progress: called when it has settled. */
+  wake?: () => void
 }
 
-export type RunInEnvironment = (
-  environment: Environment,
-  notice: string | undefined,
-  abort: AbortSignal,
-) => Promise<Settlement>
-
-const LOST: Record<string, string> = {
-  timeout: 'it ran out of time',
-  abort: 'it was aborted',
-  'worker-exit': 'its worker exited',
-  protocol: 'it broke the runtime protocol',
-  'output-limit': 'it exceeded the output cap',
-}
-
-export class RetainedEnvironments {
-  private readonly _slots = new Map<object, OwnerSlot>()
+export class OwnerQueues {
+  private readonly _slots = new Map<object, Slot>()
+  /** Notices for owners whose environment is gone; weak, so a forgotten owner costs nothing. */
+  private readonly _notices = new WeakMap<object, string>()
 
   constructor(
-    private readonly _create: () => Environment,
+    private readonly _hooks: OwnerHooks,
     private readonly _idleMs: number,
-    /** Called when a release leaves no owner here. */
-    private readonly _onEmpty: () => void = () => {},
   ) {}
 
-  get empty(): boolean {
-    return this._slots.size === 0
-  }
-
-  /** Queues a run for `owner` behind its earlier runs. */
-  run(owner: object, execute: RunInEnvironment): Promise<Settlement> {
+  /** Queues a run for `owner` behind its earlier runs; resolves with its result. */
+  run(owner: object, key: string, execute: ExecuteRetained, signal: AbortSignal): Promise<PtcRunResult> {
     let slot = this._slots.get(owner)
-    if (!slot) this._slots.set(owner, (slot = { tail: Promise.resolve() }))
+    if (!slot) this._slots.set(owner, (slot = { queue: [] }))
     const current = slot
-    const result = current.tail.then(() => this._runNow(owner, current, execute))
-    current.tail = result.catch(() => undefined)
-    return result
+    return new Promise((resolve) => {
+      const ticket: Ticket = {
+        key,
+        execute,
+        signal,
+        controller: new AbortController(),
+        resolve,
+        onAbort: () => {
+          // Still queued: it leaves the queue and never runs; the owner's state is untouched.
+          const index = current.queue.indexOf(ticket)
+          if (index === -1) return
+          current.queue.splice(index, 1)
+          resolve(this._hooks.aborted(reasonOf(signal.reason)))
+          this._forgetIfEmpty(owner, current)
+        },
+      }
+      current.queue.push(ticket)
+      signal.addEventListener('abort', ticket.onAbort, { once: true })
+      void this._pump(owner, current)
+    })
   }
 
-  /** Aborts the owner's run in progress, ends its environment and awaits its exit. */
-  async release(owner: object): Promise<void> {
+  /**
+   * Aborts the owner's run in progress and every queued run, then ends its environment. The
+   * owner may be used again afterwards and starts fresh, with no notice.
+   */
+  async release(owner: object, reason = 'the state owner was released'): Promise<void> {
     const slot = this._slots.get(owner)
+    this._notices.delete(owner)
     if (!slot) return
     this._slots.delete(owner)
-    slot.abort?.('the state owner was released')
+    for (const ticket of slot.queue.splice(0)) {
+      ticket.signal.removeEventListener('abort', ticket.onAbort)
+      ticket.resolve(this._hooks.aborted(reason))
+    }
+    slot.running?.controller.abort(new Error(reason))
     if (slot.idle) clearTimeout(slot.idle)
-    await slot.tail
+    if (slot.running) await new Promise<void>((resolve) => (slot.wake = resolve))
     const environment = slot.environment
     slot.environment = undefined
-    await environment?.dispose()
-    if (this.empty) this._onEmpty()
+    if (environment) await this._hooks.settle(environment, 'discard')
+    this._notices.delete(owner)
   }
 
-  async releaseAll(): Promise<void> {
-    await Promise.all([...this._slots.keys()].map((owner) => this.release(owner)))
+  async releaseAll(reason: string): Promise<void> {
+    await Promise.all([...this._slots.keys()].map((owner) => this.release(owner, reason)))
   }
 
-  private async _runNow(owner: object, slot: OwnerSlot, execute: RunInEnvironment): Promise<Settlement> {
+  private async _pump(owner: object, slot: Slot): Promise<void> {
+    if (slot.running) return
+    const ticket = slot.queue.shift()
+    if (!ticket) return
+    ticket.signal.removeEventListener('abort', ticket.onAbort)
+    slot.running = ticket
     if (slot.idle) clearTimeout(slot.idle)
-    // The environment can die between runs (the previous program left a timer that calls
-    // process.exit): that loses the state as surely as a worker-exit during a run would.
-    if (slot.environment && !slot.environment.alive) {
-      const dead = slot.environment
+    let notice = this._notices.get(owner)
+    this._notices.delete(owner)
+    let environment = slot.environment
+    if (environment && (!environment.alive || slot.key !== ticket.key)) {
+      // The environment died between runs (a timer the last program left called process.exit)
+      // or the run needs another sandbox policy: either way the state is gone.
+      notice = lostNotice(environment.alive ? 'the sandbox policy changed' : 'its worker exited')
       slot.environment = undefined
-      slot.lost ??= LOST['worker-exit']
-      await dead.dispose()
+      await this._hooks.settle(environment, 'discard')
+      environment = undefined
     }
-    const environment = (slot.environment ??= this._create())
+    if (!environment) {
+      environment = slot.environment = this._hooks.take(ticket.key)
+      slot.key = ticket.key
+    }
     environment.hold(true)
-    const notice = slot.lost && `[earlier state was lost because ${slot.lost}; this run starts in a fresh environment]\n`
-    slot.lost = undefined
-    const controller = new AbortController()
-    slot.abort = (reason) => controller.abort(new Error(reason))
-    let settlement: Settlement
-    try {
-      settlement = await execute(environment, notice, controller.signal)
-    } finally {
-      slot.abort = undefined
+    const signal = AbortSignal.any([ticket.signal, ticket.controller.signal])
+    const settlement = await ticket.execute(environment, notice, signal)
+    if (settlement.disposition === 'keep') {
+      environment.hold(false)
+    } else {
+      if (slot.environment === environment) slot.environment = undefined
+      if (settlement.notice) this._notices.set(owner, settlement.notice)
+      await this._hooks.settle(environment, settlement.disposition)
     }
-    if (!settlement.reusable) {
-      slot.environment = undefined
-      // A failed initializer ran before any of the owner's programs: there was no state to lose.
-      if (!settlement.initializerFailed) slot.lost = LOST[settlement.result.error?.kind ?? ''] ?? 'its environment ended'
-      await environment.dispose()
-    }
-    slot.environment?.hold(false)
-    if (this._slots.get(owner) === slot) {
-      slot.idle = setTimeout(() => void this.release(owner), this._idleMs)
+    slot.running = undefined
+    ticket.resolve(settlement.result)
+    if (slot.wake) return slot.wake() // released meanwhile: release() finishes the rest
+    if (slot.queue.length > 0) return void this._pump(owner, slot)
+    if (slot.environment) {
+      slot.idle = setTimeout(() => void this._expire(owner, slot), this._idleMs)
       slot.idle.unref()
+    } else {
+      this._forgetIfEmpty(owner, slot)
     }
-    return settlement
   }
+
+  /** The owner was idle for idleMs: its environment ends, and its next run is told. */
+  private async _expire(owner: object, slot: Slot): Promise<void> {
+    const environment = slot.environment
+    if (this._slots.get(owner) !== slot || slot.running || slot.queue.length > 0 || !environment) return
+    slot.environment = undefined
+    this._slots.delete(owner)
+    this._notices.set(owner, lostNotice(`it was idle for longer than ${this._idleMs} ms (idleMs)`))
+    await this._hooks.settle(environment, 'discard')
+  }
+
+  private _forgetIfEmpty(owner: object, slot: Slot): void {
+    if (this._slots.get(owner) === slot && !slot.running && slot.queue.length === 0 && !slot.environment) this._slots.delete(owner)
+  }
+}
+
+function reasonOf(reason: unknown): string {
+  if (reason instanceof Error) return reason.message
+  return reason === undefined ? 'the run was aborted' : String(reason)
 }

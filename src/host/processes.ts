@@ -6,7 +6,7 @@
  * left both the tree and the group are found by the environment marker every subprocess
  * inherits (a program can still clear its children's environment; only confinement is sure).
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
 
@@ -82,26 +82,36 @@ function signal(pid: number): void {
   }
 }
 
-const dead = (pid: number) => {
+/** Whether `pid` is gone or a zombie: nothing of it runs any more. */
+export function isDead(pid: number): boolean {
   const stat = readStat(pid)
   return stat === undefined || stat.state === 'Z' || stat.state === 'X'
 }
 
-/** Live processes (not zombies) other than `except` in this PID view. */
-function liveOthers(except: readonly number[]): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && !except.includes(Number(entry))).map(Number).filter((pid) => !dead(pid))
-}
+const CHILDREN_LISTED = process.platform === 'linux' && existsSync(`/proc/self/task/${process.pid}/children`)
 
 /**
- * SIGKILLs every live process but `except` and waits (briefly, bounded) until they are dead;
- * resolves whether none is left. Only for a PID namespace of our own, where everything else is
- * the program's: in the host's view it would kill the machine's processes.
+ * The direct children of `pid` (of all its threads). The kernel lists them per thread in
+ * /proc/<pid>/task/<tid>/children, a few small reads instead of a walk of all of /proc; where
+ * the kernel lacks that file, the walk answers instead.
  */
-export async function sweepNamespace(except: readonly number[]): Promise<boolean> {
-  const others = liveOthers(except)
-  for (const pid of others) signal(pid)
-  await waitBriefly(() => others.every(dead))
-  return liveOthers(except).length === 0
+export function childrenOf(pid: number): number[] {
+  if (!CHILDREN_LISTED) return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && readStat(entry)?.ppid === pid).map(Number)
+  let tasks: string[]
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return [] // gone
+  }
+  const children: number[] = []
+  for (const task of tasks) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child) children.push(Number(child))
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return children
 }
 
 /**
@@ -121,7 +131,7 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   // The recorded pids are this process's own children, spawned by a worker thread, and only that
   // worker's event loop will ever reap them: wait until they are reaped, not merely dead, or a
   // worker terminated right after this would leave them as zombies of the host for good.
-  await waitBriefly(() => targets.every(dead) && [...pids].every((pid) => readStat(pid)?.ppid !== process.pid))
+  await waitBriefly(() => targets.every(isDead) && [...pids].every((pid) => readStat(pid)?.ppid !== process.pid))
 }
 
 /** Polls `done` every 5 ms for at most a second: killed processes take a moment to die and be reaped. */

@@ -1,7 +1,8 @@
 /**
- * `WorkerPtcRuntime`: the public provider. It validates requests, picks an environment (a
- * pooled fresh worker, or the owner's retained one), lowers the program and hands the rest to
- * `execute`. Disposal aborts every run with "runtime disposed" and awaits every worker.
+ * `WorkerPtcRuntime`: the public provider. One run reads top-down here: admission (the spec is
+ * checked and its policy resolved), environment (the owner's queue or the source), execution
+ * and settlement (`runSession`), result (with the sandbox facts). Disposal aborts every run
+ * with "runtime disposed" and awaits every environment.
  */
 import { statSync } from 'node:fs'
 import path from 'node:path'
@@ -19,21 +20,27 @@ import type {
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
-import { type Environment, ThreadEnvironment } from './environment.js'
-import type { RunPlan } from './execution.js'
+import type { Environment } from './environment.js'
 import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
-import { EnvironmentPool } from './pool.js'
+import { OwnerQueues } from './owners.js'
+import { ProcessEnvironment, dataBaseline } from './process.js'
 import { ProgramCache, rehearsalProgram } from './programs.js'
-import { RetainedEnvironments } from './owners.js'
-import { Confinement, executeWhenReady, unavailableMessage } from './sandbox/confinement.js'
+import { locateBwrap, namespaceArguments, probeBwrap } from './sandbox/bwrap.js'
+import { Sandbox, unavailableMessage } from './sandbox/confinement.js'
+import { policyKey } from './sandbox/policy.js'
+import { type RunPlan, runSession } from './session.js'
+import { EnvironmentSource } from './source.js'
+import { ThreadEnvironment } from './thread.js'
 
 const NAME = 'WorkerPtcRuntime'
+/** The environment key of runs without a sandbox policy. */
+const UNCONFINED = ''
 
 /**
- * Runs each program in a fresh Node worker thread (or the state owner's retained one), with
- * host bindings proxied over a private MessagePort. Register with
- * `ctx.plugin(WorkerPtcRuntime, config)`; consumers reach it as `ctx.ptcRuntime`.
+ * Runs each program in a fresh Node worker (or the state owner's retained one), hosted in a
+ * helper process of its own by default, with host bindings proxied over a private channel.
+ * Register with `ctx.plugin(WorkerPtcRuntime, config)`; consumers reach it as `ctx.ptcRuntime`.
  */
 export class WorkerPtcRuntime extends PtcRuntime {
   /** The configuration schema Cordis validates `ctx.plugin(WorkerPtcRuntime, config)` against. */
@@ -42,13 +49,17 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
   private readonly _programs: ProgramCache
-  private readonly _owners: RetainedEnvironments
+  private readonly _owners: OwnerQueues
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
-  /** Disposals of finished one-shot environments, still terminating in the background. */
-  private readonly _retiring = new Set<Promise<void>>()
-  private _pool: EnvironmentPool | undefined
-  /** Present when the deployment configures `sandbox`: every run then executes in a helper. */
-  private readonly _confinement: Confinement | undefined
+  /** Present when the deployment configures `sandbox`: every run then carries a policy. */
+  private readonly _sandbox: Sandbox | undefined
+  /** The policies of environment keys in use, to spawn from a key. */
+  private readonly _policies = new Map<string, SandboxExecutionPolicy>()
+  private _source: EnvironmentSource | undefined
+  /** bubblewrap, when it works here: unconfined helpers still get a PID namespace of their own. */
+  private _namespaces: string | undefined
+  /** What a fresh helper reserves before any program runs; the memory budget comes on top. */
+  private _baselineKb = 0
   private _disposed = false
   private _admitted = false
   private _initializer: string | undefined
@@ -59,19 +70,20 @@ export class WorkerPtcRuntime extends PtcRuntime {
     checkConfig(config)
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
-    this._owners = new RetainedEnvironments(() => this._pool!.take('retained'), config.idleMs)
-    this._confinement = config.sandbox && new Confinement(config.sandbox, {
-      cwd: this._config.cwd,
-      poolSize: config.poolSize,
-      idleMs: config.idleMs,
-      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-      maxOutputBytes: config.maxOutputBytes,
-    })
+    this._sandbox = config.sandbox && new Sandbox(config.sandbox, this._config.cwd)
+    this._owners = new OwnerQueues(
+      {
+        take: (key) => this._source!.take(key, 'retained'),
+        settle: (environment, disposition) => this._source!.settle(environment, disposition),
+        aborted: (message) => failure(this._config.maxOutputBytes, 'abort', message),
+      },
+      config.idleMs,
+    )
   }
 
-  /** A substrate label: each run's worker thread lives in this process, or in a helper process under a sandbox. */
-  get isolation(): string {
-    return this._confinement ? 'process' : 'worker-thread'
+  /** Where each environment's worker lives: `'process'` (a helper process) or `'thread'` (this process). */
+  get isolation(): 'process' | 'thread' {
+    return this._config.isolation
   }
 
   override get programFormat(): PtcProgramFormat {
@@ -83,7 +95,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   override get sandboxMode(): SandboxMode | undefined {
-    return this._confinement?.policy.mode
+    return this._sandbox?.policy.mode
   }
 
   override get timeout() {
@@ -96,35 +108,35 @@ export class WorkerPtcRuntime extends PtcRuntime {
       retainsState: this._config.retainState,
       timeoutMs: this.timeout.defaultMs,
       maxOutputBytes: this._config.maxOutputBytes,
-      ...(this._confinement ? { sandbox: this._confinement.instructions } : {}),
+      ...(this.isolation === 'process' ? { maxMemoryMb: this._config.maxMemoryMb } : {}),
+      ...(this._sandbox ? { sandbox: this._sandbox.instructions } : {}),
     })
   }
 
   resolve(request: PtcRunRequest): PtcRunSpec {
     if (this._disposed) throw new Error(`${NAME}: resolve() after disposal`)
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
-    if (this._confinement) {
+    checkStateOwner(request.stateOwner, 'stateOwner')
+    if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace root.
-      const sandboxPolicy = this._confinement.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
-      const cwd = this._resolveCwd(request.cwd ?? sandboxPolicy.workspaceRoot)
+      const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
+      const cwd = existingDirectory(request.cwd ?? sandboxPolicy.workspaceRoot, 'cwd')
       return { ...request, cwd, timeoutMs: this._resolveTimeout(request.timeoutMs), sandboxPolicy }
     }
     if (request.sandboxPolicy !== undefined) {
       throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
     }
-    return { ...request, cwd: this._resolveCwd(request.cwd), timeoutMs: this._resolveTimeout(request.timeoutMs) }
+    return { ...request, cwd: existingDirectory(request.cwd ?? this._config.cwd, 'cwd'), timeoutMs: this._resolveTimeout(request.timeoutMs) }
   }
 
   async run(spec: PtcRunSpec): Promise<PtcRunResult> {
+    // Admission: misuse rejects; everything after it resolves as a result.
     this._checkSpec(spec)
-    const policy = this._confinement?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
+    const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
     this._admitted = true
     const runAbort = new AbortController()
-    const signals = [runAbort.signal, ...(spec.signal ? [spec.signal] : [])]
-    const signal = signals.length === 1 ? runAbort.signal : AbortSignal.any(signals)
-    const report = (result: PtcRunResult) => (policy ? this._confinement!.report(policy, result) : result)
-    if (signal.aborted) return report(failure(this._config.maxOutputBytes, 'abort', reasonOf(signal.reason)))
-    const done = this._dispatch(spec, signal, policy).then(report)
+    const signal = spec.signal ? AbortSignal.any([runAbort.signal, spec.signal]) : runAbort.signal
+    const done = this._dispatch(spec, signal, policy).then((result) => (policy ? this._sandbox!.report(policy, result) : result))
     const entry = { abort: runAbort, done }
     this._live.add(entry)
     try {
@@ -134,8 +146,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
     }
   }
 
-  override release(owner: object): Promise<void> {
-    return Promise.all([this._owners.release(owner), this._confinement?.release(owner)]).then(() => undefined)
+  override async release(owner: object): Promise<void> {
+    if (this._disposed) throw new Error(`${NAME}: release() after disposal`)
+    if (owner === undefined) throw new TypeError(`${NAME}: release() needs the state owner to release`)
+    checkStateOwner(owner, 'owner')
+    await this._owners.release(owner)
   }
 
   override registerEnvironmentInitializer(program: string): () => Promise<void> {
@@ -156,16 +171,22 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   protected override async start(): Promise<void> {
-    // A sandboxed deployment runs every program in a helper, so it pre-spawns helpers instead.
-    if (this._confinement) await this._confinement.start()
-    else this._pool = new EnvironmentPool(this._config.poolSize, () => this._spawn())
+    await this._sandbox?.start()
+    if (this.isolation === 'process') {
+      this._baselineKb = await dataBaseline(this._config.maxOldGenerationSizeMb)
+      const bwrap = process.platform === 'linux' ? locateBwrap(this._config.sandbox?.bwrapPath ?? 'bwrap') : undefined
+      if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
+    }
+    // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
+    const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
+    const poolable = !this._sandbox || this._sandbox.unavailable(this._sandbox.policy) === undefined
+    this._source = new EnvironmentSource((key) => this._spawn(key), poolable ? pooled : undefined, this._config.poolSize)
   }
 
   protected override async stop(): Promise<void> {
     this._disposed = true
     await this._drain('runtime disposed')
-    await this._pool?.drain()
-    await this._confinement?.drain()
+    await this._source?.drain()
   }
 
   private async _unregisterInitializer(): Promise<void> {
@@ -175,90 +196,93 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._blocked = undefined
   }
 
-  /** Aborts every admitted run, waits for them, and releases every retained environment. */
+  /** Aborts every admitted run, waits for them, and ends every retained environment. */
   private async _drain(reason: string): Promise<void> {
     const live = [...this._live]
     for (const entry of live) entry.abort.abort(new Error(reason))
+    await this._owners.releaseAll(reason)
     await Promise.allSettled(live.map((entry) => entry.done))
-    await Promise.all([this._owners.releaseAll(), this._confinement?.releaseAll(), ...this._retiring])
-  }
-
-  private _spawn(): Environment {
-    return new ThreadEnvironment({ maxOldGenerationSizeMb: this._config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() })
   }
 
   private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
+    const limit = this._config.maxOutputBytes
+    if (signal.aborted) return failure(limit, 'abort', reasonOf(signal.reason))
     // Never run unconfined what a policy says to confine.
-    const unavailable = policy && this._confinement!.unavailable(policy)
-    if (unavailable) return failure(this._config.maxOutputBytes, 'sandbox-unavailable', unavailableMessage(unavailable))
+    const unavailable = policy && this._sandbox!.unavailable(policy)
+    if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
     let program
+    let initializer
     try {
       program = this._programs.lower(spec.program)
+      initializer = this._initializer === undefined ? undefined : this._programs.lower(this._initializer)
     } catch (error) {
-      if (error instanceof ProgramSyntaxError) return failure(this._config.maxOutputBytes, 'exception', error.message)
+      if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
     }
-    const plan = (overrides: Partial<RunPlan>): RunPlan => ({
+    // scoped-repl programs see copies of what earlier runs of the environment declared,
+    // the initializer (which runs first in a fresh environment) included.
+    const scoped = this._config.programFormat === 'scoped-repl'
+    const lowerFor = (environment: Environment) => {
+      if (!scoped) return program
+      const inherited = environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried
+      return this._programs.lower(spec.program, inherited)
+    }
+    const plan: RunPlan = {
       program,
-      initializer: this._initializer === undefined ? undefined : this._programs.lower(this._initializer),
+      initializer,
       bindings: spec.bindings,
       cwd: spec.cwd,
       timeoutMs: spec.timeoutMs,
       signal,
       discardCompletion: spec.discardCompletion === true,
-      maxOutputBytes: this._config.maxOutputBytes,
+      maxOutputBytes: limit,
       maxPendingCalls: this._config.maxPendingCalls,
+      maxPendingCallBytes: this._config.maxPendingCallBytes,
       oneShot: false,
-      ...overrides,
-    })
+    }
+    const key = policy ? this._keyOf(policy) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
-      const owners = policy ? this._confinement!.owners(policy, spec.cwd) : this._owners
-      const settlement = await owners.run(spec.stateOwner, (environment, notice, ownerSignal) => {
-        const carried = this._config.programFormat === 'scoped-repl' ? this._programs.lower(spec.program, environment.carried) : program
-        const result = executeWhenReady(environment, plan({ program: carried, notice, signal: AbortSignal.any([signal, ownerSignal]) }))
-        return result.then((settlement) => {
-          if (settlement.reusable) for (const name of carried.declared) environment.carried.add(name)
-          return settlement
-        })
-      })
-      return settlement.result
+      return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
+        const lowered = lowerFor(environment)
+        const declared = [...(environment.runs === 0 ? (initializer?.declared ?? []) : []), ...lowered.declared]
+        const settlement = await runSession(environment, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
+        if (settlement.disposition === 'keep') for (const name of declared) environment.carried.add(name)
+        return settlement
+      }, signal)
     }
-    const environment = policy ? this._confinement!.take(policy, spec.cwd, 'one-shot') : this._pool!.take('one-shot')
-    let trailing = false
-    try {
-      const settlement = await executeWhenReady(environment, plan({ oneShot: true }))
-      trailing = settlement.workerEnding && environment.disposalMayTrail
-      return settlement.result
-    } finally {
-      if (trailing) this._retire(environment)
-      else await environment.dispose()
-    }
+    const environment = this._source!.take(key, 'one-shot')
+    const settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
+    await this._source!.settle(environment, settlement.disposition)
+    return settlement.result
   }
 
-  /**
-   * Disposes a one-shot environment whose worker is ending itself without delaying the run's
-   * result: a worker's exit takes several milliseconds, and nothing of the program runs
-   * meanwhile. Draining the runtime still awaits it.
-   */
-  private _retire(environment: Environment): void {
-    const disposal = environment.dispose().finally(() => this._retiring.delete(disposal))
-    disposal.catch(() => undefined) // surfaced by whoever drains the runtime
-    this._retiring.add(disposal)
+  /** The environment key of `policy`, remembered so that the source can spawn from a key. */
+  private _keyOf(policy: SandboxExecutionPolicy): string {
+    const key = policyKey(policy)
+    this._policies.set(key, policy)
+    return key
   }
 
-  private _resolveCwd(cwd: unknown): string {
-    const value = cwd === undefined ? this._config.cwd : cwd
-    if (typeof value !== 'string' || !path.isAbsolute(value)) {
-      throw new TypeError(`${NAME}: cwd must be an absolute path, got ${JSON.stringify(value)}`)
-    }
-    let directory = false
-    try {
-      directory = statSync(value).isDirectory()
-    } catch {
-      // reported below
-    }
-    if (!directory) throw new Error(`${NAME}: cwd must be an existing directory, got ${JSON.stringify(value)}`)
-    return value
+  private _spawn(key: string): Environment {
+    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes } = this._config
+    const rehearsal = rehearsalProgram()
+    if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal })
+    const policy = this._policies.get(key)
+    const cwd = policy?.workspaceRoot ?? this._config.cwd
+    const confining = policy && this._sandbox!.wrapper(policy)
+    const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
+    return new ProcessEnvironment({
+      ...(wrapper ? { wrapper } : {}),
+      confined: confining !== undefined,
+      cwd,
+      maxMemoryMb,
+      baselineKb: this._baselineKb,
+      maxOldGenerationSizeMb,
+      rehearsal,
+      // Output is capped by maxOutputBytes (JSON-counted; escaping may double it) and call
+      // arguments by maxPendingCallBytes; a longer frame is over-budget traffic.
+      maxFrameBytes: 2 * maxOutputBytes + maxPendingCallBytes + 1024 * 1024,
+    })
   }
 
   private _resolveTimeout(timeoutMs: unknown): number | null {
@@ -278,6 +302,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (typeof spec.cwd !== 'string' || !path.isAbsolute(spec.cwd)) {
       throw new TypeError(`${NAME}: spec.cwd must be an absolute path; pass the request through resolve() first`)
     }
+    existingDirectory(spec.cwd, 'spec.cwd') // it may have been removed since resolve()
+    checkStateOwner(spec.stateOwner, 'spec.stateOwner')
     const { timeoutMs } = spec
     if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
       throw new TypeError(`${NAME}: spec.timeoutMs must be a positive finite number or null; pass the request through resolve() first`)
@@ -285,7 +311,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (timeoutMs !== null && timeoutMs > this._config.maxTimeoutMs) {
       throw new RangeError(`${NAME}: spec.timeoutMs ${timeoutMs} exceeds maxTimeoutMs ${this._config.maxTimeoutMs}`)
     }
-    if (spec.sandboxPolicy !== undefined && !this._confinement) {
+    if (spec.sandboxPolicy !== undefined && !this._sandbox) {
       throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
     }
     try {
@@ -294,6 +320,26 @@ export class WorkerPtcRuntime extends PtcRuntime {
       throw new TypeError(`${NAME}: ${(error as Error).message}`)
     }
   }
+}
+
+/** State owners are compared by identity: a string or number would be shared by every equal value. */
+function checkStateOwner(owner: unknown, field: string): void {
+  if (owner === undefined || (typeof owner === 'object' && owner !== null) || typeof owner === 'function') return
+  throw new TypeError(`${NAME}: ${field} must be an object or a function (owners are told apart by identity), got ${owner === null ? 'null' : typeof owner}`)
+}
+
+function existingDirectory(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !path.isAbsolute(value)) {
+    throw new TypeError(`${NAME}: ${field} must be an absolute path, got ${JSON.stringify(value)}`)
+  }
+  let directory = false
+  try {
+    directory = statSync(value).isDirectory()
+  } catch {
+    // reported below
+  }
+  if (!directory) throw new Error(`${NAME}: ${field} must be an existing directory, got ${JSON.stringify(value)}`)
+  return value
 }
 
 function reasonOf(reason: unknown): string {

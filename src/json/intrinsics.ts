@@ -3,16 +3,15 @@
  *
  * This module is evaluated in the worker before any program runs; afterwards the program may
  * replace `Object`, `Array`, `JSON`, `Reflect` or any prototype method. Every helper in
- * `src/json` therefore calls only these captured functions, never a method looked up at run
- * time, and never reads a property that could fall through to a mutable prototype.
+ * `src/json` therefore calls only these captured functions (the way src/intrinsics.ts
+ * describes), never a method looked up at run time, and never reads a property that could fall
+ * through to a mutable prototype.
  */
 import { types } from 'node:util'
+import { uncurryThis } from '../intrinsics.js'
 
-/** `fn.call` with the receiver as first argument, bound now so later patches cannot reach it. */
-const uncurryThis: <T, A extends unknown[], R>(fn: (this: T, ...args: A) => R) => (self: T, ...args: A) => R =
-  Function.prototype.bind.bind(Function.prototype.call)
-
-export const { getOwnPropertyDescriptor, getPrototypeOf, ownKeys, setPrototypeOf } = Reflect
+export const { getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect
+const { setPrototypeOf } = Reflect
 export const { hasOwn, keys: objectKeys } = Object
 export const { isArray } = Array
 export const { isProxy, isBoxedPrimitive } = types

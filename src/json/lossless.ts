@@ -1,6 +1,15 @@
 /**
- * Lossless JSON (CONTRACT §2.2): validate a value a program produced and detach a deep copy
- * of it, in one iterative pass that reads every property exactly once.
+ * Lossless JSON: validate a value a program produced and detach a deep copy of it, in one
+ * iterative pass that reads every property exactly once.
+ *
+ * A value is lossless JSON when a JSON round trip returns it unchanged: `null`, booleans,
+ * strings (any UTF-16, lone surrogates included), finite numbers other than `-0`, dense arrays
+ * without extra properties, and plain or null-prototype objects with only enumerable string
+ * keys. Everything else is refused with the path to the first offending value: `undefined`
+ * inside a value, `NaN`, `±Infinity`, `-0`, BigInt, symbols, functions, holes, class instances
+ * (`Date`, `Map`, typed arrays, boxed primitives), proxies, cycles and throwing getters. Shared
+ * references are copied, depth is unlimited, and the check holds whatever a program did to
+ * `Object`, `Array`, `JSON`, the prototypes or `Function.prototype.toString`.
  */
 import type { PtcJsonValue } from '../seam/types.js'
 import {

@@ -8,7 +8,8 @@ import { blankList, charCodeAt, isArray, objectKeys, regExpExec, stringSlice, Ty
 /** Bytes `JSON.stringify` writes for each ASCII code unit: escapes cost 2 or 6 (`\u00XX`). */
 const ASCII_COST = new Uint8Array(128).fill(1)
 for (let code = 0; code < 0x20; code++) ASCII_COST[code] = 6
-for (const code of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) ASCII_COST[code] = 2
+const TWO_BYTE_ESCAPES = [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]
+for (let index = 0; index < TWO_BYTE_ESCAPES.length; index++) ASCII_COST[TWO_BYTE_ESCAPES[index]!] = 2
 
 /** The first code unit that does not cost exactly one byte. */
 const NOT_PLAIN = /[^\x20\x21\x23-\x5b\x5d-\x7f]/g

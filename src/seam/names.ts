@@ -1,6 +1,8 @@
 /**
- * Portable binding names (CONTRACT §2.1): one binding list must be valid on every backend,
- * JavaScript and Python alike, so names are checked against the union of both languages' rules.
+ * Portable binding names: one binding list must be valid on every backend, JavaScript and
+ * Python alike, so a global or error-class name must be an ASCII identifier that is a reserved
+ * word in neither language and names no slot a runtime owns. Member names are free-form. A
+ * provider calls `validateBindings` before a run, so a bad name rejects the run, naming itself.
  */
 import type { PtcBindingNamespace } from './types.js'
 
@@ -27,6 +29,15 @@ export const RESERVED_BINDING_GLOBALS: ReadonlySet<string> = new Set([
   'console', 'inspect', 'Image', '__builtins__', '__name__', '__debug__', BOOTSTRAP_NAME,
 ])
 
+/**
+ * Globals of a fresh worker realm that a binding cannot take. `undefined`, `NaN` and `Infinity`
+ * are non-writable and non-configurable, so defining a namespace there fails and every run of
+ * the environment would be refused (test/seam/realm-globals.test.ts derives them from a real
+ * worker realm, so a Node version that fixes another global fails that test). `globalThis` is
+ * how the runtime reaches the global object to install bindings at all.
+ */
+export const FIXED_REALM_GLOBALS: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity', 'globalThis'])
+
 /** Error members an `errorClass.memberNameProperty` may not take over. */
 export const RESERVED_ERROR_MEMBERS: ReadonlySet<string> = new Set([
   'name', 'message', 'stack', 'args', 'with_traceback', 'add_note',
@@ -37,6 +48,12 @@ export const DUNDER_MEMBER = /^__.+__$/
 
 function usableIdentifier(name: unknown): name is string {
   return typeof name === 'string' && IDENTIFIER.test(name) && !PORTABLE_RESERVED_WORDS.has(name)
+}
+
+function refuseFixedGlobal(what: string, name: string): void {
+  if (FIXED_REALM_GLOBALS.has(name)) {
+    throw new TypeError(`${what} "${name}" names a global of the JavaScript realm that cannot be replaced; choose another name`)
+  }
 }
 
 const RULE = `must match ${IDENTIFIER.source.slice(1, -1)} and not be a reserved word`
@@ -57,6 +74,7 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
     if (RESERVED_BINDING_GLOBALS.has(global)) {
       throw new Error(`binding global "${global}" is reserved by the runtime`)
     }
+    refuseFixedGlobal('binding global', global)
     if (taken.has(global)) throw new Error(`binding global "${global}" is declared twice`)
     taken.add(global)
     if (typeof namespace.functions !== 'object' || namespace.functions === null) {
@@ -78,6 +96,7 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
     if (RESERVED_BINDING_GLOBALS.has(name)) {
       throw new Error(`binding error class "${name}" is reserved by the runtime`)
     }
+    refuseFixedGlobal('binding error class', name)
     if (taken.has(name)) {
       throw new Error(`binding error class "${name}" collides with another injected global`)
     }

@@ -1,13 +1,18 @@
 /**
- * The vocabulary of the seam (CONTRACT §2). Pure types: nothing here knows about workers.
+ * The vocabulary of the seam: what a consumer passes to `resolve` and `run`, what a result holds,
+ * and the closed lists (program formats, sandbox modes) each listed once, here, as a constant
+ * that its type and every validator derive from. Nothing here knows about workers.
  */
 import type { PtcImage } from './image.js'
 
 /** A value that survives a JSON round trip unchanged. */
 export type PtcJsonValue = null | boolean | number | string | PtcJsonValue[] | { [key: string]: PtcJsonValue }
 
+/** Every program format, the one list the type, the config schema and the transformer derive from. */
+export const PROGRAM_FORMATS = ['function-body', 'script', 'repl', 'scoped-repl'] as const
+
 /** Which evaluation form `program` follows. */
-export type PtcProgramFormat = 'function-body' | 'repl' | 'script' | 'scoped-repl'
+export type PtcProgramFormat = (typeof PROGRAM_FORMATS)[number]
 
 /** What a binding may resolve: lossless JSON, in which host-issued images may appear anywhere. */
 export type PtcBindingValue =
@@ -40,8 +45,13 @@ export interface PtcBindingNamespace {
   errorClass?: PtcBindingErrorClass
 }
 
+/** Every sandbox mode, the one list the type, the config schema and policy checks derive from. */
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const
+
 /** A deployment's file policy: read everything and write nothing, write inside the workspace, or no confinement. */
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access'
+export type SandboxMode = (typeof SANDBOX_MODES)[number]
+/** What network a sandboxed program reaches: none at all (a private network namespace), or the host's. */
+export type SandboxNetwork = 'none' | 'host'
 /** How completely a result's sandbox policy was enforced; reported in `PtcRunSandbox.enforcement`. */
 export type SandboxEnforcement = 'full' | 'partial'
 
@@ -49,16 +59,27 @@ export type SandboxEnforcement = 'full' | 'partial'
 export interface SandboxExecutionPolicy {
   /** What the program may write. */
   mode: SandboxMode
-  /** Absolute path of the workspace; writable in `workspace-write` mode. */
+  /**
+   * Absolute path of the workspace; writable in `workspace-write` mode. A writable root in a
+   * request's policy must be a real path: one that passes through a symlink fails the run with
+   * `sandbox-unavailable` (the deployment's own roots are resolved once, when the plugin loads).
+   */
   workspaceRoot: string
-  /** Further absolute paths writable in `workspace-write` mode. */
+  /** Further absolute paths writable in `workspace-write` mode; real paths, as `workspaceRoot`. */
   writableRoots?: string[]
+  /**
+   * The network the program reaches. Defaults to `'none'` in the confined modes (no network
+   * and no abstract unix sockets shared with the host); `danger-full-access` is always `'host'`.
+   */
+  network?: SandboxNetwork
 }
 
 /** Sandbox facts reported with a result. */
 export interface PtcRunSandbox {
   /** The mode the run executed under. */
   mode: SandboxMode
+  /** The network the run could reach. */
+  network: SandboxNetwork
   /** The program's failure text carried the backend's denial signature. A diagnostic, not proof. */
   denied: boolean
   /** How completely the policy was enforced; absent when nothing was confined. */

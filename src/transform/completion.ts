@@ -18,10 +18,11 @@
  * the slot. Nothing inside functions or classes is a completion position.
  */
 import type { Node, Statement } from 'acorn'
+import { BOOTSTRAP_NAME } from '../seam/names.js'
 import type { ProgramEdits } from './edits.js'
 
 /** Where lowered code keeps the completion value of the current run. */
-export const COMPLETION_SLOT = '__ptc__.completion'
+export const COMPLETION_SLOT = `${BOOTSTRAP_NAME}.completion`
 
 /** One statement the completion rules touch. */
 export interface CompletionSite {
@@ -40,7 +41,7 @@ const NEVER_EMPTY = new Set([
 ])
 
 /** Whether a statement always completes with a value (possibly undefined), never empty. */
-export function isNeverEmpty(statement: Statement): boolean {
+function isNeverEmpty(statement: Statement): boolean {
   let inner = statement
   while (inner.type === 'LabeledStatement') inner = inner.body
   return NEVER_EMPTY.has(inner.type)

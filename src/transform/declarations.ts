@@ -3,6 +3,7 @@
  * identifiers of its own.
  */
 import type { Pattern } from 'acorn'
+import { BOOTSTRAP_NAME } from '../seam/names.js'
 
 /**
  * Add every name `pattern` binds to `names`, in source order: identifiers, object and array
@@ -43,7 +44,7 @@ const UNBINDABLE = new Set([
   'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in',
   'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try',
   'typeof', 'var', 'void', 'while', 'with', 'await', 'yield', 'let', 'static', 'implements',
-  'interface', 'package', 'private', 'protected', 'public', 'eval', 'arguments', '__ptc__',
+  'interface', 'package', 'private', 'protected', 'public', 'eval', 'arguments', BOOTSTRAP_NAME,
 ])
 
 const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*$/u

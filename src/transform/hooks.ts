@@ -2,24 +2,25 @@
  * Runtime support for lowered programs: the object a lowered program receives as `__ptc__`.
  *
  * This module runs inside the worker, in the same realm as programs, and keeps working after
- * hostile programs have run there: every intrinsic it needs is captured at module load, every
- * descriptor it builds has a null prototype (a polluted `Object.prototype.get` must not turn a
- * data descriptor into an accessor), and it iterates its own rest-parameter arrays by index.
+ * hostile programs have run there: every intrinsic it needs is captured at module load (the way
+ * src/intrinsics.ts describes), every descriptor it builds has a null prototype (a polluted
+ * `Object.prototype.get` must not turn a data descriptor into an accessor), and it iterates its
+ * own rest-parameter arrays by index.
  *
  * Semantics of the declarations these hooks define are documented in `repl.ts` (globals) and
  * `scoped-repl.ts` (carried scope).
  */
 
-const reflectApply = Reflect.apply
+import { apply, realmGlobal, uncurryThis } from '../intrinsics.js'
+
 const reflectDefineProperty = Reflect.defineProperty
 const reflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor
 const objectHasOwn = Object.hasOwn
 const objectCreate = Object.create
-const weakSetAdd = WeakSet.prototype.add
-const weakSetHas = WeakSet.prototype.has
+const weakSetAdd = uncurryThis(WeakSet.prototype.add)
+const weakSetHas = uncurryThis(WeakSet.prototype.has)
 const WeakSetConstructor = WeakSet
 const TypeErrorConstructor = TypeError
-const realmGlobal: object = globalThis
 
 /**
  * What one environment keeps between runs. Create one per environment with
@@ -110,7 +111,7 @@ class RunHooks implements ProgramHooks {
       const set = () => {
         throw new TypeErrorConstructor(`Assignment to constant variable "${name}".`)
       }
-      reflectApply(weakSetAdd, constants, [get])
+      weakSetAdd(constants, get)
       reflectDefineProperty(global, name, { __proto__: null, get, set, enumerable: true, configurable: true } as PropertyDescriptor)
     }
   }
@@ -152,8 +153,8 @@ class RunHooks implements ProgramHooks {
       return { value: descriptor.value, writable: descriptor.writable === true, constant: false }
     }
     const getter = objectHasOwn(descriptor, 'get') ? descriptor.get : undefined
-    if (getter !== undefined && reflectApply(weakSetHas, constants, [getter])) {
-      return { value: reflectApply(getter, global, []), writable: false, constant: true }
+    if (getter !== undefined && weakSetHas(constants, getter)) {
+      return { value: apply(getter, global, []), writable: false, constant: true }
     }
     return { value: undefined, writable: false, constant: false }
   }

@@ -4,9 +4,9 @@
  */
 export { lowerProgram } from './lower.js'
 export { createProgramHooks, createProgramState } from './hooks.js'
-export { PositionMap, mapStackPositions, PROGRAM_FILENAME } from './positions.js'
+export { PositionMap } from './position-map.js'
 export { ProgramSyntaxError } from './syntax-error.js'
 
-export type { LoweredProgram, LowerOptions } from './lower.js'
+export type { LoweredProgram } from './lower.js'
 export type { ProgramHooks, ProgramState } from './hooks.js'
-export type { ProgramPosition, SerializedPositions } from './positions.js'
+export type { SerializedPositions } from './positions.js'

@@ -9,7 +9,7 @@
  * Cost per lowering: one acorn parse of the wrapped program, one walk over its statements (never
  * its expressions), one text pass.
  */
-import type { PtcProgramFormat } from '../seam/types.js'
+import { PROGRAM_FORMATS, type PtcProgramFormat } from '../seam/types.js'
 import { instrumentCompletion } from './completion.js'
 import { ProgramEdits, type Wrapper } from './edits.js'
 import { FUNCTION_BODY_OPEN, PARSE_CLOSE, parseProgram } from './parse.js'
@@ -35,7 +35,7 @@ export interface LowerOptions {
   carried?: readonly string[]
 }
 
-const FORMATS: ReadonlySet<string> = new Set<PtcProgramFormat>(['function-body', 'script', 'repl', 'scoped-repl'])
+const FORMATS: ReadonlySet<string> = new Set(PROGRAM_FORMATS)
 
 /**
  * Lower `source` written in `format`. Throws {@link ProgramSyntaxError} (with the program's

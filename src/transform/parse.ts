@@ -4,10 +4,11 @@
  * we parse the wrapped text once and check that the program did not close our function early.
  */
 import { parse, type BlockStatement, type Node, type Options, type Statement } from 'acorn'
+import { BOOTSTRAP_NAME } from '../seam/names.js'
 import { acornRule, ProgramSyntaxError } from './syntax-error.js'
 
 /** Wrapper of `function-body` programs; the lowered code is exactly the parsed text. */
-export const FUNCTION_BODY_OPEN = "(async function (__ptc__) { 'use strict';"
+export const FUNCTION_BODY_OPEN = `(async function (${BOOTSTRAP_NAME}) { 'use strict';`
 /** Parse-time wrapper of script-like programs (the lowered wrapper differs but has the same scope rules). */
 const SCRIPT_OPEN = '(async () => {'
 /** Closes either wrapper; the line break ends a trailing `//` comment. */

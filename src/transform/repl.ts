@@ -28,6 +28,7 @@
  * and an environment initializer's declarations must stay visible to the program after it.
  */
 import type { Pattern, VariableDeclaration } from 'acorn'
+import { BOOTSTRAP_NAME } from '../seam/names.js'
 import { COMPLETION_SLOT } from './completion.js'
 import { nameList } from './declarations.js'
 import type { ProgramEdits, Wrapper } from './edits.js'
@@ -36,7 +37,7 @@ import type { LexicalSite, ProgramScan, VarSite } from './scan.js'
 
 /** Rewrite a scanned program's declarations onto the global object; returns its wrapper. */
 export function lowerToGlobals(parsed: ParsedProgram, scan: ProgramScan, edits: ProgramEdits): Wrapper {
-  if (scan.varNames.size > 0) edits.addPrelude(` __ptc__.vars(${nameList(scan.varNames)});`)
+  if (scan.varNames.size > 0) edits.addPrelude(` ${BOOTSTRAP_NAME}.vars(${nameList(scan.varNames)});`)
   hoistFunctions(scan, edits)
   for (const site of scan.vars) lowerVar(site, edits)
   for (const site of scan.lexical) lowerLexical(site, edits)
@@ -44,10 +45,10 @@ export function lowerToGlobals(parsed: ParsedProgram, scan: ProgramScan, edits: 
     // Web-legacy semantics: a block function assigns the var of the same name when its
     // declaration is evaluated. A bare `if (x) function f() {}` has nowhere to put that.
     const name = declaration.id.name
-    if (inList) edits.close(declaration.end, ` __ptc__.publish(${JSON.stringify(name)}, ${name});`)
+    if (inList) edits.close(declaration.end, ` ${BOOTSTRAP_NAME}.publish(${JSON.stringify(name)}, ${name});`)
   }
   return {
-    open: `(async (__ptc__) => {${parsed.strict ? " 'use strict';" : ''}`,
+    open: `(async (${BOOTSTRAP_NAME}) => {${parsed.strict ? " 'use strict';" : ''}`,
     close: `\n;return ${COMPLETION_SLOT} })`,
   }
 }
@@ -59,7 +60,7 @@ export function lowerToGlobals(parsed: ParsedProgram, scan: ProgramScan, edits: 
  */
 function hoistFunctions(scan: ProgramScan, edits: ProgramEdits): void {
   if (scan.functions.length === 0) return
-  edits.addPrelude(' __ptc__.functions(')
+  edits.addPrelude(` ${BOOTSTRAP_NAME}.functions(`)
   scan.functions.forEach((declaration, index) => {
     edits.addPrelude(`${index > 0 ? ', ' : ''}${JSON.stringify(declaration.id.name)}, `)
     edits.hoist(declaration.start, declaration.end)
@@ -89,13 +90,13 @@ function lowerVar({ declaration, role, guard }: VarSite, edits: ProgramEdits): v
 
 /** `const {a} = o` → `__ptc__.lexical("a"); ({a} = o); __ptc__.constant("a");`. */
 function lowerLexical({ declaration, names, guard }: LexicalSite, edits: ProgramEdits): void {
-  const declare = `${guard ? ';' : ''}__ptc__.lexical(${nameList(names)});`
+  const declare = `${guard ? ';' : ''}${BOOTSTRAP_NAME}.lexical(${nameList(names)});`
   if (declaration.type === 'ClassDeclaration') {
     edits.open(declaration.start, `${declare} ${declaration.id.name} = `)
     edits.close(declaration.end, ';')
     return
   }
-  terminate(declaration, declaration.kind === 'const' ? ` __ptc__.constant(${nameList(names)});` : '', edits)
+  terminate(declaration, declaration.kind === 'const' ? ` ${BOOTSTRAP_NAME}.constant(${nameList(names)});` : '', edits)
   edits.replace(declaration.start, declaration.start + declaration.kind.length, declare)
   for (const declarator of declaration.declarations) {
     if (!declarator.init) edits.close(declarator.end, ' = void 0')

@@ -31,7 +31,7 @@ export interface LexicalSite {
 }
 
 /** A sloppy-mode function declaration inside a block (web-legacy var semantics). */
-export interface BlockFunctionSite {
+interface BlockFunctionSite {
   declaration: FunctionDeclaration
   /** Whether it sits in a statement list (not as the bare branch of an `if`). */
   inList: boolean

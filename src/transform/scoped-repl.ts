@@ -22,6 +22,7 @@
  *   earlier runs declared); a name that lowered code cannot spell as a binding of its own
  *   (`eval`, `yield`, reserved words) is not carried.
  */
+import { BOOTSTRAP_NAME } from '../seam/names.js'
 import { COMPLETION_SLOT } from './completion.js'
 import { isBindableName } from './declarations.js'
 import type { ProgramEdits, Wrapper } from './edits.js'
@@ -49,16 +50,16 @@ export function lowerToScope(
   const tracked = [...scan.declared.filter(isBindableName), ...copies]
   if (tracked.length > 0) {
     const getters = tracked.map((name) => `${JSON.stringify(name)}, () => ${name}`)
-    edits.addPrelude(` __ptc__.track(${getters.join(', ')});`)
+    edits.addPrelude(` ${BOOTSTRAP_NAME}.track(${getters.join(', ')});`)
   }
   // The program runs at the top level of an inner function so its declarations keep their
   // top-level meaning; the outer function commits the scope however the inner one settles.
   return {
-    open: `(async (__ptc__) => { try { return await (async () => {${parsed.strict ? " 'use strict';" : ''}`,
-    close: `\n;return ${COMPLETION_SLOT} })() } finally { __ptc__.commit() } })`,
+    open: `(async (${BOOTSTRAP_NAME}) => { try { return await (async () => {${parsed.strict ? " 'use strict';" : ''}`,
+    close: `\n;return ${COMPLETION_SLOT} })() } finally { ${BOOTSTRAP_NAME}.commit() } })`,
   }
 }
 
 function fromScope(name: string): string {
-  return `${name} = __ptc__.carried(${JSON.stringify(name)})`
+  return `${name} = ${BOOTSTRAP_NAME}.carried(${JSON.stringify(name)})`
 }

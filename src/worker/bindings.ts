@@ -7,7 +7,7 @@ import type { MessagePort } from 'node:worker_threads'
 import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
 import type { CallMessage, NamespaceShape, RepliesMessage, ReplyMessage } from '../protocol.js'
 import { imageFromLeaf } from './images.js'
-import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, post } from './intrinsics.js'
+import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, post, realmGlobal } from './intrinsics.js'
 
 type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void }
 type ErrorClass = new (message?: string) => Error
@@ -50,8 +50,8 @@ export class BindingBridge {
         defineProperty(namespace, member, dataProperty(invoke, true, false, false))
       }
       freeze(namespace)
-      installed = defineProperty(globalThis, shape.global, dataProperty(namespace, false, false, true)) && installed
-      if (ErrorClass) installed = defineProperty(globalThis, shape.errorClass!.name, dataProperty(ErrorClass, false, true, true)) && installed
+      installed = defineProperty(realmGlobal, shape.global, dataProperty(namespace, false, false, true)) && installed
+      if (ErrorClass) installed = defineProperty(realmGlobal, shape.errorClass!.name, dataProperty(ErrorClass, false, true, true)) && installed
     }
     return installed
   }

@@ -1,36 +1,15 @@
 /**
- * Output capture: the whole `console` API (Node's own Console class, so rendering is exactly
- * Node's) and `process.stdout`/`process.stderr` writes, all feeding one sink in emission order.
+ * The program's `console`: Node's own Console class, so rendering is exactly Node's, writing
+ * through the same captured streams as `process.stdout` and `process.stderr` (see streams.ts),
+ * so console output and raw writes share one order and one decoder per stream.
  */
 import { Console } from 'node:console'
-import { StringOf, call, decodeUtf8, defineProperty, schedule, textDecoder } from './intrinsics.js'
+import type { StreamWriter } from './streams.js'
 
-export interface TextSink {
-  text(text: string): void
-}
-
-function chunkText(chunk: unknown): string {
-  if (typeof chunk === 'string') return chunk
-  if (chunk instanceof Uint8Array) return call(decodeUtf8, textDecoder, chunk) as string
-  return StringOf(chunk)
-}
-
-/** A `write` compatible with Writable#write that lands in the sink. */
-function writerFor(sink: TextSink) {
-  return function write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-    sink.text(chunkText(chunk))
-    const done = typeof encoding === 'function' ? encoding : callback
-    if (typeof done === 'function') schedule(() => (done as (error: null) => void)(null))
-    return true
-  }
-}
-
-/** Creates the program's `console` and redirects both process streams into the sink. */
-export function createConsole(sink: TextSink): Console {
-  const stream = { write: writerFor(sink) } as unknown as NodeJS.WritableStream
-  for (const name of ['stdout', 'stderr'] as const) {
-    defineProperty(process[name], 'write', { value: writerFor(sink), writable: true, configurable: true })
-  }
-  // ignoreErrors: false keeps Console from attaching listeners our plain stream does not have.
-  return new Console({ stdout: stream, stderr: stream, colorMode: false, ignoreErrors: false })
+/** Creates the program's `console` over the captured streams' writers. */
+export function createConsole(streams: { stdout: StreamWriter; stderr: StreamWriter }): Console {
+  const stdout = { write: streams.stdout.write } as unknown as NodeJS.WritableStream
+  const stderr = { write: streams.stderr.write } as unknown as NodeJS.WritableStream
+  // ignoreErrors: false keeps Console from attaching listeners our plain streams do not have.
+  return new Console({ stdout, stderr, colorMode: false, ignoreErrors: false })
 }

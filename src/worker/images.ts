@@ -6,7 +6,7 @@
 import { inspect as render } from 'node:util'
 import { jsonByteLength } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { WeakSetOf, call, create, dataProperty, defineProperty, freeze, weakSetAdd, weakSetHas } from './intrinsics.js'
+import { TypeErrorOf, WeakSetOf, create, dataProperty, defineProperty, freeze, weakSetAdd, weakSetHas } from './intrinsics.js'
 
 const MEDIA_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp', 'image/gif': 'gif' }
 const genuine = new WeakSetOf<object>()
@@ -22,7 +22,7 @@ export class Image {
   declare readonly name?: string
 
   constructor() {
-    throw new TypeError('Image instances come from tool results; they cannot be constructed')
+    throw new TypeErrorOf('Image instances come from tool results; they cannot be constructed')
   }
 
   [render.custom](): string {
@@ -45,12 +45,12 @@ export function imageFromLeaf(fields: LeafFields): Image | undefined {
   if (name !== undefined) values.name = name
   for (const key in values) defineProperty(image, key, dataProperty(values[key], true, false, false))
   freeze(image)
-  call(weakSetAdd, genuine, image)
+  weakSetAdd(genuine, image)
   return image
 }
 
 function isGenuine(value: unknown): value is Image {
-  return typeof value === 'object' && value !== null && call(weakSetHas, genuine, value)
+  return typeof value === 'object' && value !== null && weakSetHas(genuine, value)
 }
 
 /** The JSON bytes of the descriptor the host will emit for this image (canonical key order). */

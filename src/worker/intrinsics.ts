@@ -1,43 +1,47 @@
 /**
  * Functions the worker needs after a program has run, captured at module load: a program may
- * replace or patch any global, and the runtime must keep working for the rest of the run.
+ * replace or patch any global, and the runtime must keep working for the rest of the run. How
+ * they are called is described in src/intrinsics.ts.
  */
 import { MessagePort } from 'node:worker_threads'
+import { apply, realmGlobal, uncurryThis } from '../intrinsics.js'
 
-const { apply } = Reflect
-const portPost = MessagePort.prototype.postMessage
-
+export { apply, realmGlobal, uncurryThis }
+export const realmProcess = process
 export const defineProperty = Reflect.defineProperty
 export const freeze = Object.freeze
 export const create = Object.create
+export const assign = Object.assign
+export const getPrototypeOf = Reflect.getPrototypeOf
+export const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor
 export const ownKeys = Reflect.ownKeys
 export const schedule = setImmediate
 export const isArray = Array.isArray
 export const StringOf = String
+export const NumberOf = Number
 export const PromiseOf = Promise
 export const ErrorOf = Error
 export const TypeErrorOf = TypeError
+export const Uint8ArrayOf = Uint8Array
 export const WeakSetOf = WeakSet
 export const WeakMapOf = WeakMap
-export const MapOf = Map
-export const weakSetHas = WeakSet.prototype.has
-export const weakSetAdd = WeakSet.prototype.add
-export const push = Array.prototype.push
-export const textDecoder = new TextDecoder()
-export const decodeUtf8 = TextDecoder.prototype.decode
+export const weakSetHas = uncurryThis(WeakSet.prototype.has)
+export const weakSetAdd = uncurryThis(WeakSet.prototype.add)
+export const weakMapGet = uncurryThis(WeakMap.prototype.get)
+export const weakMapSet = uncurryThis(WeakMap.prototype.set)
 
 // Node's internal exit: in a worker it stops the thread with an uncatchable termination, without
 // the 'exit' handlers, `finally` blocks or microtasks that `process.exit` would still run.
 const { reallyExit } = process as unknown as { reallyExit?: (code: number) => never }
-const exit = typeof reallyExit === 'function' ? reallyExit : process.exit
+const exit = uncurryThis(typeof reallyExit === 'function' ? reallyExit : process.exit)
 
 /** Ends this worker thread now; messages already posted are still delivered. */
 export function endThread(): never {
-  return apply(exit, process, [0])
+  return exit(realmProcess, 0)
 }
 
 const settled = Promise.resolve()
-const promiseThen = Promise.prototype.then
+const promiseThen = uncurryThis(Promise.prototype.then)
 // `then` looks up `constructor` (a program may plant one on Promise.prototype); this promise
 // answers with its own undefined, which selects the built-in Promise.
 Reflect.defineProperty(settled, 'constructor', { value: undefined })
@@ -47,17 +51,14 @@ Reflect.defineProperty(settled, 'constructor', { value: undefined })
  * `Array.prototype.pop`, which a program may have replaced.
  */
 export function microtask(task: () => void): void {
-  apply(promiseThen, settled, [task])
+  void promiseThen(settled, task)
 }
+
+const postMessage = uncurryThis(MessagePort.prototype.postMessage)
 
 /** `port.postMessage(message)` immune to a patched `MessagePort.prototype`. */
 export function post(port: MessagePort, message: unknown): void {
-  apply(portPost, port, [message])
-}
-
-/** Calls a captured method with an explicit receiver. */
-export function call<T>(method: (...args: never[]) => T, receiver: unknown, ...args: unknown[]): T {
-  return apply(method as (...args: unknown[]) => T, receiver, args)
+  postMessage(port, message)
 }
 
 /**

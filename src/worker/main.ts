@@ -4,19 +4,20 @@
  * Everything it needs is captured before any program runs.
  */
 import { type MessagePort, workerData } from 'node:worker_threads'
-import type { HostMessage, ProgramCode } from '../protocol.js'
+import type { HostMessage, ProgramCode, ReadyMessage } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
-import { dataProperty, defineProperty, post } from './intrinsics.js'
+import { dataProperty, defineProperty, post, realmGlobal } from './intrinsics.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
+import { captureProcessStreams, resetProcessStreams } from './streams.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker?: string }
+const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker: string }
 const port = data.port!
 const rehearsal = data.rehearsal
 delete data.port
@@ -29,7 +30,7 @@ const sink = {
   text: (text: string) => current?.output.text(text),
   image: (id: string, bytes: number) => current?.output.image(id, bytes),
 }
-const programConsole = createConsole(sink)
+const programConsole = createConsole(captureProcessStreams(sink))
 const inspect = createInspect(sink)
 
 installStackFormatter()
@@ -47,14 +48,16 @@ process.on('uncaughtException', (error) => {
 
 function installRuntimeGlobals(): void {
   // Not a for-of: an earlier program of a retained environment may have replaced the array iterator.
-  defineProperty(globalThis, 'console', dataProperty(programConsole, false, true, true))
-  defineProperty(globalThis, 'inspect', dataProperty(inspect, false, true, true))
-  defineProperty(globalThis, 'Image', dataProperty(Image, false, true, true))
+  defineProperty(realmGlobal, 'console', dataProperty(programConsole, false, true, true))
+  defineProperty(realmGlobal, 'inspect', dataProperty(inspect, false, true, true))
+  defineProperty(realmGlobal, 'Image', dataProperty(Image, false, true, true))
 }
 
 function serve(): void {
+  // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
   port.on('message', (message: HostMessage) => {
     if (message.type !== 'run') return current?.receive(message)
+    resetProcessStreams()
     current = new WorkerRun(port, message)
     setWorkingDirectory(message.cwd)
     installRuntimeGlobals()
@@ -62,7 +65,7 @@ function serve(): void {
   })
   // Every module is loaded: the host may now terminate this worker without leaking the file
   // handles of a load in progress.
-  post(port, { type: 'ready' })
+  post(port, { type: 'ready' } satisfies ReadyMessage)
 }
 
 // Host messages wait in the port's queue until the rehearsal is over.

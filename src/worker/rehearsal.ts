@@ -3,9 +3,11 @@
  * path a real run takes (binding calls and replies, alone and batched, console, the JSON codec,
  * completion), over a channel of its own. V8 compiles each function on its first call, so
  * without it the first real run, the latency-critical one of a pooled one-shot environment,
- * would pay for compiling the worker's own code. Nothing of it stays behind: its global is
- * removed, its program state and its stack-trace registration are its own.
+ * would pay for compiling the worker's own code. Nothing of it stays behind: every global it
+ * defined (its binding namespace, the program's own declarations) is removed, its program
+ * state and its stack-trace registration are its own.
  */
+/* eslint-disable hostile-realm/captured-builtins -- the rehearsal runs before any program */
 import { MessageChannel } from 'node:worker_threads'
 import {
   type CallMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,
@@ -36,13 +38,19 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
     })
   })
   runSide.on('message', (message: ReplyMessage | RepliesMessage) => run.receive(message))
+  const globalsBefore = new Set(Reflect.ownKeys(globalThis))
   begin(run)
   try {
     await run.execute(createProgramState())
     await settled
   } finally {
     begin(undefined)
-    Reflect.deleteProperty(globalThis, REHEARSAL_GLOBAL)
+    // The runtime's own globals are among them too; each run installs those again.
+    const globalsAfter = Reflect.ownKeys(globalThis)
+    for (let index = 0; index < globalsAfter.length; index++) {
+      const key = globalsAfter[index]!
+      if (!globalsBefore.has(key)) Reflect.deleteProperty(globalThis, key)
+    }
     forgetPrograms()
     // Closing is announced by a 'close' event on each end; awaited here so that no dispatch of
     // the rehearsal's ports is left to happen while a real program runs.

@@ -8,11 +8,15 @@ import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
-import { endThread, post } from './intrinsics.js'
+import { endThread, post, uncurryThis } from './intrinsics.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
+import { flushProcessStreams } from './streams.js'
 
 const importModuleDynamically = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+// A program may replace `vm.Script` or its methods (it can import node:vm): capture both now.
+const Script = vm.Script
+const runInThisContext = uncurryThis(vm.Script.prototype.runInThisContext)
 
 export class WorkerRun {
   readonly output: OutputChannel
@@ -66,6 +70,10 @@ export class WorkerRun {
 
   fail(kind: WorkerFailureKind, text: string, flags: { initializer?: true; unusable?: true } = {}): void {
     if (this._settled) return
+    // A partial character a stream still holds is the run's last output; emitting it may
+    // itself end the run (output-limit).
+    flushProcessStreams()
+    if (this._settled) return
     this._settled = true
     this._bridge.close()
     // Literals define their fields, so setters a program planted on Object.prototype never run.
@@ -79,11 +87,13 @@ export class WorkerRun {
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
     const filename = registerProgram(program, label, this._message.run)
-    const entry = new vm.Script(program.code, { filename, importModuleDynamically }).runInThisContext()
+    const entry = runInThisContext(new Script(program.code, { filename, importModuleDynamically }))
     return await entry(createProgramHooks(state))
   }
 
   private _complete(completion: unknown): void {
+    if (this._settled) return
+    flushProcessStreams() // before the completion is measured against what output left free
     if (this._settled) return
     if (completion === undefined || this._message.discardCompletion) return this._done(undefined)
     const snapshot = snapshotJson(completion)

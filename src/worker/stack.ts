@@ -5,9 +5,9 @@
  * agree. A program may replace it; our own rendering does not depend on it.
  */
 import { inspect, types } from 'node:util'
-import { PositionMap } from '../transform/positions.js'
+import { PositionMap } from '../transform/position-map.js'
 import type { ProgramCode } from '../protocol.js'
-import { StringOf, WeakMapOf } from './intrinsics.js'
+import { ErrorOf, StringOf, WeakMapOf, weakMapGet, weakMapSet } from './intrinsics.js'
 
 interface Frame {
   name: string | null
@@ -22,9 +22,6 @@ const isNativeError = types.isNativeError
 let runOrdinal = 0
 let lastHostRun = -1
 const framesOf = new WeakMapOf<object, Frame[]>()
-const weakGet = WeakMap.prototype.get
-const weakSet = WeakMap.prototype.set
-const { apply } = Reflect
 
 /** Forgets every registered program and restarts the run numbering (after the rehearsal). */
 export function forgetPrograms(): void {
@@ -55,7 +52,9 @@ export function registerProgram(program: ProgramCode, label: 'program' | 'initia
 }
 
 // Both loops are indexed: a program may have replaced the array iterator, and errors must
-// still render (the call sites array belongs to the program's realm).
+// still render (the call sites array belongs to the program's realm). The CallSite methods are
+// looked up on each call: a program that replaces them can only mislabel frames of its own errors.
+/* eslint-disable hostile-realm/captured-builtins -- a patched CallSite mislabels only its own frames */
 function programFrames(callSites: NodeJS.CallSite[]): Frame[] {
   const frames: Frame[] = []
   for (let index = 0; index < callSites.length; index++) {
@@ -70,6 +69,7 @@ function programFrames(callSites: NodeJS.CallSite[]): Frame[] {
   }
   return frames
 }
+/* eslint-enable hostile-realm/captured-builtins */
 
 function renderFrames(frames: readonly Frame[]): string {
   let text = ''
@@ -104,10 +104,10 @@ function header(error: Error): string {
 
 /** Installs the program-facing stack formatter. Called once at worker start. */
 export function installStackFormatter(): void {
-  Error.stackTraceLimit = 50
-  Error.prepareStackTrace = (error: Error, callSites: NodeJS.CallSite[]) => {
+  ErrorOf.stackTraceLimit = 50
+  ErrorOf.prepareStackTrace = (error: Error, callSites: NodeJS.CallSite[]) => {
     const frames = programFrames(callSites)
-    if (typeof error === 'object' && error !== null) apply(weakSet, framesOf, [error, frames])
+    if (typeof error === 'object' && error !== null) weakMapSet(framesOf, error, frames)
     return header(error) + renderFrames(frames)
   }
 }
@@ -123,7 +123,7 @@ export function describeThrown(thrown: unknown): string {
     } catch {
       // a throwing `stack` getter: fall back to the header alone
     }
-    const frames = apply(weakGet, framesOf, [thrown]) as Frame[] | undefined
+    const frames = weakMapGet(framesOf, thrown)
     return header(thrown) + renderFrames(frames ?? [])
   }
   try {

@@ -7,14 +7,18 @@
  * `child_process` are resolved against it before Node sees them. This covers the APIs programs
  * use; native consumers of the OS cwd (sqlite, unix sockets) are not covered. Runs under a
  * sandbox policy get a real process-level cwd from their helper process instead.
+ *
+ * Subprocesses are marked and reported below child_process, at the spawn bindings (spawns.ts);
+ * a worker that shares the host's process also gets the refusals of thread-host.ts.
  */
 import childProcess from 'node:child_process'
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
 import workerThreads from 'node:worker_threads'
-import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
-import { ErrorOf, isArray } from './intrinsics.js'
+import { ErrorOf, NumberOf, apply, dataProperty, defineProperty, isArray, realmProcess } from './intrinsics.js'
+import { markSpawns } from './spawns.js'
+import { closeHostReach, isHostThread } from './thread-host.js'
 
 const ONE_PATH = [
   'access', 'appendFile', 'chmod', 'chown', 'lchmod', 'lchown', 'lstat', 'lutimes', 'mkdir', 'mkdtemp',
@@ -24,9 +28,18 @@ const ONE_PATH = [
 const STREAMS_AND_WATCHERS = ['createReadStream', 'createWriteStream', 'watch', 'watchFile', 'unwatchFile', 'openAsBlob']
 const TWO_PATHS = ['copyFile', 'cp', 'link', 'rename']
 
+// Everything the patched functions use while a program runs is captured here, before any program
+// could replace it (a program shares this realm and may patch globals, prototypes and modules).
+const processPid = process.pid
+const processPpid = process.ppid
+const resolvePath = path.resolve
+const isAbsolutePath = path.isAbsolute
+const statSync = fs.statSync
+const { S_IFMT, S_IFDIR } = fs.constants
+
 let cwd = process.cwd()
 const resolveAgainstCwd = (value: unknown) =>
-  typeof value === 'string' && value !== '' && !path.isAbsolute(value) ? path.resolve(cwd, value) : value
+  typeof value === 'string' && value !== '' && !isAbsolutePath(value) ? resolvePath(cwd, value) : value
 
 type AnyFunction = (...args: unknown[]) => unknown
 
@@ -34,16 +47,27 @@ function wrapPaths(target: Record<string, unknown>, name: string, positions: rea
   const original = target[name]
   if (typeof original !== 'function') return
   const wrapped = function (this: unknown, ...args: unknown[]) {
-    for (const index of positions) if (index < args.length) args[index] = resolveAgainstCwd(args[index])
-    return (original as AnyFunction).apply(this, args)
+    for (let at = 0; at < positions.length; at++) {
+      const index = positions[at]!
+      if (index < args.length) args[index] = resolveAgainstCwd(args[index])
+    }
+    return apply(original as AnyFunction, this, args)
   }
+  // eslint-disable-next-line no-restricted-syntax, hostile-realm/captured-builtins -- runs once at worker start, before any program
   for (const key of Object.keys(original)) (wrapped as unknown as Record<string, unknown>)[key] = (original as unknown as Record<string, unknown>)[key]
   if (name === 'realpath' || name === 'realpathSync') {
     const native = (original as unknown as { native?: AnyFunction }).native
-    if (native) (wrapped as unknown as { native: AnyFunction }).native = (...args) => native(resolveAgainstCwd(args[0]), ...args.slice(1))
+    if (native) {
+      ;(wrapped as unknown as { native: AnyFunction }).native = (...args) => {
+        args[0] = resolveAgainstCwd(args[0])
+        return apply(native, undefined, args)
+      }
+    }
   }
   target[name] = wrapped
 }
+
+/* eslint-disable no-restricted-syntax -- runs once at worker start, before any program */
 
 function patchFs(): void {
   const modules: Array<[Record<string, unknown>, boolean]> = [
@@ -66,6 +90,8 @@ function patchFs(): void {
   }
 }
 
+/* eslint-enable no-restricted-syntax */
+
 /** Where the options object of a child_process call sits, inserting one when it is absent. */
 function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unknown> {
   let index = 1
@@ -77,27 +103,22 @@ function optionsOf(args: unknown[], afterArgsArray: boolean): Record<string, unk
     return copy
   }
   const fresh: Record<string, unknown> = {}
-  args.splice(index, 0, fresh)
+  for (let at = args.length; at > index; at--) args[at] = args[at - 1]
+  args[index] = fresh
   return fresh
 }
 
-function patchChildProcess(onSpawn: (pid: number) => void, marker: string | undefined): void {
+function patchChildProcess(): void {
   const target = childProcess as unknown as Record<string, AnyFunction>
   const patch = (name: string, afterArgsArray: boolean, detach: boolean) => {
     const original = target[name]!
     target[name] = function (this: unknown, ...args: unknown[]) {
       const options = optionsOf(args, afterArgsArray)
-      options.cwd = path.resolve(cwd, typeof options.cwd === 'string' ? options.cwd : '.')
+      options.cwd = resolvePath(cwd, typeof options.cwd === 'string' ? options.cwd : '.')
       // A process group of its own lets the host kill the whole tree when the run settles
       // (exec and execFile ignore the option; the host walks their descendants instead).
       if (detach) options.detached = true
-      if (marker !== undefined) {
-        const env = typeof options.env === 'object' && options.env !== null ? options.env : process.env
-        options.env = { ...env, [SUBPROCESS_MARKER_VARIABLE]: marker }
-      }
-      const child = original.apply(this, args) as { pid?: number }
-      if (typeof child?.pid === 'number') onSpawn(child.pid)
-      return child
+      return apply(original, this, args)
     }
   }
   patch('spawn', true, true)
@@ -109,22 +130,35 @@ function patchChildProcess(onSpawn: (pid: number) => void, marker: string | unde
   patch('execSync', false, false)
 }
 
-function guardSignals(): void {
-  const refuse = (pid: unknown) => {
-    const error = new ErrorOf(`kill ${String(pid)}: programs may not signal the runtime's process or process groups`)
-    Object.assign(error, { code: 'EPERM', syscall: 'kill' })
+/**
+ * Refuses signals to the process hosting the worker, its parent, every process group (0 and
+ * negative pids) and, when the worker shares the host's process, every thread of it (a signal
+ * sent to a thread id reaches the whole process). Signal 0 only probes and stays allowed. The
+ * pid is converted to a number once, and that number is what Node receives. Everything it
+ * compares with and calls was captured at module load.
+ */
+function guardSignals(sharesHostProcess: boolean): void {
+  const remedy = sharesHostProcess ? "; run such programs with isolation: 'process'" : ''
+  const refuse = (pid: number) => {
+    const error = new ErrorOf(`kill ${pid}: programs may not signal the runtime's process, its threads or process groups${remedy}`)
+    defineProperty(error, 'code', dataProperty('EPERM', false, true, true))
+    defineProperty(error, 'syscall', dataProperty('kill', false, true, true))
     return error
   }
-  for (const name of ['kill', '_kill'] as const) {
-    const original = (process as unknown as Record<string, AnyFunction>)[name]
-    if (typeof original !== 'function') continue
-    ;(process as unknown as Record<string, AnyFunction>)[name] = function (pid: unknown, signal?: unknown) {
+  const guard = (name: 'kill' | '_kill') => {
+    const original = (realmProcess as unknown as Record<string, AnyFunction>)[name]
+    if (typeof original !== 'function') return
+    const guarded = function (pid: unknown, signal?: unknown) {
+      const number = NumberOf(pid)
       const probe = signal === 0 || signal === '0'
-      const number = Number(pid)
-      if (!probe && (number === process.pid || number <= 0 || number === process.ppid)) throw refuse(pid)
-      return original.call(process, pid, signal)
+      const host = number <= 0 || number === processPid || number === processPpid || (sharesHostProcess && isHostThread(number))
+      if (!probe && host) throw refuse(number)
+      return apply(original, realmProcess, [number, signal])
     }
+    defineProperty(realmProcess, name, dataProperty(guarded, false, true, true))
   }
+  guard('kill')
+  guard('_kill')
 }
 
 /**
@@ -142,22 +176,32 @@ function refuseNestedWorkers(): void {
 }
 
 export interface WorldOptions {
-  /** The worker shares the host's process (not a helper's): nested workers are refused. */
+  /**
+   * The worker shares the host's process (not a helper's): nested workers, the inspector, native
+   * code, raw bindings and signals to the host's threads are refused.
+   */
   sharesHostProcess: boolean
   /** The value of SUBPROCESS_MARKER_VARIABLE in every subprocess's environment. */
-  subprocessMarker: string | undefined
+  subprocessMarker: string
 }
 
-/** Installs cwd emulation, subprocess tracking and the signal guard. Called once per worker. */
+/**
+ * Installs cwd emulation, subprocess marking and reporting, the signal guard and, sharing the
+ * host's process, the refusals. Called once per worker, before any program runs.
+ */
 export function installProcessWorld(onSpawn: (pid: number) => void, options: WorldOptions): void {
   patchFs()
-  patchChildProcess(onSpawn, options.subprocessMarker)
-  guardSignals()
-  if (options.sharesHostProcess) refuseNestedWorkers()
-  process.cwd = () => cwd
-  process.chdir = (directory: string) => {
-    const next = path.resolve(cwd, directory)
-    if (!fs.statSync(next).isDirectory()) throw new ErrorOf(`ENOTDIR: not a directory, chdir '${directory}'`)
+  patchChildProcess()
+  markSpawns(options.subprocessMarker, onSpawn)
+  guardSignals(options.sharesHostProcess)
+  if (options.sharesHostProcess) {
+    refuseNestedWorkers()
+    closeHostReach()
+  }
+  realmProcess.cwd = () => cwd
+  realmProcess.chdir = (directory: string) => {
+    const next = resolvePath(cwd, directory)
+    if ((statSync(next).mode & S_IFMT) !== S_IFDIR) throw new ErrorOf(`ENOTDIR: not a directory, chdir '${directory}'`)
     cwd = next
   }
   syncBuiltinESMExports()

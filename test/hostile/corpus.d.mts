@@ -1,6 +1,6 @@
 import type { PtcBindingNamespace, PtcProgramFormat, PtcRunResult, PtcRuntime, WorkerPtcRuntimeOptions } from 'ptc-runtime'
 
-export type Host = 'thread' | 'confined'
+export type Host = 'thread' | 'process' | 'confined'
 
 /** One parsed corpus file (see corpus.mjs for the header keys). */
 export interface HostileProgram {
@@ -10,13 +10,17 @@ export interface HostileProgram {
   qualified: Map<string, string>
   formats: PtcProgramFormat[]
   hosts: Host[]
+  knownLimits: Map<string, string>
+  requires: string | undefined
   prelude: string
   timeoutMs: number | undefined
   hasValue: boolean
   value: unknown
+  values: Map<string, unknown>
   valueDepth: number | undefined
   output: RegExp | undefined
   message: RegExp | undefined
+  messages: Map<string, RegExp>
   followUp: string
   pauseMs: number
   followUpTimeoutMs: number | undefined
@@ -31,9 +35,12 @@ export const HOSTS: Host[]
 export const DISCARDING: Set<string>
 export const CORPUS_CONFIG: WorkerPtcRuntimeOptions & { timeoutMs: number; maxOutputBytes: number }
 export const TIMEOUT_SLACK_MS: number
+export const HOST_SECRET: { name: string; value: string }
+export function plantHostSecret(): void
 export const TOOLS: PtcBindingNamespace
 export function loadCorpus(): HostileProgram[]
 export function knownBug(program: HostileProgram, host: Host, format: PtcProgramFormat): string | undefined
+export function knownLimit(program: HostileProgram, host: Host): string | undefined
 export function expectedKind(program: HostileProgram, host: Host, format: PtcProgramFormat): string
 export function programText(program: HostileProgram, format: PtcProgramFormat, marker: string): string
 export function healthProgram(format: PtcProgramFormat): string

@@ -9,30 +9,39 @@
  *   attack       what the program tries (required)
  *   expect       the failure kind, or `ok` when the attack must be harmless (required)
  *   formats      `all` (default) or a comma list of program formats the program makes sense in
- *   hosts        `all` (default), `thread` or `confined`
+ *   hosts        `all` (default) or a comma list of `thread` (the in-process worker, `isolation:
+ *                'thread'`), `process` (a helper process per environment, `isolation:
+ *                'process'`) and `confined` (a helper process under a sandbox policy)
  *   prelude      a file in `preludes/` prepended to the program (`hijack`: forge channel traffic)
  *   timeout      the run's timeoutMs (default CORPUS_CONFIG.timeoutMs)
  *   value        JSON the completion must equal (with `expect: ok`)
  *   value-depth  the completion must be arrays nested exactly this deep
  *   output       a regular expression the concatenated text output must match
  *   message      a regular expression the failure message must match
+ *   requires     a command that must be on PATH (such as a C compiler); without it the case is skipped
  *   follow-up    how the owner's next run ends in retained formats: a kind (default ok), or
  *                `fresh` (it succeeds in a fresh environment, after the lost-state notice)
  *   follow-up-timeout  the timeoutMs of the owner's next run (default CORPUS_CONFIG.timeoutMs)
  *   pause        milliseconds to wait before the owner's next run
  *   known-bug    a runtime bug this program exposes: the case is expected to fail until fixed
+ *   known-limit  what a host, by design, cannot stop (`known-limit[thread]`: a worker thread shares
+ *                the host's process); the case never runs there, and the README names the limit
  *
  * Program text conventions: a line starting with `/* completion *\/` holds the completion
  * expression. It becomes `return` in `function-body` and `;` elsewhere (so the line can never
  * continue the statement above it), and every format sees the same completion value;
  * `__SLEEP__` and `__SLEEP_SHORT__` become `sleep` durations carrying a per-case marker, so the
  * runner can find any process the program left behind.
+ *
+ * Every case is also checked for what no program may do on any host: put the host's secret
+ * (HOST_SECRET, planted in the host's environment before any runtime starts) anywhere in its
+ * result, set a global of the host, or leave a debugger listening in the host.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
 
 export const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl']
-export const HOSTS = ['thread', 'confined']
+export const HOSTS = ['thread', 'process', 'confined']
 const KINDS = ['ok', 'exception', 'timeout', 'abort', 'worker-exit', 'invalid-output', 'output-limit', 'protocol', 'sandbox-unavailable']
 /** Kinds after which a retained environment is discarded (its next run gets a notice). */
 export const DISCARDING = new Set(['timeout', 'abort', 'worker-exit', 'protocol', 'output-limit'])
@@ -42,9 +51,24 @@ export const CORPUS_CONFIG = {
   timeoutMs: 5000,
   maxOutputBytes: 65536,
   maxOldGenerationSizeMb: 64,
+  // A small budget for everything a program allocates, so the memory cases stay cheap here.
+  maxMemoryMb: 256,
   maxPendingCalls: 16,
   retainState: true,
   poolSize: 2,
+}
+
+/**
+ * A secret the host holds in its environment (`process.env[HOST_SECRET.name]`), planted by the
+ * runner before any runtime starts: no program may ever see it.
+ */
+export const HOST_SECRET = { name: 'PTC_CORPUS_SECRET', value: `ptc-corpus-secret-${String(Math.random()).slice(2, 14)}` }
+/** A global of the host that a program reaching into the host would set (cases use this name). */
+const HOST_GLOBAL = 'ptcCorpusPwned'
+
+/** Plants HOST_SECRET in this process's environment; call before starting the runtimes. */
+export function plantHostSecret() {
+  process.env[HOST_SECRET.name] = HOST_SECRET.value
 }
 
 /** How late a `timeout` result may arrive after its budget, on a loaded two-core machine. */
@@ -121,20 +145,30 @@ export function loadCorpus() {
     const followUp = plain.get('follow-up')
     if (followUp !== undefined && !KINDS.includes(followUp) && followUp !== 'fresh') throw new Error(`${file}: unknown follow-up ${followUp}`)
     const prelude = plain.get('prelude')
+    const knownLimits = qualifiedValues(qualified, 'known-limit')
+    for (const [qualifier] of knownLimits) {
+      if (!HOSTS.includes(qualifier)) throw new Error(`${file}: known-limit must name one host, got [${qualifier}]`)
+    }
+    if (plain.has('known-limit')) throw new Error(`${file}: known-limit must name its host, as known-limit[thread]`)
     const program = {
       name: file.replace(/\.js$/, ''),
       attack,
       expect,
       qualified,
       formats: listOf(plain.get('formats'), FORMATS, file, 'formats'),
-      hosts: listOf(plain.get('hosts'), HOSTS, file, 'hosts'),
+      // A host that cannot stop the attack never runs it (it would take the test process down).
+      hosts: listOf(plain.get('hosts'), HOSTS, file, 'hosts').filter((host) => !knownLimits.has(host)),
+      knownLimits,
+      requires: plain.get('requires'),
       prelude: prelude === undefined ? '' : readFileSync(new URL(`${prelude}.js`, PRELUDE_DIR), 'utf8'),
       timeoutMs: plain.has('timeout') ? Number(plain.get('timeout')) : undefined,
       hasValue: plain.has('value'),
       value: plain.has('value') ? JSON.parse(plain.get('value')) : undefined,
+      values: new Map([...qualifiedValues(qualified, 'value')].map(([qualifier, value]) => [qualifier, JSON.parse(value)])),
       valueDepth: plain.has('value-depth') ? Number(plain.get('value-depth')) : undefined,
       output: plain.has('output') ? new RegExp(plain.get('output')) : undefined,
       message: plain.has('message') ? new RegExp(plain.get('message')) : undefined,
+      messages: new Map([...qualifiedValues(qualified, 'message')].map(([qualifier, value]) => [qualifier, new RegExp(value)])),
       followUp: followUp ?? 'ok',
       pauseMs: Number(plain.get('pause') ?? 0),
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
@@ -150,6 +184,11 @@ export function loadCorpus() {
 /** The bug a case is expected to expose on `host` in `format`, or undefined. */
 export function knownBug(program, host, format) {
   return program.knownBug ?? qualifiedFor(program.knownBugs, host, format)
+}
+
+/** What `host` cannot stop of this attack, by design, or undefined. */
+export function knownLimit(program, host) {
+  return program.knownLimits.get(host)
 }
 
 /** The kind `program` must end with on `host` in `format`. */
@@ -221,6 +260,20 @@ function jsonBytes(value) {
   return bytes
 }
 
+/** Whether any string in `result` (keys included) contains HOST_SECRET, without recursion. */
+function holdsSecret(result) {
+  const pending = [result]
+  while (pending.length > 0) {
+    const item = pending.pop()
+    if (typeof item === 'string') {
+      if (item.includes(HOST_SECRET.value)) return true
+    } else if (typeof item === 'object' && item !== null) {
+      for (const key of Object.keys(item)) pending.push(key, item[key])
+    }
+  }
+  return false
+}
+
 /** The ledger's view of a result: output entries plus the completion or failure message, as JSON. */
 function ledgerBytes(result) {
   const entries = result.output.map((entry) => entry.text ?? entry.attachment)
@@ -240,15 +293,18 @@ export function checkResult(program, result, { host, format, elapsedMs, timeoutM
     problems.push(`expected ${expected}, got ${actual}${result.error ? `: ${clip(result.error.message)}` : ` (value ${clip(JSON.stringify(result.value) ?? 'absent')})`}`)
   }
   if (actual === 'ok' && expected === 'ok') {
-    if (program.hasValue && !isDeepStrictEqual(result.value, program.value)) {
-      problems.push(`expected the value ${JSON.stringify(program.value)}, got ${clip(JSON.stringify(result.value) ?? 'absent')}`)
+    const qualifiedValue = qualifiedFor(program.values, host, format)
+    const value = qualifiedValue ?? program.value
+    if ((program.hasValue || qualifiedValue !== undefined) && !isDeepStrictEqual(result.value, value)) {
+      problems.push(`expected the value ${JSON.stringify(value)}, got ${clip(JSON.stringify(result.value) ?? 'absent')}`)
     }
     if (program.valueDepth !== undefined && depthOf(result.value) !== program.valueDepth) {
       problems.push(`expected a value nested ${program.valueDepth} deep, got ${depthOf(result.value)}`)
     }
   }
-  if (program.message && result.error && !program.message.test(result.error.message)) {
-    problems.push(`the message ${JSON.stringify(clip(result.error.message))} does not match ${program.message}`)
+  const message = qualifiedFor(program.messages, host, format) ?? program.message
+  if (message && result.error && !message.test(result.error.message)) {
+    problems.push(`the message ${JSON.stringify(clip(result.error.message))} does not match ${message}`)
   }
   if (program.output && !program.output.test(textOf(result))) {
     problems.push(`the output ${JSON.stringify(clip(textOf(result)))} does not match ${program.output}`)
@@ -258,6 +314,22 @@ export function checkResult(program, result, { host, format, elapsedMs, timeoutM
   }
   if (ledgerBytes(result) > CORPUS_CONFIG.maxOutputBytes) {
     problems.push(`the result holds ${ledgerBytes(result)} bytes, over maxOutputBytes ${CORPUS_CONFIG.maxOutputBytes}`)
+  }
+  if (holdsSecret(result)) problems.push(`the result holds the host's secret ${HOST_SECRET.name}`)
+  return problems
+}
+
+/** What the case did to the host process itself: a global set, a debugger left listening. */
+async function hostProblems() {
+  const problems = []
+  if (Object.hasOwn(globalThis, HOST_GLOBAL)) {
+    problems.push(`the program set the host's global ${HOST_GLOBAL}`)
+    delete globalThis[HOST_GLOBAL]
+  }
+  const inspector = await import('node:inspector')
+  if (inspector.url() !== undefined) {
+    problems.push(`a debugger listens in the host at ${inspector.url()}`)
+    inspector.close()
   }
   return problems
 }
@@ -368,10 +440,11 @@ export async function runCase(runtime, { host, format, program }) {
     const elapsedMs = performance.now() - started
     if (result === 'hung') problems.push(`the run did not settle within ${timeoutMs + HUNG_AFTER_MS} ms`)
     else problems.push(...checkResult(program, result, { host, format, elapsedMs, timeoutMs }))
-    // The thread host kills a run's processes before resolving it; a confined helper does it on
+    // The thread host kills a run's processes before resolving it; a helper process does it on
     // its own schedule, so it gets a short grace.
-    const survivors = await survivingProcesses(marker, host === 'confined' ? 2000 : 100)
+    const survivors = await survivingProcesses(marker, host === 'thread' ? 100 : 2000)
     if (survivors.length > 0) problems.push(`${survivors.length} process(es) it started outlived the run`)
+    problems.push(...(await hostProblems()))
     problems.push(...(await checkHealth(runtime, program, format, result, owner, timeoutMs)))
   } catch (error) {
     problems.push(`the case threw: ${error?.stack ?? error}`)

@@ -54,7 +54,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
       sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
     })
     expect(result.error).toEqual({ kind: 'exception', message: expect.stringMatching(/EROFS: read-only file system/) })
-    expect(result.sandbox).toEqual({ mode: 'read-only', denied: true, enforcement: 'full' })
+    expect(result.sandbox).toEqual({ mode: 'read-only', network: 'none', denied: true, enforcement: 'full' })
     expect(existsSync(target)).toBe(false)
   })
 
@@ -62,7 +62,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
     const result = await env.run(fsProgram(`return fs.readFileSync('input.txt', 'utf8')`), {
       sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
     })
-    expect(result).toEqual({ output: [], value: 'from the host', sandbox: { mode: 'read-only', denied: false, enforcement: 'full' } })
+    expect(result).toEqual({ output: [], value: 'from the host', sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
 
   it('workspace-write allows writes inside the workspace root and the writable roots', async () => {
@@ -80,7 +80,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
     probes.push(probe)
     const result = await env.run(fsProgram(`fs.writeFileSync(${JSON.stringify(probe)}, 'escaped')`))
     expect(result.error?.kind).toBe('exception')
-    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: true, enforcement: 'full' })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: true, enforcement: 'full' })
     expect(existsSync(probe)).toBe(false)
   })
 
@@ -104,14 +104,36 @@ describe.skipIf(!bwrap)('file confinement', () => {
     expect(existsSync(path.join(outside, 'escaped.txt'))).toBe(false)
   })
 
-  it('confines by real path: a workspace root given through a symlink is writable as given', async () => {
+  it('refuses a run whose writable root passes through a symlink, naming the path', async () => {
     const link = path.join(temp.dir, 'ws-link')
     symlinkSync(ws, link)
-    const result = await env.run(fsProgram(`fs.writeFileSync('via-link.txt', 'x'); return process.cwd()`), {
+    const result = await env.run(fsProgram(`fs.writeFileSync('via-link.txt', 'x')`), {
       sandboxPolicy: { mode: 'workspace-write', workspaceRoot: link },
     })
-    expect(result.value).toBe(link)
-    expect(readFileSync(path.join(ws, 'via-link.txt'), 'utf8')).toBe('x')
+    expect(result.error).toEqual({ kind: 'sandbox-unavailable', message: expect.stringContaining(`the writable root ${link} passes through a symlink`) })
+    expect(existsSync(path.join(ws, 'via-link.txt'))).toBe(false)
+  })
+
+  it('a directory a program replaced with a symlink cannot redirect a later run rooted there', async () => {
+    mkdirSync(path.join(ws, 'project'))
+    const planted = await env.run(fsProgram(`fs.rmdirSync('project'); fs.symlinkSync(${JSON.stringify(outside)}, 'project'); return 'planted'`))
+    expect(planted.value).toBe('planted')
+    const later = await env.run(fsProgram(`fs.writeFileSync('redirected.txt', 'x')`), {
+      sandboxPolicy: { mode: 'workspace-write', workspaceRoot: path.join(ws, 'project') },
+    })
+    expect(later.error).toEqual({ kind: 'sandbox-unavailable', message: expect.stringContaining(`${path.join(ws, 'project')} passes through a symlink`) })
+    expect(existsSync(path.join(outside, 'redirected.txt'))).toBe(false)
+  })
+
+  it('binds a deployment workspace root given through a symlink by the path it resolved to at load', async () => {
+    const link = path.join(temp.dir, 'config-link')
+    symlinkSync(ws, link)
+    const linked = await startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: link } })
+    expect(linked.runtime.resolve({ program: '', bindings: [] })).toMatchObject({ cwd: ws, sandboxPolicy: { workspaceRoot: ws } })
+    const result = await linked.run(fsProgram(`fs.writeFileSync('via-config-link.txt', 'x'); return process.cwd()`))
+    await linked.dispose()
+    expect(result.value).toBe(ws)
+    expect(readFileSync(path.join(ws, 'via-config-link.txt'), 'utf8')).toBe('x')
   })
 
   it('writes to /tmp stay private to the environment', async () => {

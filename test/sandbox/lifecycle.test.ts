@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
-import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+import { bwrap, processesMatching, tempDirectory } from '../helpers/sandbox.js'
 
 const temp = tempDirectory('ptc-sandbox-lifecycle')
 afterAll(() => temp.remove())
@@ -26,7 +26,7 @@ describe('sandbox-unavailable', () => {
       kind: 'sandbox-unavailable',
       message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\)/),
     })
-    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: false })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     expect(existsSync(marker)).toBe(false)
     await env.dispose()
   })
@@ -34,7 +34,7 @@ describe('sandbox-unavailable', () => {
   it('still runs danger-full-access policies, which need no confinement, when bwrap is missing', async () => {
     const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: 'no-such-bwrap-anywhere' } })
     const result = await env.run('return 1', { sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
-    expect(result).toEqual({ output: [], value: 1, sandbox: { mode: 'danger-full-access', denied: false } })
+    expect(result).toEqual({ output: [], value: 1, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
     expect((await env.run('return 1')).error?.kind).toBe('sandbox-unavailable')
     await env.dispose()
   })
@@ -58,7 +58,7 @@ describe('sandbox-unavailable', () => {
       kind: 'sandbox-unavailable',
       message: expect.stringMatching(/exited with code 1 before it was ready: bwrap: Can't mount tmpfs/),
     })
-    expect(result.sandbox).toEqual({ mode: 'workspace-write', denied: false })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     await env.dispose()
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
   })
@@ -67,7 +67,7 @@ describe('sandbox-unavailable', () => {
 describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
   it('reports sandbox facts on success and on every kind of failure', async () => {
     const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir } })
-    const full = { mode: 'read-only', denied: false, enforcement: 'full' }
+    const full = { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' }
     expect((await env.run('return 1')).sandbox).toEqual(full)
     expect((await env.run('throw new Error("plain failure")')).sandbox).toEqual(full)
     expect((await env.run('while (true) {}', { timeoutMs: 300 }))).toMatchObject({ error: { kind: 'timeout' }, sandbox: full })
@@ -80,9 +80,9 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
 
   it('runs danger-full-access in an unconfined helper with a real cwd and no enforcement claim', async () => {
     const env = await startRuntime({ sandbox: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
-    expect(env.runtime.executionInstructions).toMatch(/Files are not sandboxed/)
+    expect(env.runtime.executionInstructions).toMatch(/Files and network are not sandboxed/)
     const result = await env.run(`const fs = await import('node:fs'); fs.writeFileSync('free.txt', 'x'); return fs.readlinkSync('/proc/self/cwd')`)
-    expect(result).toEqual({ output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', denied: false } })
+    expect(result).toEqual({ output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
     expect(existsSync(path.join(temp.dir, 'free.txt'))).toBe(true)
     await env.dispose()
   })
@@ -112,6 +112,50 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', denied: false, enforcement: 'full' } })
+    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
+
+  it('restarts an owner environment when its sandbox policy changes, telling the next run', async () => {
+    const other = tempDirectory('ptc-sandbox-policy')
+    const env = await startRuntime({ retainState: true, programFormat: 'script', sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } })
+    try {
+      const owner = {}
+      await env.run('var kept = 1', { stateOwner: owner })
+      const changed = await env.run('typeof kept', { stateOwner: owner, sandboxPolicy: { mode: 'read-only', workspaceRoot: temp.dir } })
+      expect(changed.value).toBe('undefined')
+      expect(changed.output[0]).toEqual({ type: 'text', text: '[earlier state was lost because the sandbox policy changed; this run starts in a fresh environment]\n' })
+    } finally {
+      await env.dispose()
+      other.remove()
+    }
+  })
+
+  it('moves a retained helper to each run cwd: the same environment, a real working directory', async () => {
+    const env = await startRuntime({ retainState: true, programFormat: 'script', sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } })
+    try {
+      const owner = {}
+      const inner = path.join(temp.dir, 'inner')
+      execFileSync('mkdir', ['-p', inner])
+      await env.run('var kept = process.cwd()', { stateOwner: owner })
+      const moved = await env.run(`(await import('node:fs')).writeFileSync('here.txt', '1'); [kept, (await import('node:child_process')).execSync('pwd').toString().trim()]`, { stateOwner: owner, cwd: inner })
+      expect(moved.value).toEqual([temp.dir, inner])
+      expect(existsSync(path.join(inner, 'here.txt'))).toBe(true)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('leaves no bubblewrap behind after many freshly started runtimes are disposed', async () => {
+    const own = tempDirectory('ptc-sandbox-many') // its path is on every bwrap command line of these runtimes
+    try {
+      const envs = await Promise.all(Array.from({ length: 6 }, () => startRuntime({ poolSize: 2, sandbox: { mode: 'read-only', workspaceRoot: own.dir } })))
+      await Promise.all(envs.map((env) => env.run('return 1')))
+      expect(processesMatching(own.dir).length).toBeGreaterThan(0)
+      await Promise.all(envs.map((env) => env.dispose()))
+      expect(processesMatching(own.dir)).toEqual([])
+    } finally {
+      own.remove()
+    }
+  })
+
 })

@@ -31,7 +31,7 @@ describe('the ptcRuntime service', () => {
     await root.fiber.dispose()
   })
 
-  it('has the contract defaults for optional members', async () => {
+  it('has the seam defaults for optional members', async () => {
     const root = new Context()
     await root.plugin(EchoRuntime)
     const runtime = root.ptcRuntime

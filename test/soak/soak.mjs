@@ -82,7 +82,7 @@ const threadsBefore = threadCount()
 const runtimes = new Map()
 for (const format of FORMATS) {
   const root = new Context()
-  await root.plugin(WorkerPtcRuntime, { ...CORPUS_CONFIG, programFormat: format })
+  await root.plugin(WorkerPtcRuntime, { ...CORPUS_CONFIG, isolation: 'thread', programFormat: format })
   runtimes.set(format, { root, runtime: root.ptcRuntime })
 }
 

@@ -5,9 +5,10 @@
 import vm from 'node:vm'
 import type { PtcProgramFormat } from '../../src/seam/types.js'
 import {
-  createProgramHooks, createProgramState, lowerProgram, PositionMap, mapStackPositions,
+  createProgramHooks, createProgramState, lowerProgram, PositionMap,
   type LoweredProgram, type ProgramState,
 } from '../../src/transform/index.js'
+import { mapStackPositions } from './stack-text.js'
 
 export class TestEnvironment {
   readonly context = vm.createContext({})

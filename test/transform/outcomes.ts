@@ -13,7 +13,7 @@ export interface Outcome {
   bindings?: unknown[]
 }
 
-export function describeValue(value: unknown, depth = 0): unknown {
+function describeValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'function') return `function ${value.name}`
   if (typeof value === 'number' && Object.is(value, -0)) return '-0'
   if (typeof value === 'symbol') return String(value)

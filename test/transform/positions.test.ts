@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { lowerProgram, mapStackPositions, PositionMap } from '../../src/transform/index.js'
+import { lowerProgram, PositionMap } from '../../src/transform/index.js'
+import { mapStackPositions } from './stack-text.js'
 import { TestEnvironment } from './environment.js'
 
 const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl'] as const

@@ -121,7 +121,7 @@ describe('failure kinds', () => {
     })
 
     it('a forged completion that is not lossless is invalid-output', async () => {
-      const result = await env.run(hijack(`{ type: 'done', run: runId, value: [-0] }`), { timeoutMs: 20_000, bindings: [tools] })
+      const result = await env.run(hijack(`{ type: 'done', run: runId, value: [1, 2] }`), { timeoutMs: 20_000, bindings: [tools] })
       expect(result.error?.kind).toBe('invalid-output')
     })
   })

@@ -76,7 +76,7 @@ describe('provider lifecycle', () => {
       expect(first).toEqual({ output: [], value: [] })
       const second = await env.run('boom()', { stateOwner: owner })
       expect(second.error?.message).toBe('Error: kaboom\n    at globalThis.boom (program of run 1:1:33)\n    at program:1:1')
-      expect((await env.run('return typeof rehearsal')).value).toBe('undefined')
+      expect((await env.run('return [typeof rehearsal, typeof echoed, typeof both]')).value).toEqual(['undefined', 'undefined', 'undefined'])
     } finally {
       await env.dispose()
     }

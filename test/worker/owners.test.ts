@@ -1,51 +1,153 @@
 /**
- * Bookkeeping of retained environments, on a minimal environment (the worker behind a real one
- * is covered by the state tests): confinement forgets its per-(policy, cwd) registry when the
- * last owner is gone, which relies on `onEmpty`.
+ * Retained state as a caller sees it, on both hosts: the owner's queue knows cancellation,
+ * release never hangs, one owner has one environment whatever the run's cwd, and every loss of
+ * state is told to the next run.
  */
-import { describe, expect, it } from 'vitest'
-import type { Environment } from '../../src/host/environment.js'
-import { RetainedEnvironments } from '../../src/host/owners.js'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { startRuntime, textOf } from '../helpers/runtime.js'
 
-function stubEnvironment(): Environment & { disposed: boolean } {
-  let resolveExit!: () => void
-  const exited = new Promise<void>((resolve) => (resolveExit = resolve))
-  return {
-    exited,
-    issuedImages: new Map(),
-    carried: new Set(),
-    runs: 0,
-    alive: true,
-    disposalMayTrail: true,
-    disposed: false,
-    attach() {},
-    send() {},
-    adoptSubprocess: () => true,
-    killSubprocesses() {},
-    hold() {},
-    async dispose() {
-      this.disposed = true
-      resolveExit()
-    },
-  }
-}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const settle = async () => ({ result: { output: [], value: 1 }, reusable: true, workerEnding: false, initializerFailed: false })
+describe.each(['process', 'thread'] as const)('retained state on the %s host', (isolation) => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+  let first: string
+  let second: string
+  beforeAll(async () => {
+    baseline = await resourceBaseline()
+    first = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-a-')))
+    second = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-b-')))
+    env = await startRuntime({ isolation, retainState: true, programFormat: 'script', timeoutMs: 20_000 })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    rmSync(first, { recursive: true, force: true })
+    rmSync(second, { recursive: true, force: true })
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
 
-describe('retained environments', () => {
-  it('reports empty once its last owner is released, explicitly or after idleMs', async () => {
-    const created: Array<ReturnType<typeof stubEnvironment>> = []
-    let emptied = 0
-    const owners = new RetainedEnvironments(() => (created.push(stubEnvironment()), created.at(-1)!), 30, () => emptied++)
-    const alice = {}
-    const bob = {}
-    await owners.run(alice, settle)
-    await owners.run(bob, settle)
-    expect(owners.empty).toBe(false)
-    await owners.release(alice)
-    expect([owners.empty, emptied]).toEqual([false, 0])
-    await new Promise((resolve) => setTimeout(resolve, 200)) // bob's idleMs passes
-    expect([owners.empty, emptied]).toEqual([true, 1])
-    expect(created.map((environment) => environment.disposed)).toEqual([true, true])
+  it('settles a queued run at once when its signal fires; it never runs and the state stays', async () => {
+    const owner = {}
+    await env.run('var count = 1', { stateOwner: owner })
+    const ahead = env.run('await new Promise((resolve) => setTimeout(resolve, 600)); count', { stateOwner: owner })
+    const controller = new AbortController()
+    const queued = env.run('count = 100', { stateOwner: owner, signal: controller.signal })
+    const started = Date.now()
+    controller.abort(new Error('the user gave up'))
+    const aborted = await queued
+    expect(Date.now() - started).toBeLessThan(500)
+    expect(aborted.error).toEqual({ kind: 'abort', message: 'the user gave up' })
+    expect((await ahead).value).toBe(1)
+    const after = await env.run('count', { stateOwner: owner })
+    expect([after.value, textOf(after)]).toEqual([1, ''])
+    await env.runtime.release(owner)
+  })
+
+  it('a queued run behind an endless one still settles when aborted', async () => {
+    const owner = {}
+    const endless = env.run('await new Promise(() => {})', { stateOwner: owner, timeoutMs: null })
+    const queued = env.run('1', { stateOwner: owner, signal: AbortSignal.timeout(200) })
+    expect((await queued).error?.kind).toBe('abort')
+    await env.runtime.release(owner)
+    expect((await endless).error?.kind).toBe('abort')
+  })
+
+  it('release aborts the run in progress and every queued one, resolves, and the owner starts fresh with no notice', async () => {
+    const owner = {}
+    await env.run('var kept = "old"', { stateOwner: owner })
+    const endless = env.run('while (true) {}', { stateOwner: owner, timeoutMs: null })
+    const queued = [env.run('while (true) {}', { stateOwner: owner, timeoutMs: null }), env.run('kept', { stateOwner: owner })]
+    await sleep(100)
+    await env.runtime.release(owner)
+    for (const result of await Promise.all([endless, ...queued])) {
+      expect(result.error).toEqual({ kind: 'abort', message: 'the state owner was released' })
+    }
+    const fresh = await env.run('typeof kept', { stateOwner: owner })
+    expect([fresh.value, textOf(fresh)]).toEqual(['undefined', ''])
+    await env.runtime.release(owner)
+  })
+
+  it('keeps one environment for an owner whatever the cwd, and each run gets its own cwd', async () => {
+    const owner = {}
+    const start = await env.run('var here = process.cwd(); here', { stateOwner: owner, cwd: first })
+    expect(start.value).toBe(first)
+    const fs = `(await import('node:fs')).writeFileSync('mark.txt', 'x'); [here, process.cwd()]`
+    const moved = await env.run(fs, { stateOwner: owner, cwd: second })
+    expect(moved.value).toEqual([first, second])
+    expect(realpathSync(path.join(second, 'mark.txt'))).toBe(path.join(second, 'mark.txt'))
+    await env.runtime.release(owner)
+  })
+
+  it('tells the next run when a failure lost the state', async () => {
+    const owner = {}
+    await env.run('var lost = 1', { stateOwner: owner })
+    expect((await env.run('while (true) {}', { stateOwner: owner, timeoutMs: 300 })).error?.kind).toBe('timeout')
+    const next = await env.run('typeof lost', { stateOwner: owner })
+    expect(next.value).toBe('undefined')
+    expect(textOf(next)).toMatch(/^\[earlier state was lost because it ran out of time; this run starts in a fresh environment\]\n$/)
+    await env.runtime.release(owner)
+  })
+
+  it('refuses state owners that would be shared by value', () => {
+    for (const owner of ['conversation-1', 7, null]) {
+      expect(() => env.runtime.resolve({ program: '1', bindings: [], stateOwner: owner as unknown as object })).toThrow(
+        /stateOwner must be an object or a function/,
+      )
+    }
+  })
+
+  it('re-checks at run time that the spec cwd still exists', async () => {
+    const gone = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-gone-')))
+    const spec = env.runtime.resolve({ program: '1', bindings: [], cwd: gone })
+    rmSync(gone, { recursive: true })
+    await expect(env.runtime.run(spec)).rejects.toThrow(/spec\.cwd must be an existing directory/)
+  })
+})
+
+describe('idle release', () => {
+  it('tells the owner next run that its state was discarded after idleMs', async () => {
+    const env = await startRuntime({ retainState: true, programFormat: 'script', idleMs: 100 })
+    try {
+      const owner = {}
+      await env.run('var idle = 1', { stateOwner: owner })
+      await sleep(400)
+      const next = await env.run('typeof idle', { stateOwner: owner })
+      expect(next.value).toBe('undefined')
+      expect(textOf(next)).toMatch(/earlier state was lost because it was idle for longer than 100 ms \(idleMs\)/)
+    } finally {
+      await env.dispose()
+    }
+  })
+})
+
+describe('scoped-repl and the initializer', () => {
+  it.each([true, false])('programs see copies of the initializer declarations (retained: %s)', async (retained) => {
+    const env = await startRuntime({ retainState: true, programFormat: 'scoped-repl' })
+    try {
+      const unregister = env.runtime.registerEnvironmentInitializer('const helper = (x) => x * 2; var v = 2')
+      const options = retained ? { stateOwner: {} } : {}
+      expect((await env.run('typeof helper === "function" ? helper(v) : "hidden"', options)).value).toBe(4)
+      if (retained) expect((await env.run('helper(v + 1)', options)).value).toBe(6)
+      await unregister()
+    } finally {
+      await env.dispose()
+    }
+  })
+})
+
+describe('misuse', () => {
+  it('refuses an unknown config key, naming the closest known one', async () => {
+    await expect(startRuntime({ timeoutMS: 5 } as never)).rejects.toThrow(/config\.timeoutMS is not a known option; did you mean timeoutMs\?/)
+  })
+
+  it('release after disposal rejects like the other methods', async () => {
+    const env = await startRuntime({ retainState: true })
+    const runtime = env.runtime
+    await env.dispose()
+    await expect(runtime.release({})).rejects.toThrow(/release\(\) after disposal/)
   })
 })

@@ -10,10 +10,10 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
   })
   afterAll(() => env.dispose())
 
-  it('describes itself with the contract descriptors', () => {
+  it('describes itself through the seam descriptors', () => {
     const { runtime } = env
     expect(runtime.language).toBe('javascript')
-    expect(runtime.isolation).toBe('worker-thread')
+    expect(runtime.isolation).toBe('process')
     expect(runtime.programFormat).toBe('function-body')
     expect(runtime.retainsState).toBe(false)
     expect(runtime.sandboxMode).toBeUndefined()

@@ -2,8 +2,9 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { childProcesses, leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
+import { processesMatching } from '../helpers/sandbox.js'
 
 describe('the program world: cwd and subprocesses', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
@@ -52,21 +53,21 @@ describe('the program world: cwd and subprocesses', () => {
   it('kills the subprocesses a program started when its run settles', async () => {
     const result = await env.run(
       `const { spawn } = await import('node:child_process')
-       const child = spawn('sh', ['-c', 'sleep 30 & sleep 30; wait'])
+       const child = spawn('sh', ['-c', 'sleep 30.0418 & sleep 30.0418; wait'])
        return child.pid`,
     )
     expect(typeof result.value).toBe('number')
-    expect(childProcesses()).not.toContain(result.value)
+    expect(processesMatching('sleep 30.0418')).toEqual([])
   })
 
   it('kills subprocesses of a run that timed out', async () => {
     const result = await env.run(
       `const { spawn } = await import('node:child_process')
-       spawn('sleep', ['30'])
+       spawn('sleep', ['30.0417'])
        while (true) {}`,
       { timeoutMs: 500 },
     )
     expect(result.error?.kind).toBe('timeout')
-    expect(childProcesses().filter((pid) => !baseline.children.includes(pid))).toEqual([])
+    expect(processesMatching('sleep 30.0417')).toEqual([])
   })
 })

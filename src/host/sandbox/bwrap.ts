@@ -1,17 +1,24 @@
 /**
  * bubblewrap: finding the binary, the arguments that confine a helper process, and a cached
- * start-up probe. Measurements behind these choices are in research/sandbox.md.
+ * start-up probe.
  */
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
+import type { Readable, Writable } from 'node:stream'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
+import { WRAPPER_INPUT_FD } from '../../helper/protocol.js'
+import { repositoryMetadata } from './repositories.js'
+import { RUNTIME_PATHS } from './runtime-files.js'
+import { unixSocketFilter } from './seccomp.js'
 
 /**
  * Flags every confined helper gets. The host file system is visible read-only; `/dev` and
  * `/proc` are fresh; the PID namespace hides every host process and dies with its first
- * process, taking every descendant along; `--new-session` keeps the program off the host's
- * terminal.
+ * process, taking every descendant along; the IPC namespace keeps System V objects and POSIX
+ * message queues private (a program could otherwise leave a channel to other conversations,
+ * or remove a host service's); `--new-session` keeps the program off the host's terminal; the
+ * seccomp filter (read from the helper's descriptor WRAPPER_INPUT_FD) refuses unix sockets.
  *
  * The user namespace with all capabilities dropped matters when the host runs as root:
  * without it the program keeps CAP_SYS_ADMIN and `mount -o remount,rw /` undoes the
@@ -23,10 +30,29 @@ const BASE = [
   '--dev', '/dev',
   '--proc', '/proc',
   '--unshare-user', '--disable-userns', '--cap-drop', 'ALL',
-  '--unshare-pid', '--die-with-parent', '--new-session',
+  '--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session',
+  '--seccomp', String(WRAPPER_INPUT_FD),
 ]
 
 const PROBE_TIMEOUT_MS = 10_000
+
+/**
+ * Flags of a helper no policy confines, when bubblewrap is at hand: the host's files, devices
+ * and network as they are, but a PID namespace of its own, so the host's processes (and through
+ * /proc, their memory and environment) are out of the program's sight and out of reach of its
+ * signals, and every descendant dies with the helper; and no capabilities in the host's user
+ * namespace, so a host running as root does not lend the program root's privileges.
+ */
+export function namespaceArguments(cwd: string): string[] {
+  return [
+    '--dev-bind', '/', '/',
+    '--proc', '/proc',
+    '--unshare-user', '--disable-userns', '--cap-drop', 'ALL',
+    '--unshare-pid', '--die-with-parent', '--new-session',
+    '--chdir', cwd,
+  ]
+}
+
 
 function isExecutableFile(file: string): boolean {
   try {
@@ -51,7 +77,8 @@ export function locateBwrap(configured: string, searchPath = process.env.PATH ??
   return undefined
 }
 
-const underTmp = (file: string) => file === '/tmp' || file.startsWith('/tmp/')
+/** Whether `file` is `top` or lies beneath it. */
+const within = (file: string, top: string) => file === top || file.startsWith(`${top}/`)
 
 function real(file: string): string {
   try {
@@ -61,57 +88,101 @@ function real(file: string): string {
   }
 }
 
+/**
+ * Host places a confined helper sees as an empty private tmpfs, discarded with it: where the
+ * host keeps scratch files and the sockets of its services (tmux, D-Bus, Docker, ssh and gpg
+ * agents). Real paths of existing directories, none inside another.
+ */
+function privatePlaces(): string[] {
+  const uid = process.getuid?.()
+  const candidates = ['/tmp', '/var/tmp', '/run', '/var/run', process.env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`]
+  const places = new Set<string>()
+  for (const candidate of candidates) {
+    if (!candidate || !path.isAbsolute(candidate)) continue
+    const resolved = real(candidate)
+    try {
+      if (resolved !== '/' && statSync(resolved).isDirectory()) places.add(resolved)
+    } catch {
+      // not on this host
+    }
+  }
+  return [...places].filter((place) => ![...places].some((other) => other !== place && within(place, other)))
+}
+
 export interface HelperConfinement {
   policy: SandboxExecutionPolicy
   /** The run's working directory (validated to exist). */
   cwd: string
-  /** Files the helper needs to start: the Node binary and the runtime's package directory. */
+  /** Files the helper runs from (the Node executable, this package and its dependencies). */
   runtimePaths: readonly string[]
 }
 
 /**
- * bwrap arguments (before `--` and the command) for a helper under `policy`.
+ * bwrap arguments (before `--` and the command) for a helper under `policy`. Later mounts win
+ * over earlier ones at the same place, so the order is the policy:
  *
- * `read-only` shows the whole host file system read-only, `/tmp` included, so the program
- * sees the host's files exactly as they are and can change none of them.
- *
- * `workspace-write` adds a private `/tmp` (a tmpfs discarded with the helper) and binds the
- * workspace root and writable roots read-write. The tmpfs hides the host's `/tmp`, so what the
- * helper needs from there comes back read-only first: the runtime's own files (at their top
- * `/tmp` directory, so hoisted dependencies resolve) and the cwd. The writable binds come
- * last, so they win over a read-only view of the same place.
+ * 1. the host file system, read-only, with private places (a tmpfs discarded with the helper)
+ *    hiding what the host keeps there: `/tmp`, `/var/tmp`, `/run` and the user's runtime
+ *    directory;
+ * 2. what the run must see from a private place, read-only: the cwd, the workspace root and
+ *    the resolver configuration (often a link into `/run`);
+ * 3. the writable roots, read-write (`workspace-write` only);
+ * 4. the repository metadata (`.git`) found in a writable root, read-only again, unless a
+ *    writable root names it (roots inside it are bound read-write once more);
+ * 5. the runtime's own files, read-only, wherever they are: a program must not change what a
+ *    later helper or the host runs, and the helper must find Node even in a private place.
  */
 export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement): string[] {
   const args = [...BASE]
-  if (policy.mode === 'workspace-write') {
-    args.push('--tmpfs', '/tmp')
-    // Mounts under the tmpfs so far (destination -> source): what lies beneath one is visible.
-    const mounts = new Map<string, string>()
-    const within = (file: string, top: string) => file.startsWith(`${top}/`)
-    const hidden = (file: string) => underTmp(file) && ![...mounts.keys()].some((top) => file === top || within(file, top))
-    const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
-      args.push(flag, source, destination)
-      if (underTmp(destination)) mounts.set(destination, source)
-    }
-    for (const file of runtimePaths.map(real).filter(underTmp)) {
-      const top = file.split('/').slice(0, 3).join('/')
-      if (hidden(top)) bind('--ro-bind', top)
-    }
-    // Sources are bound at their real paths (the kernel confines by real path). A path given
-    // through a symlink is bound as given too, unless the symlink itself is visible in a view
-    // of the host's directory, where it already leads to the real mount.
-    const symlinkVisible = (given: string) =>
-      !underTmp(given) || [...mounts].some(([top, source]) => top === source && within(given, top))
-    const expose = (flag: '--bind' | '--ro-bind', given: string) => {
-      const resolved = real(given)
-      if (flag === '--bind' || hidden(resolved)) bind(flag, resolved)
-      if (given !== resolved && (flag === '--bind' || hidden(given)) && !symlinkVisible(given)) bind(flag, resolved, given)
-    }
-    expose('--ro-bind', cwd)
-    for (const root of [policy.workspaceRoot, ...(policy.writableRoots ?? [])]) expose('--bind', root)
+  if (policy.network !== 'host') args.push('--unshare-net')
+  const hidden = privatePlaces()
+  for (const place of hidden) args.push('--tmpfs', place)
+  // Mounts inside a private place so far (destination -> source): what lies beneath one is visible.
+  const mounts = new Map<string, string>()
+  const isHidden = (file: string) => hidden.some((place) => within(file, place)) && ![...mounts.keys()].some((top) => within(file, top))
+  const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
+    args.push(flag, source, destination)
+    if (hidden.some((place) => within(destination, place))) mounts.set(destination, source)
   }
+  // Sources are bound at their real paths (the kernel confines by real path). A path given
+  // through a symlink is bound as given too, unless the symlink itself is visible in a view
+  // of the host's directory, where it already leads to the real mount.
+  const symlinkVisible = (given: string) =>
+    !hidden.some((place) => within(given, place)) || [...mounts].some(([top, source]) => top === source && within(given, top))
+  const reveal = (given: string) => {
+    const resolved = real(given)
+    if (isHidden(resolved)) bind('--ro-bind', resolved)
+    if (given !== resolved && isHidden(given) && !symlinkVisible(given)) bind('--ro-bind', resolved, given)
+  }
+  reveal(cwd)
+  reveal(policy.workspaceRoot)
+  reveal('/etc/resolv.conf')
+  if (policy.mode === 'workspace-write') {
+    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
+    for (const root of roots) bind('--bind', root)
+    const metadata = roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry))
+    for (const entry of new Set(metadata)) bind('--ro-bind', entry)
+    for (const root of roots) if (metadata.some((entry) => within(root, entry))) bind('--bind', root)
+  }
+  for (const file of runtimePaths) bind('--ro-bind', file)
   args.push('--chdir', cwd)
   return args
+}
+
+/** How to start a confined helper: bubblewrap, its arguments, the seccomp filter it reads, and the roots to check. */
+export interface HelperWrapper {
+  command: string
+  args: string[]
+  /** Bytes bubblewrap reads from WRAPPER_INPUT_FD (the seccomp filter). */
+  input: Buffer
+  /** The writable roots it binds, checked from outside before each run. */
+  roots: string[]
+}
+
+export function helperWrapper(bwrap: string, confinement: HelperConfinement): HelperWrapper {
+  const { policy } = confinement
+  const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
+  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()
@@ -121,14 +192,27 @@ const probes = new Map<string, Promise<string | undefined>>()
  * get. Resolves `undefined` on success or the reason it failed. Cached per binary for the life
  * of the process: the answer depends on the kernel and the machine, not on the run.
  */
-export function probeBwrap(bwrap: string): Promise<string | undefined> {
+export function probeBwrap(bwrap: string, runtimePaths: readonly string[] = RUNTIME_PATHS): Promise<string | undefined> {
   let probe = probes.get(bwrap)
   if (!probe) {
-    const args = [...BASE, '--tmpfs', '/tmp', '--chdir', '/', '--', process.execPath, '--version']
     probe = new Promise((resolve) => {
-      execFile(bwrap, args, { env: {}, timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' }, (error, _stdout, stderr) => {
-        if (!error) return resolve(undefined)
-        const detail = stderr.trim().split('\n').pop() || error.message
+      let wrapper: ReturnType<typeof helperWrapper>
+      try {
+        wrapper = helperWrapper(bwrap, { policy: { mode: 'read-only', workspaceRoot: '/' }, cwd: '/', runtimePaths })
+      } catch (error) {
+        return resolve(`confinement is not possible here: ${(error as Error).message}`)
+      }
+      const stdio = Array.from({ length: WRAPPER_INPUT_FD + 1 }, (_, fd) => (fd === 2 || fd === WRAPPER_INPUT_FD ? 'pipe' : 'ignore') as 'pipe' | 'ignore')
+      const child = spawn(bwrap, [...wrapper.args, '--', process.execPath, '--version'], { env: {}, stdio, timeout: PROBE_TIMEOUT_MS })
+      const input = child.stdio[WRAPPER_INPUT_FD] as Writable
+      input.on('error', () => undefined) // a bwrap that exits without reading it
+      input.end(wrapper.input)
+      let stderr = ''
+      ;(child.stderr as Readable).setEncoding('utf8').on('data', (text: string) => (stderr += text))
+      child.on('error', (error) => resolve(`${bwrap} failed its start-up probe: ${error.message}`))
+      child.on('close', (code, signal) => {
+        if (code === 0) return resolve(undefined)
+        const detail = stderr.trim().split('\n').pop() || (signal ? `killed by ${signal}` : `exit code ${code}`)
         resolve(`${bwrap} failed its start-up probe: ${detail}`)
       })
     })

@@ -2,11 +2,12 @@
  * Sandbox policies: validation at the boundary, the key that says which helper may serve a
  * run, and the facts every result of a policy run carries. Nothing here starts processes.
  */
-import { statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
-import type { PtcRunResult, PtcRunSandbox, SandboxExecutionPolicy, SandboxMode } from '../../seam/types.js'
+import { SANDBOX_MODES, type PtcRunResult, type PtcRunSandbox, type SandboxExecutionPolicy, type SandboxMode, type SandboxNetwork } from '../../seam/types.js'
 
-const MODES: ReadonlySet<string> = new Set<SandboxMode>(['read-only', 'workspace-write', 'danger-full-access'])
+const MODES: ReadonlySet<string> = new Set(SANDBOX_MODES)
+const NETWORKS: ReadonlySet<string> = new Set<SandboxNetwork>(['none', 'host'])
 
 /**
  * What a failure message looks like when bubblewrap's read-only mounts or the dropped
@@ -33,14 +34,24 @@ function existingDirectory(value: unknown, field: string): string {
   return path.resolve(value)
 }
 
+/** The network of a policy: as given, `'none'` by default when confined, always the host's otherwise. */
+function checkNetwork(network: unknown, mode: SandboxMode, field: string): SandboxNetwork {
+  if (network !== undefined && (typeof network !== 'string' || !NETWORKS.has(network))) {
+    throw new TypeError(`${field}.network must be one of ${[...NETWORKS].join(', ')}, got ${JSON.stringify(network)}`)
+  }
+  if (isConfined(mode)) return (network as SandboxNetwork | undefined) ?? 'none'
+  if (network === 'none') throw new TypeError(`${field}.network cannot be "none" under danger-full-access, which confines nothing`)
+  return 'host'
+}
+
 /**
  * Checks a policy and returns its canonical copy: a known mode, an existing absolute
- * workspace root, and (for `workspace-write` only, the one mode they affect) existing absolute
- * writable roots. Throws naming `field` and the rule.
+ * workspace root, (for `workspace-write` only, the one mode they affect) existing absolute
+ * writable roots, and the network. Throws naming `field` and the rule.
  */
 export function checkPolicy(policy: unknown, field: string): SandboxExecutionPolicy {
   if (typeof policy !== 'object' || policy === null) throw new TypeError(`${field} must be an object`)
-  const { mode, workspaceRoot, writableRoots } = policy as Record<string, unknown>
+  const { mode, workspaceRoot, writableRoots, network } = policy as Record<string, unknown>
   if (typeof mode !== 'string' || !MODES.has(mode)) {
     throw new TypeError(`${field}.mode must be one of ${[...MODES].join(', ')}, got ${JSON.stringify(mode)}`)
   }
@@ -51,12 +62,58 @@ export function checkPolicy(policy: unknown, field: string): SandboxExecutionPol
   const roots = mode === 'workspace-write'
     ? (writableRoots ?? []).map((entry, index) => existingDirectory(entry, `${field}.writableRoots[${index}]`))
     : []
-  return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots }
+  return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots, network: checkNetwork(network, mode as SandboxMode, field) }
 }
 
-/** Identifies the helpers that may serve a run: same policy, same working directory. */
-export function policyKey(policy: SandboxExecutionPolicy, cwd: string): string {
-  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], cwd])
+const writableRoots = (policy: SandboxExecutionPolicy) =>
+  policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
+
+/**
+ * `policy` with its roots replaced by their real paths. For the deployment's own policy only:
+ * a symlink the host wrote into its configuration is the host's intent, so it is followed once,
+ * at plugin load, and the sandbox binds what it led to then.
+ */
+export function resolveRoots(policy: SandboxExecutionPolicy): SandboxExecutionPolicy {
+  return { ...policy, workspaceRoot: realpathSync(policy.workspaceRoot), writableRoots: (policy.writableRoots ?? []).map((root) => realpathSync(root)) }
+}
+
+/**
+ * Why the writable roots of `policy` cannot be bound as given, or `undefined` when they can;
+ * checked at every run. A root whose path passes through a symlink is refused: a program
+ * that can write where the symlink lies (another run's writable root) could have planted it
+ * to redirect this run's writes outside the tree.
+ */
+export function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
+  for (const root of writableRoots(policy)) {
+    let resolved: string
+    try {
+      resolved = realpathSync(root)
+    } catch {
+      return `the writable root ${root} no longer exists`
+    }
+    if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
+  }
+  return undefined
+}
+
+/** Identifies the environments that may serve a run: same policy (each run sets its own cwd). */
+export function policyKey(policy: SandboxExecutionPolicy): string {
+  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], policy.network])
+}
+
+/** One paragraph for `executionInstructions` about what `policy` lets programs do. */
+export function policyInstructions(policy: SandboxExecutionPolicy): string {
+  const { mode, workspaceRoot, writableRoots = [], network } = policy
+  const cwd = `The working directory is ${workspaceRoot}.`
+  if (mode === 'danger-full-access') return `${cwd} Files and network are not sandboxed.`
+  const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
+  const files = mode === 'read-only'
+    ? `The file system is read-only apart from /tmp (private to this environment): other writes ${denied}.`
+    : `You may write only inside ${[workspaceRoot, ...writableRoots].join(', ')} and /tmp (private to this environment); other writes ${denied}.`
+  const reach = network === 'host'
+    ? 'The network is reachable, but unix sockets cannot be created (EPERM).'
+    : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
+  return `${cwd} ${files} ${reach}`
 }
 
 /**
@@ -64,9 +121,11 @@ export function policyKey(policy: SandboxExecutionPolicy, cwd: string): string {
  * it is absent for `danger-full-access` and when the sandbox could not be established (the
  * program did not run). `denied` is true only when the failure text carries a denial.
  */
-export function sandboxFacts(mode: SandboxMode, result: PtcRunResult): PtcRunSandbox {
+export function sandboxFacts(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunSandbox {
+  const { mode } = policy
+  const network = policy.network ?? (isConfined(mode) ? 'none' : 'host')
   const kind = result.error?.kind
   const enforced = isConfined(mode) && kind !== 'sandbox-unavailable'
   const denied = enforced && result.error !== undefined && DENIAL.test(result.error.message)
-  return enforced ? { mode, denied, enforcement: 'full' } : { mode, denied }
+  return enforced ? { mode, network, denied, enforcement: 'full' } : { mode, network, denied }
 }

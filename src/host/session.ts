@@ -1,8 +1,10 @@
 /**
- * One run on one environment, settled exactly once by whichever comes first: the worker's
- * terminal message, the deadline, the caller's abort, the worker's exit, a protocol
- * violation or the output cap. Settlement stops replies and in-flight host calls, kills the
- * program's subprocesses and tells the caller whether the environment may be kept.
+ * One run on one environment, from the moment it has an environment to its settlement. It
+ * waits for the environment to be ready, sends the program, serves its binding calls and
+ * output, and settles exactly once, on whichever comes first: the worker's terminal message,
+ * the deadline, the caller's abort, the worker's exit, a protocol violation or the output cap.
+ * It ends in one disposition for the environment and, when state was lost, the notice the
+ * owner's next run prints. It never asks which host the environment lives on.
  */
 import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
@@ -18,33 +20,50 @@ export interface RunPlan {
   bindings: readonly PtcBindingNamespace[]
   cwd: string
   timeoutMs: number | null
-  signal?: AbortSignal
+  signal: AbortSignal
   discardCompletion: boolean
   maxOutputBytes: number
   maxPendingCalls: number
+  maxPendingCallBytes: number
   /** A first text line for the output (the notice that earlier state was lost). */
   notice?: string
   /** No run follows in this environment (see `RunMessage.oneShot`). */
   oneShot: boolean
 }
 
+/**
+ * What happens to the environment: `keep` it for the owner's next run, `discard` it before the
+ * result is returned (the program may still be running), or discard it after the result (the
+ * worker ended the run itself and is ending its own thread: nothing of the program runs).
+ */
+export type Disposition = 'keep' | 'discard' | 'discard-after-result'
+
 export interface Settlement {
   result: PtcRunResult
-  /** False when the environment must be discarded (its program may still be running). */
-  reusable: boolean
-  /** The environment initializer failed: the owner's programs never ran there, nothing was lost. */
-  initializerFailed: boolean
-  /**
-   * The one-shot run settled on the worker's own terminal message, right after which the worker
-   * ends its thread: no program code runs there any more, so disposal need not delay the result.
-   */
-  workerEnding: boolean
+  disposition: Disposition
+  /** When the owner's state was lost with the environment: the line its next run prints. */
+  notice?: string
+}
+
+/** Why state was lost, by the failure that discarded its environment. */
+const LOST: Partial<Record<PtcRunFailure['kind'], string>> = {
+  timeout: 'it ran out of time',
+  abort: 'it was aborted',
+  'worker-exit': 'its worker exited',
+  protocol: 'it broke the runtime protocol',
+  'output-limit': 'it exceeded the output cap',
+  'sandbox-unavailable': 'its sandbox could not be established',
+}
+
+/** The notice a run prints when `reason` lost the state earlier runs left. */
+export function lostNotice(reason: string): string {
+  return `[earlier state was lost because ${reason}; this run starts in a fresh environment]\n`
 }
 
 let runCounter = 0
 
-/** Failure kinds after which the environment is discarded. */
-const DISCARDING = new Set<PtcRunFailure['kind']>(['timeout', 'abort', 'worker-exit', 'protocol', 'output-limit'])
+/** How an allocation the memory budget refused surfaces inside the program. */
+const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
 
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message
@@ -56,21 +75,16 @@ function reasonText(reason: unknown): string {
   }
 }
 
-function exitMessage(code: number, error: Error | undefined): string {
-  const errorCode = (error as { code?: string } | undefined)?.code
-  if (errorCode === 'ERR_WORKER_OUT_OF_MEMORY') return 'the program ran out of memory and its worker was stopped'
-  if (error) return `the program's worker crashed: ${error.message}`
-  return `the program ended its worker (exit code ${code}) before completing`
-}
-
-/** Executes `plan` on `environment`. Never rejects. */
-export function execute(environment: Environment, plan: RunPlan): Promise<Settlement> {
+/** Runs `plan` on `environment`. Never rejects. */
+export function runSession(environment: Environment, plan: RunPlan): Promise<Settlement> {
   return new Promise((resolve) => {
     const run = ++runCounter
     const ledger = new OutputLedger(plan.maxOutputBytes)
     if (plan.notice) ledger.text(plan.notice)
     let settled = false
-    /** This run carried the environment initializer (its environment is new). */
+    /** The program was sent; before that, a failure lost nothing and the program never ran. */
+    let sent = false
+    /** This run carried the environment initializer, and the initializer failed. */
     let initializing = false
     let initializerFailed = false
     /** The worker says its environment cannot serve another run. */
@@ -79,26 +93,33 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
     let byWorker = false
     let timer: NodeJS.Timeout | undefined
 
-    const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, {
+    const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, plan.maxPendingCallBytes, {
       reply: (message) => environment.send(message),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
     })
 
-    const onAbort = () => fail('abort', reasonText(plan.signal?.reason))
+    const onAbort = () => fail('abort', reasonText(plan.signal.reason))
 
     function settle(outcome: Parameters<OutputLedger['finish']>[0]): void {
       if (settled) return
       settled = true
       if (timer) clearTimeout(timer)
-      plan.signal?.removeEventListener('abort', onAbort)
+      plan.signal.removeEventListener('abort', onAbort)
       calls.close()
       environment.attach(undefined)
       const result = ledger.finish(outcome)
-      const reusable = environment.alive && !initializerFailed && !unusable && !(result.error && DISCARDING.has(result.error.kind))
-      const workerEnding = byWorker && plan.oneShot
-      // A worker that did not end the run itself may be blocked inside a synchronous spawn.
-      void Promise.resolve(environment.killSubprocesses(!byWorker)).then(() => resolve({ result, reusable, workerEnding, initializerFailed }))
+      const kind = result.error?.kind
+      const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && kind in LOST)
+      // Nothing was lost when the program never ran here or only the initializer failed.
+      const notice = !sent || initializerFailed ? undefined : lostNotice(LOST[kind!] ?? 'its environment ended')
+      if (discarded && !(plan.oneShot && byWorker)) return resolve({ result, disposition: 'discard', ...(notice ? { notice } : {}) })
+      // Kept, or ending itself: what the program started dies before the result is returned.
+      void environment.tidy(!byWorker).then((clean) => {
+        if (plan.oneShot) return resolve({ result, disposition: clean ? 'discard-after-result' : 'discard' })
+        if (clean) return resolve({ result, disposition: 'keep' })
+        resolve({ result, disposition: 'discard', notice: lostNotice('its subprocesses could not be stopped') })
+      })
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
@@ -133,6 +154,10 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
           return
         case 'failed':
           byWorker = true
+          if (message.kind === 'exception' && environment.maxMemoryMb !== undefined && OUT_OF_MEMORY.test(message.message)) {
+            // The kernel refused an allocation and the program did not catch it: name the budget.
+            return fail('worker-exit', `the program exceeded its memory budget of ${environment.maxMemoryMb} MiB (maxMemoryMb): ${message.message.split('\n')[0]}`)
+          }
           if (message.kind === 'output-limit') ledger.markOverflow()
           // Only a run that carried the initializer can report its failure.
           if (message.initializer && initializing) initializerFailed = true
@@ -158,31 +183,38 @@ export function execute(environment: Environment, plan: RunPlan): Promise<Settle
       rawOutput(text) {
         if (!ledger.text(text)) settle({ value: undefined })
       },
-      exit: (code, error) => fail('worker-exit', exitMessage(code, error)),
+      exit: (failure) => settle({ error: failure }),
     }
 
-    if (plan.signal?.aborted) return onAbort()
-    plan.signal?.addEventListener('abort', onAbort, { once: true })
+    function start(): void {
+      if (settled) return
+      environment.attach(listener)
+      if (settled) return
+      const initializer = environment.runs++ === 0 ? plan.initializer : undefined
+      initializing = initializer !== undefined
+      sent = true
+      const message: RunMessage = {
+        type: 'run',
+        run,
+        program: plan.program,
+        namespaces: plan.bindings.map(shapeOf),
+        cwd: plan.cwd,
+        maxOutputBytes: plan.maxOutputBytes,
+        discardCompletion: plan.discardCompletion,
+        oneShot: plan.oneShot,
+        ...(initializer ? { initializer } : {}),
+      }
+      environment.send(message)
+    }
+
+    if (plan.signal.aborted) return onAbort()
+    plan.signal.addEventListener('abort', onAbort, { once: true })
+    // The deadline counts from admission: a run waiting for its environment to start is late too.
     if (plan.timeoutMs !== null) {
       const ms = plan.timeoutMs
       timer = setTimeout(() => fail('timeout', `the program did not finish within its time budget of ${ms} ms (timeoutMs)`), ms)
     }
-    environment.attach(listener)
-    if (settled) return
-    const initializer = environment.runs++ === 0 ? plan.initializer : undefined
-    initializing = initializer !== undefined
-    const message: RunMessage = {
-      type: 'run',
-      run,
-      program: plan.program,
-      namespaces: plan.bindings.map(shapeOf),
-      cwd: plan.cwd,
-      maxOutputBytes: plan.maxOutputBytes,
-      discardCompletion: plan.discardCompletion,
-      oneShot: plan.oneShot,
-      ...(initializer ? { initializer } : {}),
-    }
-    environment.send(message)
+    void environment.ready.then((refusal) => (refusal ? settle({ error: refusal }) : start()))
   })
 }
 

@@ -1,0 +1,331 @@
+/**
+ * `ProcessEnvironment` (`isolation: 'process'`): the fresh worker of one environment, hosted in
+ * a helper Node process of its own (src/helper/main.ts), wrapped by bubblewrap when a sandbox
+ * policy confines the program. A process is the boundary a worker thread is not: the program
+ * cannot reach the host's memory, descriptors, threads or secrets, and the kernel caps
+ * everything it allocates (`RLIMIT_DATA`), so running out of memory ends only this process.
+ *
+ * One helper serves exactly one environment (one one-shot run, or one state owner's runs) and
+ * dies with it. The host never relies on the helper's word about processes: it reads the
+ * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
+ * its helper cannot hide a subprocess or delay a deadline.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { CHANNEL_FD, FrameReader, type HelperOptions, type HostFrame, WRAPPER_INPUT_FD, encodeFrame, parseHelperFrame } from '../helper/protocol.js'
+import type { HostMessage, ProgramCode } from '../protocol.js'
+import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
+import type { Environment, EnvironmentListener, Refusal } from './environment.js'
+import { childrenOf, isDead, killProcessTrees } from './processes.js'
+import type { HelperWrapper } from './sandbox/bwrap.js'
+import { checkHelperRoots } from './sandbox/mounts.js'
+import { sweepHelperNamespace } from './sandbox/namespace.js'
+
+const HELPER_FILE = fileURLToPath(new URL('./helper.js', import.meta.url))
+
+/** A helper that has not reported ready by then is treated as unable to start. */
+const START_TIMEOUT_MS = 30_000
+/** How long disposal lets a starting helper finish forming its process tree before killing it. */
+const READY_GRACE_MS = 2_000
+/** After the process exits, how long to wait for frames it wrote just before. */
+const EXIT_DRAIN_MS = 100
+const DIAGNOSTIC_CHARS = 2_000
+
+/**
+ * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
+ * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, then becomes the
+ * helper (or bubblewrap). `ulimit -d` sets RLIMIT_DATA, inherited by everything it starts.
+ *
+ * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
+ * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
+ * 1.1 GiB on Node 24, nearly all of it untouched). So the limit is that reservation, measured
+ * once per Node binary and heap cap (`dataBaseline`), plus the budget: the program may
+ * allocate `maxMemoryMb` beyond what its fresh environment holds.
+ */
+const LIMITS_SCRIPT = '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; exec "$@"'
+
+/** What V8 and Node print when an allocation fails for good. */
+const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
+
+export interface ProcessLaunch {
+  /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
+  wrapper?: Pick<HelperWrapper, 'command' | 'args'> & Partial<HelperWrapper>
+  /** Whether the wrapper enforces a sandbox policy (a failed start is then `sandbox-unavailable`). */
+  confined: boolean
+  /** The helper's working directory until its first run moves it. */
+  cwd: string
+  maxMemoryMb: number
+  /** Writable memory a fresh helper reserves before any program runs, in KiB (`dataBaseline`). */
+  baselineKb: number
+  maxOldGenerationSizeMb: number
+  rehearsal?: ProgramCode
+  /** Longest frame accepted from the helper, checked before it is parsed. */
+  maxFrameBytes: number
+}
+
+/** A helper's own code and heap beyond the bare reservation the probe measures. */
+const HELPER_MARGIN_KB = 64 * 1024
+const BASELINE_TIMEOUT_MS = 10_000
+const baselines = new Map<number, Promise<number>>()
+
+/**
+ * The writable memory (VmData) a Node process of this binary holds once a worker with this heap
+ * cap has started, in KiB, plus the helper's own margin. Measured once per heap cap with a
+ * throwaway process; if that fails, a generous fixed allowance stands in.
+ */
+export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
+  let baseline = baselines.get(maxOldGenerationSizeMb)
+  if (!baseline) {
+    const script = `
+      const { Worker } = require('node:worker_threads')
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
+      worker.once('message', () => {
+        process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
+        process.exit(0)
+      })`
+    baseline = new Promise((resolve) => {
+      execFile(process.execPath, ['-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
+        const measured = Number(stdout)
+        resolve((!error && Number.isSafeInteger(measured) && measured > 0 ? measured : 2 * 1024 * 1024) + HELPER_MARGIN_KB)
+      })
+    })
+    baselines.set(maxOldGenerationSizeMb, baseline)
+  }
+  return baseline
+}
+
+export class ProcessEnvironment implements Environment {
+  readonly exited: Promise<void>
+  readonly ready: Promise<Refusal | undefined>
+  readonly issuedImages = new Map<string, ImageAttachmentRef>()
+  readonly carried = new Set<string>()
+  runs = 0
+  readonly maxMemoryMb: number
+  /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
+  readonly confined: boolean
+  private readonly _child: ChildProcess
+  private readonly _channel: Socket
+  private readonly _streams: Socket[]
+  private readonly _reader: FrameReader
+  /** The helper lives in a PID namespace of its own under bubblewrap. */
+  private readonly _namespaced: boolean
+  /** Writable roots bubblewrap bound, checked from outside before each run. */
+  private readonly _roots: readonly string[]
+  /** Every subprocess of the program inherits it in its environment. */
+  private readonly _marker = randomUUID()
+  /** A spawn was reported since the last tidy: marked processes may exist. */
+  private _spawned = false
+  private _listener: EnvironmentListener | undefined
+  private _started: boolean | undefined
+  private _settleReady!: (refusal: Refusal | undefined) => void
+  private _workerExit: PtcRunFailure | undefined
+  private _processExited = false
+  private _corrupt = false
+  private _diagnostics = ''
+  private _timer: NodeJS.Timeout | undefined
+
+  constructor(launch: ProcessLaunch) {
+    this.confined = launch.confined
+    this._namespaced = launch.wrapper !== undefined
+    this.maxMemoryMb = launch.maxMemoryMb
+    this._reader = new FrameReader(launch.maxFrameBytes)
+    const options: HelperOptions = {
+      maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
+      rehearsal: launch.rehearsal,
+      subprocessMarker: this._marker,
+    }
+    const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
+    const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...node] : node
+    const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.baselineKb + launch.maxMemoryMb * 1024), ...command]
+    this.ready = new Promise((resolve) => (this._settleReady = resolve))
+    // Its own session and process group, away from the host's terminal and signals.
+    const input = launch.wrapper?.input
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', ...(input ? ['pipe' as const] : [])]
+    this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
+    if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
+    this._roots = launch.wrapper?.roots ?? []
+    this._channel = this._child.stdio[CHANNEL_FD] as Socket
+    this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel]
+    // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
+    for (const stream of this._streams) stream.on('error', () => undefined)
+    let exited!: () => void
+    this.exited = new Promise((resolve) => (exited = resolve))
+    const ended = (describe: string) => void this._ended(describe).then(exited)
+    this._child.on('exit', (code, signal) => ended(signal ? `was killed by ${signal}` : `exited with code ${code}`))
+    this._child.on('error', (error) => {
+      if (this._child.pid === undefined) ended(`could not be started (${error.message})`)
+    })
+    for (const stream of [this._child.stdout!, this._child.stderr!]) {
+      stream.setEncoding('utf8')
+      stream.on('data', (text: string) => {
+        this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
+        if (this._started) this._listener?.rawOutput(text)
+      })
+    }
+    this._channel.on('data', (chunk: Buffer) => this._receive(chunk))
+    this._timer = setTimeout(() => {
+      this._failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
+      this._child.kill('SIGKILL')
+    }, START_TIMEOUT_MS)
+    this._timer.unref()
+  }
+
+  get alive(): boolean {
+    return !this._processExited && this._workerExit === undefined
+  }
+
+  attach(listener: EnvironmentListener | undefined): void {
+    this._listener = listener
+    if (!listener) return
+    if (this._workerExit) listener.exit(this._workerExit)
+    else if (this._processExited) listener.exit(this._processFailure('ended'))
+    else if (this._corrupt) listener.forged()
+  }
+
+  send(message: HostMessage): void {
+    if (!this.alive || this._corrupt) return
+    // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
+    const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._child.pid!, this._roots) : undefined
+    if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: `the sandbox could not be established, so the program did not run: ${roots}` })
+    this._write({ type: 'relay', message })
+  }
+
+  /** The helper vetted the report against its own process table before relaying it. */
+  adoptSubprocess(_pid: number): boolean {
+    this._spawned = true
+    return true
+  }
+
+  async tidy(thorough: boolean): Promise<boolean> {
+    if (!this.alive || this._corrupt) return false
+    // Under bubblewrap the whole PID namespace is swept from outside, reported or not.
+    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!)).cleared
+    const strays = this._strays()
+    const search = thorough || this._spawned
+    this._spawned = false
+    if (strays.length === 0 && !search) return true
+    await killProcessTrees(new Set(strays), search ? this._marker : undefined)
+    return this._strays().every(isDead)
+  }
+
+  hold(held: boolean): void {
+    const method = held ? 'ref' : 'unref'
+    this._child[method]()
+    for (const stream of this._streams) stream[method]()
+  }
+
+  /**
+   * Ends the helper and everything the program started, with SIGKILL, and resolves once the
+   * helper has exited. Nothing waits for the helper's cooperation: it may be stuck in a native
+   * call or in the program's hands.
+   */
+  async dispose(): Promise<void> {
+    this._listener = undefined
+    if (!this._processExited && this._child.pid !== undefined) {
+      this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
+      // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
+      // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
+      if (this._namespaced) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+      await killProcessTrees(new Set([this._child.pid]), this._marker)
+    }
+    await this.exited
+  }
+
+  /** The program's processes still in the helper's tree (an unconfined helper is one process). */
+  private _strays(): number[] {
+    return childrenOf(this._child.pid!).filter((pid) => !isDead(pid))
+  }
+
+  private _write(frame: HostFrame): void {
+    this._channel.write(encodeFrame(frame))
+  }
+
+  private _failStart(problem: string): void {
+    if (this._started !== undefined) return
+    this._started = false
+    if (this._timer) clearTimeout(this._timer)
+    this._settleReady(
+      this.confined
+        ? { kind: 'sandbox-unavailable', message: `the sandbox could not be established, so the program did not run: ${problem}` }
+        : { kind: 'worker-exit', message: `the runtime's helper process could not start, so the program did not run: ${problem}` },
+    )
+  }
+
+  private _receive(chunk: Buffer): void {
+    if (this._corrupt) return
+    const frames = this._reader.push(chunk)
+    if (!frames) return this._violation()
+    for (const raw of frames) {
+      const frame = parseHelperFrame(raw)
+      if (this._started === false) return
+      if (this._started === undefined) {
+        if (frame?.type !== 'ready') {
+          this._failStart(frame?.type === 'exit' ? frame.message : 'the helper sent unexpected traffic before it was ready')
+          this._child.kill('SIGKILL')
+          return
+        }
+        this._started = true
+        clearTimeout(this._timer)
+        this._settleReady(undefined)
+        continue
+      }
+      switch (frame?.type) {
+        case 'message':
+          this._listener?.message(frame.message)
+          break
+        case 'raw':
+          this._listener?.rawOutput(frame.text)
+          break
+        case 'forged':
+          this._listener?.forged()
+          break
+        case 'refused':
+          this._listener?.exit({ kind: this.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
+          break
+        case 'exit':
+          if (this._workerExit) return this._violation()
+          this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
+          this._listener?.exit(this._workerExit)
+          break
+        default:
+          return this._violation()
+      }
+      if (this._corrupt) return
+    }
+  }
+
+  /** A frame that is not one the helper sends: the program wrote to the channel. */
+  private _violation(): void {
+    this._corrupt = true
+    this._listener?.forged()
+  }
+
+  private _memoryMessage(): string | undefined {
+    if (!OUT_OF_MEMORY.test(this._diagnostics)) return undefined
+    return `the program exceeded its memory budget of ${this.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
+  }
+
+  private _processFailure(describe: string): PtcRunFailure {
+    return { kind: 'worker-exit', message: this._memoryMessage() ?? `the program's helper process ${describe} before the run completed` }
+  }
+
+  private async _ended(describe: string): Promise<void> {
+    if (this._processExited) return
+    this._processExited = true
+    // Frames written just before the exit may still be unread: give the pipes a moment to end.
+    const closed = this._streams.map((stream) => new Promise<void>((resolve) => {
+      if (stream.destroyed || stream.readableEnded) resolve()
+      else stream.once('close', () => resolve())
+    }))
+    let drain: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
+    clearTimeout(drain)
+    const detail = this._diagnostics.trim().split('\n').slice(-2).join(' ')
+    this._failStart(`the helper ${describe} before it was ready${detail ? `: ${detail}` : ''}`)
+    if (this._started && !this._workerExit) this._listener?.exit(this._processFailure(describe))
+    for (const stream of this._streams) stream.destroy()
+  }
+}

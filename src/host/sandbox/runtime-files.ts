@@ -1,0 +1,77 @@
+/**
+ * The files a confined helper runs from, and that no program may change: the Node executable,
+ * this package and the packages it loads. A program that could append to one of them would run
+ * its code in every later helper, or unconfined in the host at its next start.
+ */
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const PACKAGE_NAME = 'ptc-runtime'
+
+function real(file: string): string {
+  try {
+    return realpathSync(file)
+  } catch {
+    return file
+  }
+}
+
+type Dependencies = Record<string, string> | undefined
+
+function manifest(directory: string): { name?: unknown; dependencies?: Dependencies; peerDependencies?: Dependencies; optionalDependencies?: Dependencies } | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/** This package's directory: the nearest ancestor of this module with our own package.json. */
+function packageRoot(): string {
+  let directory = path.dirname(fileURLToPath(import.meta.url))
+  while (manifest(directory)?.name !== PACKAGE_NAME) {
+    const parent = path.dirname(directory)
+    if (parent === directory) throw new Error(`${PACKAGE_NAME}: cannot find its own package.json above ${fileURLToPath(import.meta.url)}`)
+    directory = parent
+  }
+  return directory
+}
+
+/** Where Node finds package `name` from `directory`: the first `node_modules/name` up the tree. */
+function lookUp(name: string, directory: string): string | undefined {
+  for (let current = directory; ; current = path.dirname(current)) {
+    const candidate = path.join(current, 'node_modules', name)
+    if (existsSync(path.join(candidate, 'package.json'))) return real(candidate)
+    if (path.dirname(current) === current) return undefined
+  }
+}
+
+/**
+ * The real directories of this package and of every package it depends on, transitively, as
+ * Node would resolve them: dependencies, optional ones that are installed, and peers (Cordis,
+ * which the host loads with this package).
+ */
+function packageClosure(root: string): string[] {
+  const found = new Set([real(root)])
+  const pending = [real(root)]
+  while (pending.length > 0) {
+    const directory = pending.pop()!
+    const { dependencies, peerDependencies, optionalDependencies } = manifest(directory) ?? {}
+    for (const name of Object.keys({ ...dependencies, ...peerDependencies, ...optionalDependencies })) {
+      const dependency = lookUp(name, directory)
+      if (dependency && !found.has(dependency)) {
+        found.add(dependency)
+        pending.push(dependency)
+      }
+    }
+  }
+  return [...found]
+}
+
+/**
+ * Real paths of what every confined helper binds read-only, last, over every other mount: the
+ * Node executable the helper runs, this package's directory, and the packages it loads.
+ * Computed once: they do not move while the host runs.
+ */
+export const RUNTIME_PATHS: readonly string[] = [real(process.execPath), ...packageClosure(packageRoot())]

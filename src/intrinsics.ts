@@ -1,0 +1,23 @@
+/**
+ * How code that runs in a program's realm calls built-ins. That code (`src/worker`, `src/json`,
+ * the lowered programs' hooks and position map in `src/transform`) keeps working after a program
+ * replaced any global or built-in method, because it captures what it needs while its module
+ * loads, before any program runs, and afterwards calls only what it captured. Lint enforces
+ * this (lint/hostile-realm.mjs).
+ *
+ * One way of calling: a prototype method is captured uncurried, taking its receiver first
+ * (`const weakSetHas = uncurryThis(WeakSet.prototype.has)`, then `weakSetHas(set, value)`), so
+ * no call goes through a `Function.prototype.call` or `apply` a program could have replaced; a
+ * static function is captured as is (`const { defineProperty } = Reflect`); a function known only
+ * at run time (one the worker wraps) is called with the captured `apply`.
+ */
+
+/** `method` as a function taking its receiver first; bound now, so later patches cannot reach it. */
+export const uncurryThis: <T, A extends unknown[], R>(method: (this: T, ...args: A) => R) => (self: T, ...args: A) => R =
+  Function.prototype.bind.bind(Function.prototype.call)
+
+/** `Reflect.apply`, for functions known only at run time. */
+export const { apply } = Reflect
+
+/** This realm's global object, as it was before any program ran. */
+export const realmGlobal: typeof globalThis = globalThis

@@ -1,0 +1,136 @@
+/**
+ * From tools described the way model APIs describe them (a description and JSON schemas) to
+ * the two things a run needs: the binding namespace the runtime installs, and the TypeScript
+ * declarations of the same namespace that the model reads.
+ */
+import { validateBindings } from '../seam/names.js'
+import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue } from '../seam/types.js'
+import { docComment } from './doc-comment.js'
+import { type JsonSchema, NamedTypes, type SchemaScope, describe, propertyKey, typeText } from './schema-types.js'
+
+/** One host tool: what the model is told about it, and the function that does the work. */
+export interface JsonSchemaTool {
+  /** What the tool does, for the model; becomes the member's JSDoc. */
+  description?: string
+  /** JSON Schema of the one argument the program passes. */
+  inputSchema: JsonSchema
+  /** JSON Schema of what the tool resolves; without it the declared result is `unknown`. */
+  outputSchema?: JsonSchema
+  /**
+   * Does the work. Receives the program's argument (lossless JSON, not checked against
+   * `inputSchema`) and `call.signal`, which aborts when the run settles.
+   */
+  run(args: any, call: { signal: AbortSignal }): PtcBindingValue | Promise<PtcBindingValue>
+}
+
+/** Tools the program sees as the members of one global object. */
+export interface ToolGroupDefinition {
+  /** Program-visible global name (the binding name rules apply: see `validateBindings`). */
+  global: string
+  /** What the group is, for the model; becomes the JSDoc of the global. */
+  description?: string
+  /** When given, a failed call rejects with an instance of this class inside the program. */
+  errorClass?: PtcBindingErrorClass
+  /** Member name → tool. Member names are free-form; non-identifiers are declared quoted. */
+  tools: Record<string, JsonSchemaTool>
+}
+
+/** What `defineToolGroup` returns: the namespace for `run`, and its declarations for the model. */
+export interface ToolGroup {
+  /** Pass it in `PtcRunRequest.bindings`. */
+  namespace: PtcBindingNamespace
+  /** TypeScript declarations of the global, its named types and its error class. */
+  declarations: string
+}
+
+/**
+ * The declared result type of a tool without an `outputSchema`. Internal: MCP tools describe
+ * what their content becomes.
+ */
+export type ResultTypeFallback = (name: string) => string
+
+/**
+ * Builds a group's binding namespace and its TypeScript declarations from JSON-Schema tools.
+ * Throws, naming the field and the rule, when the definition is malformed: a bad global or
+ * error-class name, a tool without `run`, a schema that is not a schema, or a `$ref` that
+ * does not resolve inside its schema.
+ */
+export function defineToolGroup(definition: ToolGroupDefinition): ToolGroup {
+  return buildToolGroup(definition, () => 'unknown')
+}
+
+export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: ResultTypeFallback): ToolGroup {
+  if (typeof definition !== 'object' || definition === null) throw new TypeError('defineToolGroup: the definition must be an object')
+  const { global, description, errorClass, tools } = definition
+  if (typeof tools !== 'object' || tools === null) throw new TypeError(`tool group "${global}": tools must be an object of tools`)
+  if (description !== undefined && typeof description !== 'string') throw new TypeError(`tool group "${global}": description must be a string`)
+
+  const functions: Record<string, PtcBindingFunction> = {}
+  for (const [name, tool] of Object.entries(tools)) {
+    const field = `tool group "${global}": tools[${JSON.stringify(name)}]`
+    if (typeof tool !== 'object' || tool === null) throw new TypeError(`${field} must be an object`)
+    if (typeof tool.run !== 'function') throw new TypeError(`${field}.run must be a function`)
+    if (tool.description !== undefined && typeof tool.description !== 'string') throw new TypeError(`${field}.description must be a string`)
+    if (tool.inputSchema === undefined) throw new TypeError(`${field}.inputSchema is required (a JSON Schema)`)
+    const run = tool.run
+    functions[name] = async (args, call) => run(args, call)
+  }
+  const namespace: PtcBindingNamespace = { global, functions, ...(errorClass ? { errorClass } : {}) }
+  validateBindings([namespace])
+  return { namespace, declarations: declarationsOf(definition, resultFallback) }
+}
+
+function declarationsOf({ global, description, errorClass, tools }: ToolGroupDefinition, resultFallback: ResultTypeFallback): string {
+  const names = new NamedTypes(global)
+  const members = Object.entries(tools).map(([name, tool]) => {
+    const label = `tool group "${global}": tools[${JSON.stringify(name)}]`
+    const scope = (field: string, suffix: string, root: JsonSchema): SchemaScope => ({
+      root,
+      rootName: `${name}-${suffix}`,
+      label: `${label}.${field}#`,
+      names,
+    })
+    const args = rootType(tool.inputSchema, scope('inputSchema', 'args', tool.inputSchema))
+    const result = tool.outputSchema === undefined ? resultFallback(name) : rootType(tool.outputSchema, scope('outputSchema', 'result', tool.outputSchema))
+    const doc = [
+      tool.description?.trim(),
+      tagged('@param args', describe(tool.inputSchema)),
+      tagged('@returns', tool.outputSchema === undefined ? undefined : describe(tool.outputSchema)),
+    ].filter((line) => line !== undefined && line !== '')
+    const optional = argumentsOptional(tool.inputSchema) ? '?' : ''
+    return `${docComment(doc.join('\n'), '  ')}  ${propertyKey(name)}(args${optional}: ${args}): Promise<${result}>`
+  })
+
+  const blocks = [`${docComment(description, '')}declare const ${global}: {\n${members.join('\n')}\n}`]
+  if (names.declarations.length > 0) blocks.push(`declare namespace ${global} {\n${names.declarations.join('\n')}\n}`)
+  if (errorClass) {
+    blocks.push(
+      `/** Thrown by a failed \`${global}\` call; \`error.${errorClass.memberNameProperty}\` names the tool. */\n` +
+        `declare class ${errorClass.name} extends Error { ${propertyKey(errorClass.memberNameProperty)}: string }`,
+    )
+  }
+  return blocks.join('\n')
+}
+
+/** A schema that refers to itself (`$ref: "#"`) is named once and used by that name. */
+function rootType(schema: JsonSchema, scope: SchemaScope): string {
+  if (typeof schema === 'object' && JSON.stringify(schema).includes('"$ref":"#"')) {
+    return scope.names.nameOf(schema, scope.rootName, (root) => typeText(root, scope, '  ', ''))
+  }
+  return typeText(schema, scope, '  ', '')
+}
+
+/** A call may omit its argument when nothing in it is required. */
+function argumentsOptional(schema: JsonSchema): boolean {
+  if (typeof schema === 'boolean') return schema
+  if (typeof schema.$ref === 'string' || 'anyOf' in schema || 'oneOf' in schema || 'allOf' in schema) return false
+  const required = Array.isArray(schema.required) && schema.required.length > 0
+  const type = schema.type
+  return !required && (type === undefined || type === 'object')
+}
+
+/** Only a schema's own description goes into a tag; constraints stay with the type. */
+function tagged(tag: string, text: string | undefined): string | undefined {
+  const first = text?.split('\n').find((line) => !line.startsWith('@'))
+  return first === undefined ? undefined : `${tag} ${first}`
+}

@@ -1,0 +1,48 @@
+/**
+ * A run's result as the text a model reads next: what the program printed, then its value or
+ * its failure, each cut to a budget with a marker that says what was cut.
+ */
+import type { PtcRunResult } from '../seam/types.js'
+
+/** How much of a result the model gets to read, in characters. */
+export interface ResultTextBudget {
+  /** Printed output beyond this keeps its first and last lines and drops the middle. */
+  maxOutputChars: number
+  /** The value (as indented JSON) or the failure message beyond this is cut at the end. */
+  maxValueChars: number
+}
+
+/**
+ * The text of a result: `Output:` (images as one bracketed line each), then `Result:` with the
+ * value as indented JSON or `Error (kind): message`. Long output keeps its beginning and its end,
+ * because both tend to matter (headers and totals); the value is cut at the end.
+ */
+export function resultText(result: PtcRunResult, budget: ResultTextBudget): string {
+  const sections: string[] = []
+  let output = ''
+  for (const entry of result.output) {
+    if (entry.type === 'text') output += entry.text
+    else output += `[image ${entry.attachment.attachmentId}: ${entry.attachment.width}x${entry.attachment.height} ${entry.attachment.mediaType}]\n`
+  }
+  if (output !== '') sections.push(`Output:\n${keepEnds(output, budget.maxOutputChars)}`)
+  if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
+  else if ('value' in result) sections.push(`Result:\n${cutEnd(JSON.stringify(result.value, null, 2), budget.maxValueChars, 'result')}`)
+  return sections.length === 0 ? 'The program finished without output or result.' : sections.join('\n')
+}
+
+function cutEnd(text: string, max: number, what: string): string {
+  if (text.length <= max) return text
+  return `${text.slice(0, max)}\n[… ${what} cut at ${max} of ${text.length} characters; return less or summarise …]`
+}
+
+/** Keeps whole lines from the start and the end of `text`, within `max` characters. */
+function keepEnds(text: string, max: number): string {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text
+  if (body.length <= max) return body
+  const headEnd = body.lastIndexOf('\n', Math.ceil(max * 0.6))
+  const tailStart = body.indexOf('\n', body.length - Math.floor(max * 0.4))
+  const head = headEnd > 0 ? body.slice(0, headEnd) : body.slice(0, Math.ceil(max * 0.6))
+  const tail = tailStart >= 0 ? body.slice(tailStart + 1) : body.slice(body.length - Math.floor(max * 0.4))
+  const omitted = body.length - head.length - tail.length
+  return `${head}\n[… ${omitted} characters of output omitted …]\n${tail}`
+}

@@ -1,0 +1,12 @@
+// attack: grows a WebAssembly.Memory to 4 GB, touching every page
+// expect: exception
+// message: [Mm]emory|grow
+// timeout: 20000
+// known-bug[thread]: memory outside the V8 heap is not counted against a budget yet (issue 14, memory)
+// known-bug[confined]: memory outside the V8 heap is not capped yet (issue 14, memory)
+const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 })
+while (memory.buffer.byteLength < 2 ** 32) {
+  memory.grow(1024)
+  new Uint8Array(memory.buffer).fill(1, memory.buffer.byteLength - 64 * 2 ** 20)
+}
+/* completion */ memory.buffer.byteLength

@@ -1,0 +1,101 @@
+/**
+ * The host's own sweep of a confined helper's PID namespace: what is left there after a
+ * settlement dies, whatever the helper (which shares a process with the program) answers.
+ */
+import { spawn } from 'node:child_process'
+import type { Writable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { helperWrapper } from '../../src/host/sandbox/bwrap.js'
+import { sweepHelperNamespace } from '../../src/host/sandbox/namespace.js'
+import { RUNTIME_PATHS } from '../../src/host/sandbox/runtime-files.js'
+import { WRAPPER_INPUT_FD } from '../../src/helper/protocol.js'
+import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { startRuntime } from '../helpers/runtime.js'
+import { bwrap, marker, processesMatching, tempDirectory } from '../helpers/sandbox.js'
+
+const until = async (done: () => boolean) => {
+  for (let waited = 0; waited < 5000 && !done(); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+describe.skipIf(!bwrap)('sweeping a helper namespace from the host', () => {
+  it('kills every process in the namespace but the reaper and the helper, and says it found them', async () => {
+    const tag = marker()
+    const wrapper = helperWrapper(bwrap!, { policy: { mode: 'read-only', workspaceRoot: '/' }, cwd: '/', runtimePaths: RUNTIME_PATHS })
+    // The helper stands in as `sleep 1<tag>` (PID 2 inside); it leaves one stray in its group and one in a session of its own.
+    // The tag comes in as $0, so only the sleeps' own command lines spell it out.
+    const script = 'sleep "2$0" & setsid sleep "3$0" & exec sleep "1$0"'
+    const stdio = ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'] as const
+    const child = spawn(wrapper.command, [...wrapper.args, '--', '/bin/sh', '-c', script, tag], { stdio: [...stdio] })
+    ;(child.stdio[WRAPPER_INPUT_FD] as Writable).end(wrapper.input)
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    try {
+      await until(() => processesMatching(`sleep 1${tag}`).length === 1 && processesMatching(`sleep 3${tag}`).length === 1)
+      expect(processesMatching(`sleep 2${tag}`)).toHaveLength(1)
+
+      expect(await sweepHelperNamespace(child.pid!)).toEqual({ found: true, cleared: true })
+      expect(processesMatching(`sleep 2${tag}`)).toEqual([])
+      expect(processesMatching(`sleep 3${tag}`)).toEqual([])
+      expect(processesMatching(`sleep 1${tag}`)).toHaveLength(1)
+      expect(await sweepHelperNamespace(child.pid!)).toEqual({ found: false, cleared: true })
+    } finally {
+      child.kill('SIGKILL')
+      await exited
+    }
+  })
+
+  it('finds nothing under a process that is not bubblewrap', async () => {
+    expect(await sweepHelperNamespace(process.pid)).toEqual({ found: false, cleared: true })
+  })
+})
+
+/**
+ * A program that takes over its helper's main thread through the inspector: it disables the
+ * helper's kills and rewrites what the helper writes to the host, then leaves a subprocess.
+ */
+const subvert = (tag: string) => `
+  const inspector = await import('node:inspector')
+  const cp = await import('node:child_process')
+  const session = new inspector.Session()
+  session.connectToMainThread()
+  const expression = \`
+    process.kill = () => true
+    const { Socket } = process.getBuiltinModule('node:net')
+    const write = Socket.prototype.write
+    Socket.prototype.write = function (chunk, ...rest) {
+      if (typeof chunk === 'string') chunk = chunk.replace('"alone":false', '"alone":true')
+      return write.call(this, chunk, ...rest)
+    }
+    'subverted'\`
+  const answer = await new Promise((resolve, reject) => session.post('Runtime.evaluate', { expression }, (error, result) => error ? reject(error) : resolve(result.result.value)))
+  cp.spawn('setsid', ['sleep', '${tag}'], { stdio: 'ignore', detached: true }).unref()
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  globalThis.kept = 'state'
+  return answer`
+
+describe.skipIf(!bwrap)('a retained helper that lies about its sweep', () => {
+  const temp = tempDirectory('ptc-sandbox-namespace')
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+
+  beforeAll(async () => {
+    baseline = await resourceBaseline()
+    env = await startRuntime({ retainState: true, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    temp.remove()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it('cannot keep a subprocess past the settlement: the host sweeps without asking the helper', async () => {
+    const owner = {}
+    const tag = marker()
+    const first = await env.run(subvert(tag), { stateOwner: owner })
+    expect(first.value).toBe('subverted')
+    expect(processesMatching(`sleep ${tag}`)).toEqual([])
+    // The program's state stays: the host's own sweep accounted for every process it started.
+    const next = await env.run('return typeof globalThis.kept', { stateOwner: owner })
+    expect(next.value).toBe('string')
+    await env.runtime.release(owner)
+  })
+})

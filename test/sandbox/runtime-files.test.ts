@@ -1,0 +1,137 @@
+/**
+ * The runtime's own files and repository metadata under a writable root: a program that
+ * could change them would run its code in every later helper, or outside the sandbox (the
+ * host's next start, the user's next `git`). Each test installs the built package the way a
+ * host project does (its own copy in `node_modules`) and runs a real host process from there.
+ */
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Context } from 'cordis'
+import { WorkerPtcRuntime } from 'ptc-runtime'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url))
+const modules = (name: string) => realpathSync(path.join(REPO, 'node_modules', name))
+
+/** A runtime host script: plugs in the runtime with argv[2] as config, runs argv[3]'s programs. */
+const HOST_SCRIPT = `
+import { Context } from 'cordis'
+import { WorkerPtcRuntime } from 'ptc-runtime'
+const root = new Context()
+const fiber = await root.plugin(WorkerPtcRuntime, JSON.parse(process.argv[2]))
+const results = []
+for (const program of JSON.parse(process.argv[3])) {
+  results.push(await root.ptcRuntime.run(root.ptcRuntime.resolve({ program, bindings: [] })))
+}
+await fiber.dispose()
+console.log(JSON.stringify(results))
+`
+
+/**
+ * A host project in `dir`: this package (package.json and dist/) and the dependencies it
+ * loads copied into its node_modules, cordis linked, and the host script.
+ */
+function installHost(dir: string): void {
+  const own = path.join(dir, 'node_modules', 'ptc-runtime')
+  mkdirSync(own, { recursive: true })
+  copyFileSync(path.join(REPO, 'package.json'), path.join(own, 'package.json'))
+  cpSync(path.join(REPO, 'dist'), path.join(own, 'dist'), { recursive: true })
+  for (const name of ['acorn', 'schemastery']) cpSync(modules(name), path.join(dir, 'node_modules', name), { recursive: true })
+  for (const name of ['cordis', 'cosmokit', '@standard-schema/spec']) {
+    mkdirSync(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true })
+    symlinkSync(modules(name), path.join(dir, 'node_modules', name))
+  }
+  writeFileSync(path.join(dir, 'host.mjs'), HOST_SCRIPT)
+}
+
+interface Result { value?: unknown; error?: { kind: string; message: string } }
+
+function runHost(dir: string, config: object, programs: string[], node = process.execPath): Result[] {
+  const output = execFileSync(node, [path.join(dir, 'host.mjs'), JSON.stringify(config), JSON.stringify(programs)], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return JSON.parse(output) as Result[]
+}
+
+const fsProgram = (body: string) => `const fs = await import('node:fs');\n${body}`
+const append = (file: string) => fsProgram(`fs.appendFileSync(${JSON.stringify(file)}, '\\nglobalThis.injected = 1\\n')`)
+
+describe.skipIf(!bwrap)('the runtime\'s own files under a writable root', () => {
+  const temp = tempDirectory('ptc-sandbox-runtime')
+  const protectedFiles = [
+    'node_modules/ptc-runtime/dist/worker.cjs',
+    'node_modules/ptc-runtime/dist/index.js',
+    'node_modules/ptc-runtime/package.json',
+    'node_modules/acorn/package.json',
+    'node_modules/schemastery/package.json',
+    '.git/hooks/post-checkout',
+    '.git/config',
+    'nested/.git/config',
+  ]
+  const before = new Map<string, string>()
+  let results: Result[]
+
+  beforeAll(() => {
+    installHost(temp.dir)
+    for (const file of ['.git/hooks/post-checkout', '.git/config', 'nested/.git/config']) {
+      mkdirSync(path.dirname(path.join(temp.dir, file)), { recursive: true })
+      writeFileSync(path.join(temp.dir, file), '# as the user left it\n')
+    }
+    for (const file of protectedFiles) before.set(file, readFileSync(path.join(temp.dir, file), 'utf8'))
+    results = runHost(temp.dir, { sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } }, [
+      ...protectedFiles.map(append),
+      fsProgram(`fs.renameSync('node_modules/ptc-runtime', 'moved-runtime')`),
+      fsProgram(`fs.renameSync('.git', 'moved-git')`),
+      fsProgram(`fs.writeFileSync('allowed.txt', 'x'); return fs.readFileSync('allowed.txt', 'utf8')`),
+    ])
+  }, 90_000)
+  afterAll(() => temp.remove())
+
+  it.each(protectedFiles.map((file, index) => [file, index] as const))('a program cannot append to %s', (file, index) => {
+    expect(results[index]!.error).toEqual({ kind: 'exception', message: expect.stringMatching(/EROFS/) })
+    expect(readFileSync(path.join(temp.dir, file), 'utf8')).toBe(before.get(file))
+  })
+
+  it('a program cannot move the runtime package or the repository metadata aside', () => {
+    const [runtime, git] = results.slice(protectedFiles.length)
+    expect(runtime!.error?.message).toMatch(/EBUSY|EROFS/)
+    expect(git!.error?.message).toMatch(/EBUSY|EROFS/)
+    expect(readFileSync(path.join(temp.dir, 'node_modules/ptc-runtime/dist/worker.cjs'), 'utf8')).toBe(before.get(protectedFiles[0]!))
+  })
+
+  it('the rest of the writable root stays writable', () => {
+    expect(results.at(-1)).toMatchObject({ value: 'x' })
+  })
+})
+
+describe.skipIf(!bwrap)('a Node executable in a private place', () => {
+  const temp = tempDirectory('ptc-sandbox-node')
+
+  beforeAll(() => {
+    installHost(temp.dir)
+    mkdirSync(path.join(temp.dir, '.node', 'bin'), { recursive: true })
+    copyFileSync(process.execPath, path.join(temp.dir, '.node', 'bin', 'node'))
+    mkdirSync(path.join(temp.dir, 'ws'))
+  })
+  afterAll(() => temp.remove())
+
+  it.each(['read-only', 'workspace-write'])('runs confined programs under %s when Node and the runtime live under /tmp', (mode) => {
+    const node = path.join(temp.dir, '.node', 'bin', 'node')
+    const [result] = runHost(temp.dir, { sandbox: { mode, workspaceRoot: path.join(temp.dir, 'ws') } }, ['return process.execPath'], node)
+    expect(result).toMatchObject({ value: node })
+  })
+})
+
+describe('workspace-write without a workspace root', () => {
+  it('is refused at plugin load, saying why', async () => {
+    const root = new Context()
+    await expect(root.plugin(WorkerPtcRuntime, { sandbox: { mode: 'workspace-write' } })).rejects.toThrow(
+      /config\.sandbox\.workspaceRoot is required when sandbox\.mode is 'workspace-write'.*host's working directory/,
+    )
+  })
+})

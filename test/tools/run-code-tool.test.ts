@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+import { typecheck } from '../helpers/typecheck.js'
+
+const weather = defineToolGroup({
+  global: 'weather',
+  description: 'Forecasts.',
+  errorClass: { name: 'WeatherError', memberNameProperty: 'tool' },
+  tools: {
+    forecast: {
+      description: 'Tomorrow in one city.',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      outputSchema: { type: 'object', properties: { city: { type: 'string' }, highC: { type: 'number' } }, required: ['city', 'highC'] },
+      run: ({ city }) => {
+        if (city === 'Atlantis') throw new Error('no forecast for Atlantis')
+        return { city, highC: city === 'Oslo' ? 14 : 22 }
+      },
+    },
+  },
+})
+
+describe('the ready run_code tool', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ programFormat: 'repl', retainState: true, timeoutMs: 10_000 })
+  })
+  afterAll(() => env.dispose())
+
+  it('describes itself with the runtime instructions, the result budget and declarations that compile', () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], maxOutputChars: 500, maxValueChars: 300 })
+    expect(tool.name).toBe('run_code')
+    expect(tool.inputSchema).toEqual({
+      type: 'object',
+      properties: { program: { type: 'string', description: 'The program (repl format).' } },
+      required: ['program'],
+      additionalProperties: false,
+    })
+    expect(tool.description).toContain(env.runtime.executionInstructions)
+    expect(tool.description).toContain('beyond 500 characters its middle is cut')
+    expect(tool.description).toContain('cut after 300 characters')
+    const declarations = /```ts\n([\s\S]*)\n```$/.exec(tool.description)![1]!
+    expect(declarations).toContain(weather.declarations)
+    const result = typecheck(declarations, [`const day = await weather.forecast({ city: 'Oslo' })\ninspect(day.highC)`])
+    expect(result).toEqual({ declarations: [], samples: [[]] })
+  })
+
+  it('answers with the output, then the value, and keeps state for the same owner', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather] })
+    const conversation = {}
+    const first = await tool.execute(
+      { program: "const days = await Promise.all(['Oslo', 'Lima'].map((city) => weather.forecast({ city })))\nfor (const d of days) console.log(d.city, d.highC)\ndays.length" },
+      { stateOwner: conversation },
+    )
+    expect(first).toBe('Output:\nOslo 14\nLima 22\nResult:\n2')
+    const second = await tool.execute({ program: 'days.filter((d) => d.highC > 20).map((d) => d.city)' }, { stateOwner: conversation })
+    expect(second).toBe('Result:\n[\n  "Lima"\n]')
+    const stranger = await tool.execute({ program: 'typeof days' }, { stateOwner: {} })
+    expect(stranger).toBe('Result:\n"undefined"')
+    await env.runtime.release(conversation)
+  })
+
+  it('answers with the failure and its kind, after what was printed', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather] })
+    expect(await tool.execute({ program: "console.log('before')\nawait weather.forecast({ city: 'Atlantis' })" })).toBe(
+      'Output:\nbefore\nError (exception): WeatherError: no forecast for Atlantis\n    at program:2:1',
+    )
+    expect(await tool.execute({ program: 'let x = 1' })).toBe('The program finished without output or result.')
+  })
+
+  it('cuts long output in the middle and long values at the end, and says so', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [], maxOutputChars: 100, maxValueChars: 40 })
+    const text = await tool.execute({ program: "for (let i = 0; i < 100; i++) console.log('row', i)\n'x'.repeat(100)" })
+    const [output, result] = text.split('\nResult:\n')
+    expect(output).toMatch(/^Output:\nrow 0\nrow 1\n(row \d+\n)*\[… \d+ characters of output omitted …\]\n(row \d+\n)*row 99$/)
+    expect(output!.length).toBeLessThan(100 + 60)
+    expect(result).toBe(`"${'x'.repeat(39)}\n[… result cut at 40 of 102 characters; return less or summarise …]`)
+  })
+
+  it('stops the run when the signal aborts', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [] })
+    const stop = new AbortController()
+    setTimeout(() => stop.abort(new Error('the user pressed stop')), 100)
+    expect(await tool.execute({ program: 'while (true) {}' }, { signal: stop.signal })).toBe('Error (abort): the user pressed stop')
+  })
+
+  it('refuses a program that is not a string, colliding groups and bad budgets', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [] })
+    await expect(tool.execute({ code: 'return 1' } as never)).rejects.toThrow('run_code: input.program must be a string, got undefined')
+    expect(() => createRunCodeTool({ runtime: env.runtime, groups: [weather, weather] })).toThrow('binding global "weather" is declared twice')
+    expect(() => createRunCodeTool({ runtime: env.runtime, groups: [], maxOutputChars: 0 })).toThrow('createRunCodeTool: maxOutputChars must be a positive integer, got 0')
+  })
+})

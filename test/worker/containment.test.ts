@@ -1,0 +1,114 @@
+/**
+ * Host containment on the default host (a helper process per environment): every kind of
+ * memory counts against one budget, deadlines hold inside native calls, the host holds a bounded
+ * amount of a program's traffic, and the host's processes are out of the program's reach.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { startRuntime } from '../helpers/runtime.js'
+import { bwrap, processesMatching } from '../helpers/sandbox.js'
+
+const slow = {
+  global: 'tools',
+  functions: { hold: async () => new Promise<string>((resolve) => setTimeout(() => resolve('held'), 300)) },
+}
+
+describe('the process host', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+  let directory: string
+  beforeAll(async () => {
+    baseline = await resourceBaseline()
+    directory = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-containment-')))
+    env = await startRuntime({ maxMemoryMb: 512, maxOldGenerationSizeMb: 256, timeoutMs: 30_000, retainState: true })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    rmSync(directory, { recursive: true, force: true })
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it('is the default and says so', () => {
+    expect(env.runtime.isolation).toBe('process')
+    expect(env.runtime.executionInstructions).toMatch(/Memory: 512 MiB in all/)
+  })
+
+  it.each([
+    ['typed arrays', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(new Uint8Array(256 * 1024 * 1024).fill(1)); return kept.length'],
+    ['buffers', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(256 * 1024 * 1024, 1)); return kept.length'],
+    ['WebAssembly memory', 'const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 64; i++) memory.grow(1024); return memory.buffer.byteLength'],
+  ])('stops a program whose %s exceed the memory budget, naming it', async (_kind, program) => {
+    const result = await env.run(program)
+    expect(result.error?.kind).toBe('worker-exit')
+    expect(result.error?.message).toMatch(/memory budget of 512 MiB \(maxMemoryMb\)/)
+    expect((await env.run('return 1')).value).toBe(1)
+  })
+
+  it('survives a dictionary that grows until the heap gives out', async () => {
+    const result = await env.run('const m = new Map(); for (let i = 0; ; i++) m.set(i, { i })')
+    expect(result.error?.kind).toBe('worker-exit')
+    expect(result.error?.message).toMatch(/memory/)
+    expect((await env.run('return 2')).value).toBe(2)
+  })
+
+  it('keeps the deadline while the program is inside a native call', async () => {
+    const started = Date.now()
+    const result = await env.run(`(await import('node:crypto')).pbkdf2Sync('a', 'b', 1e9, 64, 'sha512')`, { timeoutMs: 500 })
+    expect(result.error?.kind).toBe('timeout')
+    expect(Date.now() - started).toBeLessThan(2_500)
+  })
+
+  it('keeps the deadline while the program waits to open a FIFO nobody writes', async () => {
+    const fifo = path.join(directory, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const started = Date.now()
+    const result = await env.run(`(await import('node:fs')).readFileSync(${JSON.stringify(fifo)})`, { timeoutMs: 500 })
+    expect(result.error?.kind).toBe('timeout')
+    expect(Date.now() - started).toBeLessThan(2_500)
+  })
+
+  it('refuses call arguments beyond the budget of calls in flight, inside the program', async () => {
+    const result = await env.run(
+      `const big = 'x'.repeat(5 * 1024 * 1024)
+       const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => tools.hold(big)))
+       return [outcomes.filter((o) => o.status === 'fulfilled').length, outcomes.find((o) => o.status === 'rejected')?.reason.message]`,
+      { bindings: [slow] },
+    )
+    const [held, message] = result.value as [number, string]
+    expect(held).toBe(3) // 3 × 5 MiB of JSON fit in the default 16 MiB, the 4th would not
+    expect(message).toMatch(/over 16777216 bytes \(maxPendingCallBytes\)/)
+  })
+
+  it('fails as protocol a frame longer than the channel allows, before it is parsed', async () => {
+    const result = await env.run(
+      `const { writeSync } = await import('node:fs')
+       const chunk = Buffer.alloc(16 * 1024 * 1024, 0x61)
+       for (let i = 0; i < 20; i++) writeSync(3, chunk)
+       await new Promise(() => {})`,
+      { timeoutMs: 20_000 },
+    )
+    expect(result.error?.kind).toBe('protocol')
+  })
+
+  it.skipIf(!bwrap)('hides the host process (with bubblewrap): no pid to read or signal', async () => {
+    process.env.PTC_TEST_HOST_SECRET = 'host-secret-7d41'
+    const result = await env.run(
+      `const fs = await import('node:fs')
+       const attempts = []
+       try { attempts.push(fs.readFileSync('/proc/${process.pid}/environ', 'latin1').includes('host-secret')) } catch (e) { attempts.push(e.code) }
+       try { process.kill(${process.pid}, 'SIGUSR1'); attempts.push('signalled') } catch (e) { attempts.push(e.code) }
+       return attempts`,
+    )
+    delete process.env.PTC_TEST_HOST_SECRET
+    expect(result.value).toEqual(['ENOENT', 'ESRCH'])
+  })
+
+  it('leaves no subprocess of a background shell job behind', async () => {
+    await env.run(`(await import('node:child_process')).execSync('sleep 60.0419 > /dev/null 2>&1 &'); return 1`)
+    expect(processesMatching('sleep 60.0419')).toEqual([])
+  })
+})
