@@ -4,10 +4,11 @@
  * reading continues while the input so far ends in the middle of a statement, a bracket, a
  * template literal or a comment, exactly the inputs a parser fails on at their very end.
  */
-import { type Options, parse } from 'acorn'
 import { createInterface } from 'node:readline'
 import type { PtcRuntime } from '../seam/runtime.js'
 import type { PtcBindingNamespace, PtcProgramFormat } from '../seam/types.js'
+import { parseProgram } from '../transform/parse.js'
+import { ProgramSyntaxError } from '../transform/syntax-error.js'
 import { printResult, type Sink } from './print.js'
 
 export interface ReplIo {
@@ -25,8 +26,12 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
   const lines = createInterface({ input: io.input, ...(io.interactive ? { output: io.out } : {}), terminal: io.interactive })
   let pending = ''
   let running: AbortController | undefined
+  // Input may end (Ctrl-D) while a program runs; the lines read before still run, but there is
+  // no one left to prompt (and since Node 24 prompting a closed interface throws).
+  let inputEnded = false
+  lines.once('close', () => (inputEnded = true))
   const prompt = () => {
-    if (!io.interactive) return
+    if (!io.interactive || inputEnded) return
     lines.setPrompt(pending === '' ? '> ' : '... ')
     lines.prompt()
   }
@@ -82,22 +87,16 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
 /**
  * Whether `source` stops in the middle of something: the parser fails at the very end of the
  * input, or inside a template literal or comment that may go on over further lines. Any other
- * syntax error is complete input, left for the runtime to report with its position.
+ * syntax error is complete input, left for the runtime to report with its position. The input
+ * is parsed exactly as the runtime parses programs (so top-level `await`, and `using`, which a
+ * plain script may not declare at its top level, read as they will run).
  */
 function isIncomplete(source: string, format: PtcProgramFormat): boolean {
-  const options: Options = {
-    ecmaVersion: 'latest',
-    sourceType: 'script',
-    allowAwaitOutsideFunction: true,
-    allowReturnOutsideFunction: format === 'function-body',
-    allowHashBang: true,
-  }
   try {
-    parse(source, options)
+    parseProgram(source, format === 'function-body')
     return false
   } catch (error) {
-    const { pos, message } = error as { pos?: number; message?: string }
-    if (typeof pos !== 'number') return false
-    return pos >= source.length || /^Unterminated (template|comment)/.test(message ?? '')
+    if (!(error instanceof ProgramSyntaxError)) return false
+    return /^SyntaxError: (Unexpected end of input|Unterminated (template|comment)) /.test(error.message)
   }
 }

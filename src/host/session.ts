@@ -62,8 +62,8 @@ export function lostNotice(reason: string): string {
 
 let runCounter = 0
 
-/** How an allocation the memory budget refused surfaces inside the program. */
-const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
+/** How an allocation the memory budget refused surfaces inside the program (Node 24 words a refused `Buffer` "Failed to allocate memory"). */
+const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Failed to allocate memory|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
 
 function reasonText(reason: unknown): string {
   if (reason instanceof Error) return reason.message

@@ -17,6 +17,7 @@ import { programFile, type SerializedPositions } from './positions.js'
 import { lowerToGlobals } from './repl.js'
 import { scanProgram } from './scan.js'
 import { lowerToScope } from './scoped-repl.js'
+import { refuseUsing, supportsUsing } from './using.js'
 
 /** A lowered program, ready to cross to the worker (every field is plain data). */
 export interface LoweredProgram {
@@ -38,13 +39,14 @@ const FORMATS: ReadonlySet<string> = new Set(PROGRAM_FORMATS)
 
 /**
  * Lower `source` written in `format`. Throws {@link ProgramSyntaxError} (with the program's
- * own line and column) when it does not parse or uses syntax the format forbids, and a
- * TypeError for an unknown format.
+ * own line and column) when it does not parse, uses syntax the format forbids, or declares
+ * `using` on a Node that cannot run it; and a TypeError for an unknown format.
  */
 export function lowerProgram(source: string, format: PtcProgramFormat, options: LowerOptions = {}): LoweredProgram {
   if (!FORMATS.has(format)) throw new TypeError(`unknown program format "${String(format)}"`)
   const functionBody = format === 'function-body'
   const parsed = parseProgram(source, functionBody)
+  if (!supportsUsing()) refuseUsing(parsed, source)
   const scan = scanProgram(parsed, { completion: !functionBody, script: !functionBody, source })
   const edits = new ProgramEdits(parsed.text, parsed.programStart, parsed.programEnd)
   let wrapper: Wrapper

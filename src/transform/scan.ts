@@ -3,6 +3,9 @@
  * Expressions are never entered (they cannot contain statements except inside functions), so
  * the walk costs time per statement, not per token. It records what the lowerings edit:
  * declarations, completion sites, and the syntax a format forbids.
+ *
+ * `using` and `await using` declarations are left as they are (see `using.ts` for Node versions
+ * without them): at the top level they are bindings of the run alone, disposed when it ends.
  */
 import type {
   ClassDeclaration, FunctionDeclaration, Node, Statement, VariableDeclaration,
@@ -42,6 +45,8 @@ export interface ProgramScan {
   varNames: Set<string>
   /** Names of top-level function declarations. */
   functionNames: Set<string>
+  /** Names of top-level `using` and `await using` declarations (not in `declared`). */
+  usingNames: Set<string>
   vars: VarSite[]
   lexical: LexicalSite[]
   /** Top-level function declarations (also behind labels), in source order. */
@@ -82,6 +87,7 @@ class Scanner {
   private readonly declared = new Set<string>()
   private readonly varNames = new Set<string>()
   private readonly functionNames = new Set<string>()
+  private readonly usingNames = new Set<string>()
   private readonly vars: VarSite[] = []
   private readonly lexical: LexicalSite[] = []
   private readonly functions: FunctionDeclaration[] = []
@@ -98,6 +104,7 @@ class Scanner {
       declared: [...this.declared],
       varNames: this.varNames,
       functionNames: this.functionNames,
+      usingNames: this.usingNames,
       vars: this.vars,
       lexical: this.lexical,
       functions: this.functions,
@@ -186,13 +193,8 @@ class Scanner {
 
   private variables(node: VariableDeclaration, slot: Slot, role: VarSite['role']): void {
     if (node.kind === 'using' || node.kind === 'await using') {
-      throw ProgramSyntaxError.at(
-        this.options.source,
-        node.start - this.parsed.programStart,
-        `'${node.kind}' declarations are not supported`,
-      )
-    }
-    if (node.kind === 'var') {
+      if (slot.top) for (const declarator of node.declarations) addPatternNames(declarator.id, this.usingNames)
+    } else if (node.kind === 'var') {
       this.vars.push({ declaration: node, role, guard: slot.guard })
       const names = new Set<string>()
       for (const declarator of node.declarations) addPatternNames(declarator.id, names)

@@ -36,7 +36,8 @@ export function lowerToScope(
   edits: ProgramEdits,
   carried: readonly string[],
 ): Wrapper {
-  const declared = new Set(scan.declared)
+  // A top-level `using` binds its name for this run only: no copy, and nothing carried forward.
+  const declared = new Set([...scan.declared, ...scan.usingNames])
   const copies: string[] = []
   const seeded: string[] = []
   for (const name of new Set(carried)) {

@@ -33,7 +33,12 @@ function append(list: unknown[], value: unknown): void {
 function marked(options: unknown, marker: string): unknown {
   if (typeof options !== 'object' || options === null) return options // the binding refuses it
   const copy = assign(create(null), options) as Options
-  const given = copy.envPairs
+  copy.envPairs = markedPairs(copy.envPairs, marker)
+  return copy
+}
+
+/** A fresh list of the given `NAME=value` pairs, without any marker of theirs, plus ours. */
+function markedPairs(given: unknown, marker: string): string[] {
   const pairs: string[] = []
   if (isArray(given)) {
     for (let index = 0; index < given.length; index++) {
@@ -42,9 +47,17 @@ function marked(options: unknown, marker: string): unknown {
     }
   }
   append(pairs, MARKER_PREFIX + marker)
-  copy.envPairs = pairs
-  return copy
+  return pairs
 }
+
+/**
+ * Where `Process#spawn` takes the environment. Up to Node 22 it takes one options object; from
+ * Node 24 positional arguments (file, args, cwd, envPairs, stdio, flags, uid, gid). Node's own
+ * caller decides, so the shape of each call does: an object first is the options, anything else
+ * the positional form. A call in the shape this Node does not take fails in the binding before
+ * anything starts, so no shape reaches a spawn without the marker.
+ */
+const POSITIONAL_ENV_PAIRS = 3
 
 type Spawn = (options: unknown) => unknown
 const binding = uncurryThis((process as unknown as { binding(name: string): unknown }).binding)
@@ -53,8 +66,11 @@ const binding = uncurryThis((process as unknown as { binding(name: string): unkn
 export function markSpawns(marker: string, onSpawn: (pid: number) => void): void {
   const processPrototype = (binding(realmProcess, 'process_wrap') as { Process: { prototype: { spawn: Spawn } } }).Process.prototype
   const asyncSpawn = processPrototype.spawn
-  defineProperty(processPrototype, 'spawn', dataProperty(function spawn(this: { pid?: unknown }, options: unknown): unknown {
-    const error = apply(asyncSpawn, this, [marked(options, marker)])
+  defineProperty(processPrototype, 'spawn', dataProperty(function spawn(this: { pid?: unknown }, ...args: unknown[]): unknown {
+    const first = args[0]
+    if (typeof first === 'object' && first !== null) defineProperty(args, 0, dataProperty(marked(first, marker), true, true, true))
+    else defineProperty(args, POSITIONAL_ENV_PAIRS, dataProperty(markedPairs(args[POSITIONAL_ENV_PAIRS], marker), true, true, true))
+    const error = apply(asyncSpawn, this, args)
     const pid = this.pid
     if (error === 0 && typeof pid === 'number' && pid > 0) onSpawn(pid)
     return error

@@ -42,6 +42,29 @@ async function ready(stderrSoFar: () => string): Promise<void> {
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
+/**
+ * Starts the built `ptc-run` at a pseudo-terminal made by `script`; the terminal echoes the
+ * input. `screen()` is what the terminal showed, without carriage returns and cursor moves.
+ */
+function atTerminal(args: string[]) {
+  const command = [process.execPath, cli, ...args].map((word) => `"${word}"`).join(' ')
+  const session = spawn('script', ['-qec', command, '/dev/null'], { cwd: fixtures, stdio: ['pipe', 'pipe', 'pipe'] })
+  let raw = ''
+  session.stdout.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk))
+  const exit = new Promise<number | null>((resolve) => session.on('close', resolve))
+  const screen = () => raw.replace(/\r/g, '').replace(/\x1b\[\d*[A-Za-z]/g, '')
+  return {
+    exit,
+    screen,
+    type: (text: string) => session.stdin.write(text),
+    end: () => session.stdin.end(),
+    /** Resolves once the screen matches `pattern`. */
+    async shows(pattern: RegExp): Promise<void> {
+      while (!pattern.test(screen())) await new Promise((resolve) => setTimeout(resolve, 20))
+    },
+  }
+}
+
 describe('ptc-run', () => {
   it('is the package bin, an executable script with a node shebang', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
@@ -184,6 +207,18 @@ describe('ptc-run', () => {
       expect(result.stderr).toMatch(/^error \(exception\): SyntaxError: Unexpected end of input \(line 1, column 16\)/)
     })
 
+    it('reads a using declaration over several lines; it needs Node 24, and is disposed when its program ends', async () => {
+      const input = ['using handle = {', '  [Symbol.dispose]() { console.log("disposed") },', '}', 'typeof handle', ''].join('\n')
+      const result = await ptcRun(['--repl'], input)
+      expect(result.code).toBe(0)
+      if (Number(process.versions.node.split('.')[0]) >= 24) {
+        expect(result).toEqual({ code: 0, stdout: 'disposed\n"undefined"\n', stderr: '' })
+      } else {
+        expect(result.stdout).toBe('"undefined"\n')
+        expect(result.stderr).toMatch(/^error \(exception\): SyntaxError: 'using' declarations need Node\.js 24 or later \(this runtime runs on Node\.js [\d.]+\) \(line 1, column 1\)\n/)
+      }
+    })
+
     it('stops at .exit', async () => {
       expect(await ptcRun(['--repl'], '1 + 1\n.exit\n2 + 2\n')).toEqual({ code: 0, stdout: '2\n', stderr: '' })
     })
@@ -206,20 +241,32 @@ describe('ptc-run', () => {
     })
 
     it.skipIf(!hasScript)('at a terminal, greets, prompts, and prompts again while a program is unfinished', async () => {
-      // `script` gives ptc-run a pseudo-terminal; the terminal echoes the input and uses CR LF.
-      const command = `"${process.execPath}" "${cli}" --repl --tools ./tools.mjs`
-      const session = spawn('script', ['-qec', command, '/dev/null'], { cwd: fixtures, stdio: ['pipe', 'pipe', 'pipe'] })
-      let screen = ''
-      session.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk))
-      session.stdin.end('1 + 1\nconst list = [\n  3]\nlist.length\n.exit\n')
-      const code = await new Promise((resolve) => session.on('close', resolve))
-      const text = screen.replace(/\r/g, '').replace(/\x1b\[\d*[A-Za-z]/g, '')
-      expect(code).toBe(0)
-      expect(text).toContain('ptc-run REPL (repl, tools: charts, inventory, signals, weather). Programs may span lines; .exit or Ctrl-D leaves.\n')
-      // Input typed ahead is echoed before the prompts catch up, so look at the results only.
-      expect(text).toMatch(/\n2\n/)
-      expect(text).toContain('... ')
-      expect(text).toMatch(/> 1\n/)
+      const terminal = atTerminal(['--repl', '--tools', './tools.mjs'])
+      // Type each line only once its prompt is shown, as a person would.
+      await terminal.shows(/Programs may span lines; \.exit or Ctrl-D leaves\.\n> $/)
+      terminal.type('1 + 1\n')
+      await terminal.shows(/\n2\n> $/)
+      terminal.type('const list = [\n')
+      await terminal.shows(/\n\.\.\. $/)
+      terminal.type('  3]\n')
+      await terminal.shows(/\n> $/)
+      terminal.type('list.length\n')
+      await terminal.shows(/\n1\n> $/)
+      terminal.type('.exit\n')
+      expect(await terminal.exit).toBe(0)
+      expect(terminal.screen()).toContain('ptc-run REPL (repl, tools: charts, inventory, signals, weather). Programs may span lines; .exit or Ctrl-D leaves.\n')
+    })
+
+    it.skipIf(!hasScript)('at a terminal, input that ends while a program runs lets it and the lines typed ahead finish', async () => {
+      const terminal = atTerminal(['--repl', '--tools', './tools.mjs'])
+      await terminal.shows(/\n> $/)
+      terminal.type("await signals.ready(); await new Promise((resolve) => setTimeout(resolve, 1000)); 'first'\n'second'\n")
+      await terminal.shows(/\nready\n/)
+      // Ending the input makes `script` send end-of-file to the terminal while the program runs.
+      terminal.end()
+      expect(await terminal.exit).toBe(0)
+      expect(terminal.screen()).toMatch(/\nready\n"first"\n"second"\n$/)
+      expect(terminal.screen()).not.toContain('internal error')
     })
 
     it('--timeout applies to each program, and a timeout says state was lost', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PtcProgramFormat } from 'ptc-runtime'
-import { startRuntime } from '../helpers/runtime.js'
+import { startRuntime, textOf } from '../helpers/runtime.js'
 
 async function session(format: PtcProgramFormat, retainState = true) {
   const env = await startRuntime({ programFormat: format, retainState, timeoutMs: 10_000 })
@@ -106,6 +106,35 @@ describe('scoped-repl format with retained state', () => {
     try {
       await call('const list = [1]\nconst push = (v) => list.push(v)')
       expect((await call('push(2)\nlist')).value).toEqual([1, 2])
+    } finally {
+      await dispose()
+    }
+  })
+})
+
+describe('using declarations', () => {
+  const nativeUsing = Number(process.versions.node.split('.')[0]) >= 24
+  const program = "using handle = { [Symbol.dispose]() { console.log('disposed') } };\nconsole.log('running')"
+
+  it.runIf(nativeUsing)('on Node 24 and later, a top-level using resource is disposed when its run ends and is not retained', async () => {
+    const { call, dispose } = await session('repl')
+    try {
+      const first = await call(program)
+      expect(textOf(first)).toBe('running\ndisposed\n')
+      expect(first.error).toBeUndefined()
+      expect((await call('typeof handle')).value).toBe('undefined')
+    } finally {
+      await dispose()
+    }
+  })
+
+  it.skipIf(nativeUsing)('before Node 24, a using declaration is refused with the version it needs', async () => {
+    const { call, dispose } = await session('repl')
+    try {
+      const result = await call(program)
+      expect(result.error?.kind).toBe('exception')
+      expect(result.error?.message).toMatch(/^SyntaxError: 'using' declarations need Node\.js 24 or later \(this runtime runs on Node\.js [\d.]+\) \(line 1, column 1\)/)
+      expect(result.output).toEqual([])
     } finally {
       await dispose()
     }

@@ -119,10 +119,6 @@ describe('script top level', () => {
     expect(await runAll('script', 'const path = await import("node:path")\npath.basename("/a/b.txt")')).toBe('b.txt')
   })
 
-  test('using declarations are rejected', () => {
-    expect(() => lowerProgram('{ using x = null }', 'script')).toThrow("'using' declarations are not supported")
-  })
-
   test('import declarations are rejected', () => {
     expect(() => lowerProgram('import fs from "fs"', 'script')).toThrow(ProgramSyntaxError)
   })
