@@ -209,16 +209,17 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         oneShot: plan.oneShot,
         ...(initializer ? { initializer } : {}),
       }
+      // The budget is the program's: it starts when the program is sent, so a loaded machine's
+      // slow helper start (bounded on its own) does not eat it.
+      if (plan.timeoutMs !== null) {
+        const ms = plan.timeoutMs
+        timer = setTimeout(() => fail('timeout', `the program did not finish within its time budget of ${ms} ms (timeoutMs)`), ms)
+      }
       environment.send(message)
     }
 
     if (plan.signal.aborted) return onAbort()
     plan.signal.addEventListener('abort', onAbort, { once: true })
-    // The deadline counts from admission: a run waiting for its environment to start is late too.
-    if (plan.timeoutMs !== null) {
-      const ms = plan.timeoutMs
-      timer = setTimeout(() => fail('timeout', `the program did not finish within its time budget of ${ms} ms (timeoutMs)`), ms)
-    }
     void environment.ready.then((refusal) => (refusal ? settle({ error: refusal }) : start()))
   })
 }

@@ -30,15 +30,23 @@ export interface ThreadEnvironmentOptions {
 }
 
 /**
+ * A stdio chunk as Node's own worker code posts it; anything else would make the parent-side
+ * stream emit an 'error' nobody handles.
+ */
+function isStdioChunk(entry: unknown): boolean {
+  if (typeof entry !== 'object' || entry === null) return false
+  const { chunk, encoding } = entry as { chunk?: unknown; encoding?: unknown }
+  if (chunk === null || chunk instanceof Uint8Array) return true
+  return typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding)
+}
+
+/**
  * Node's own channel to a worker (its stdio and error reports) is reachable from inside the
  * worker through Node internals, and the Worker's handler for it throws an uncaught internal
  * assertion on a message type it does not know, or lets a stdio stream emit an unhandled
  * 'error' on a malformed chunk: a program could kill the host process with one postMessage.
  * The handler is wrapped per worker so that such a message counts as forged traffic of the run
- * instead. Every stdio payload is forged too: the worker captures every write to its streams
- * itself, so only a program posting on Node's port sends one, and Node would print it on this
- * process's own stdout. (Node names the handler `kOnMessage`; if a version does not, nothing is
- * wrapped.)
+ * instead. (Node names it `kOnMessage`; if a Node version does not, nothing is wrapped.)
  */
 function guardInternalChannel(worker: Worker, forged: () => void): void {
   const handlers = Object.getPrototypeOf(worker) as Record<symbol, unknown>
@@ -47,8 +55,9 @@ function guardInternalChannel(worker: Worker, forged: () => void): void {
   if (key === undefined || typeof handle !== 'function') return
   Object.defineProperty(worker, key, {
     value(this: Worker, message: unknown) {
-      const { type } = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>
-      if (type === 'stdioPayload') return forged()
+      const { type, stream, chunks } = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>
+      const wellFormed = type !== 'stdioPayload' || ((stream === 'stdout' || stream === 'stderr') && Array.isArray(chunks) && chunks.every(isStdioChunk))
+      if (!wellFormed) return forged()
       try {
         return handle.call(this, message)
       } catch {
