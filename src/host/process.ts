@@ -127,6 +127,8 @@ export class ProcessEnvironment implements Environment {
   private _processExited = false
   private _corrupt = false
   private _diagnostics = ''
+  /** The helper's output said an allocation failed for good. */
+  private _outOfMemory = false
   private _timer: NodeJS.Timeout | undefined
 
   constructor(launch: ProcessLaunch) {
@@ -163,6 +165,8 @@ export class ProcessEnvironment implements Environment {
     for (const stream of [this._child.stdout!, this._child.stderr!]) {
       stream.setEncoding('utf8')
       stream.on('data', (text: string) => {
+        // V8's fatal report names the memory failure, then prints a long native stack trace.
+        if (OUT_OF_MEMORY.test(this._diagnostics.slice(-100) + text)) this._outOfMemory = true
         this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
         if (this._started) this._listener?.rawOutput(text)
       })
@@ -308,7 +312,7 @@ export class ProcessEnvironment implements Environment {
   }
 
   private _memoryMessage(): string | undefined {
-    if (!OUT_OF_MEMORY.test(this._diagnostics)) return undefined
+    if (!this._outOfMemory) return undefined
     return `the program exceeded its memory budget of ${this.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
   }
 
