@@ -1,6 +1,6 @@
 // attack: keeps 16 Uint8Arrays of 256 MB each, outside the V8 heap its limit caps
 // expect: worker-exit
-// message: memory budget of \d+ MiB \(maxMemoryMb\)
+// message: memory budget of \d+ MiB \(maxMemoryMb\)|ran out of memory
 // timeout: 20000
 // known-bug[thread]: memory outside the V8 heap is not counted against a budget on the thread host (use isolation: 'process')
 const kept = []

@@ -1,6 +1,6 @@
 // attack: grows a WebAssembly.Memory to 4 GB, touching every page
 // expect: worker-exit
-// message: memory budget of \d+ MiB \(maxMemoryMb\)
+// message: memory budget of \d+ MiB \(maxMemoryMb\)|ran out of memory
 // timeout: 20000
 // known-bug[thread]: memory outside the V8 heap is not counted against a budget on the thread host (use isolation: 'process')
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 })
