@@ -76,7 +76,7 @@ describe('the process host', () => {
   it('refuses call arguments beyond the budget of calls in flight, inside the program', async () => {
     const result = await env.run(
       `const big = 'x'.repeat(5 * 1024 * 1024)
-       const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => tools.hold(big)))
+       const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => tools.hold(big)))
        return [outcomes.filter((o) => o.status === 'fulfilled').length, outcomes.find((o) => o.status === 'rejected')?.reason.message]`,
       { bindings: [slow] },
     )
