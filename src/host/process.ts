@@ -21,6 +21,7 @@ import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 import { childrenOf, isDead, killProcessTrees } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
+import { unavailableMessage } from './sandbox/confinement.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
 import { sweepHelperNamespace } from './sandbox/namespace.js'
 
@@ -195,7 +196,7 @@ export class ProcessEnvironment implements Environment {
     if (!this.alive || this._corrupt) return
     // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
     const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._child.pid!, this._roots) : undefined
-    if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: `the sandbox could not be established, so the program did not run: ${roots}` })
+    if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
     this._write({ type: 'relay', message })
   }
 
@@ -257,7 +258,7 @@ export class ProcessEnvironment implements Environment {
     if (this._timer) clearTimeout(this._timer)
     this._settleReady(
       this.confined
-        ? { kind: 'sandbox-unavailable', message: `the sandbox could not be established, so the program did not run: ${problem}` }
+        ? { kind: 'sandbox-unavailable', message: unavailableMessage(problem) }
         : { kind: 'worker-exit', message: `the runtime's helper process could not start, so the program did not run: ${problem}` },
     )
   }

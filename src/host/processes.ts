@@ -106,7 +106,7 @@ export function childrenOf(pid: number): number[] {
   const children: number[] = []
   for (const task of tasks) {
     try {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child) children.push(Number(child))
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child))
     } catch {
       // the thread ended meanwhile
     }

@@ -10,66 +10,13 @@
  * there finds them all, with nothing but world-readable /proc files, and none of the host's
  * other processes need be read.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { childrenOf, isDead } from '../processes.js'
 
 /** Kill passes before giving up on a namespace that keeps spawning. */
 const PASSES = 20
 const PASS_PAUSE_MS = 5
-
-/** Whether this kernel lists each task's children (`CONFIG_PROC_CHILDREN`): a walk then reads only the tree. */
-const LISTS_CHILDREN = existsSync(`/proc/self/task/${process.pid}/children`)
-
-/** Direct children of `pid` (of any of its threads: a worker thread's subprocess is that thread's child). */
-function childrenOf(pid: number): number[] {
-  if (!LISTS_CHILDREN) return wholeTable().get(pid) ?? []
-  const found: number[] = []
-  let tasks: string[]
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`)
-  } catch {
-    return found // exited
-  }
-  for (const task of tasks) {
-    try {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) found.push(Number(child))
-    } catch {
-      // the thread ended while we looked
-    }
-  }
-  return found
-}
-
-/** Every process's children, from a scan of all of /proc (kernels without children lists). */
-function wholeTable(): Map<number, number[]> {
-  const children = new Map<number, number[]>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const ppid = parentOf(Number(name))
-    if (ppid === undefined) continue
-    const siblings = children.get(ppid)
-    if (siblings) siblings.push(Number(name))
-    else children.set(ppid, [Number(name)])
-  }
-  return children
-}
-
-function stat(pid: number): { state: string; ppid: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-    return { state: fields[0]!, ppid: Number(fields[1]) }
-  } catch {
-    return undefined
-  }
-}
-
-const parentOf = (pid: number) => stat(pid)?.ppid
-
-function live(pid: number): boolean {
-  const state = stat(pid)?.state
-  return state !== undefined && state !== 'Z' && state !== 'X'
-}
 
 /** The PIDs of `pid` in each PID namespace from the host's down (the `NSpid` line). */
 function namespacePids(pid: number): number[] {
@@ -101,7 +48,7 @@ function strays(bwrapPid: number): number[] {
     for (const child of childrenOf(parent)) {
       pending.push(child)
       const helper = parent === reaper && namespacePids(child).at(-1) === 2
-      if (!helper && live(child)) found.push(child)
+      if (!helper && !isDead(child)) found.push(child)
     }
   }
   return found
