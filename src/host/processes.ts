@@ -116,22 +116,29 @@ export function childrenOf(pid: number): number[] {
 
 /**
  * SIGKILLs each recorded child, its process group when it leads one, all descendants and, with
- * a `marker`, every process carrying it; then waits (briefly, bounded) until they are dead, so
- * a settled run leaves nothing running.
+ * a `marker`, every process carrying it; then looks again until nothing is found alive (briefly,
+ * bounded), so a settled run leaves nothing running. One look is not enough: a process that was
+ * forking while /proc was read shows its child only to the next look.
  */
 export async function killProcessTrees(pids: ReadonlySet<number>, marker?: string): Promise<void> {
   if (process.platform !== 'linux' || (pids.size === 0 && marker === undefined)) return
-  const targets = [...new Set([...pids, ...descendantsOf(pids), ...(marker === undefined ? [] : markedProcesses(marker))])]
-  if (targets.length === 0) return
   for (const pid of pids) {
     const stat = readStat(pid)
     if (stat?.pgrp === pid) signal(-pid)
   }
-  for (const pid of targets) signal(pid)
+  const living = (): number[] =>
+    [...new Set([...pids, ...descendantsOf(pids), ...(marker === undefined ? [] : markedProcesses(marker))])].filter(
+      (pid) => !isDead(pid),
+    )
   // The recorded pids are this process's own children, spawned by a worker thread, and only that
   // worker's event loop will ever reap them: wait until they are reaped, not merely dead, or a
   // worker terminated right after this would leave them as zombies of the host for good.
-  await waitBriefly(() => targets.every(isDead) && [...pids].every((pid) => readStat(pid)?.ppid !== process.pid))
+  const reaped = (): boolean => [...pids].every((pid) => readStat(pid)?.ppid !== process.pid)
+  await waitBriefly(() => {
+    const targets = living()
+    for (const pid of targets) signal(pid)
+    return targets.length === 0 && reaped()
+  })
 }
 
 /** Polls `done` every 5 ms for at most a second: killed processes take a moment to die and be reaped. */
