@@ -42,7 +42,7 @@ export function loadCorpus(): HostileProgram[]
 export function knownBug(program: HostileProgram, host: Host, format: PtcProgramFormat): string | undefined
 export function knownLimit(program: HostileProgram, host: Host): string | undefined
 export function expectedKind(program: HostileProgram, host: Host, format: PtcProgramFormat): string
-export function programText(program: HostileProgram, format: PtcProgramFormat, marker: string): string
+export function programText(program: HostileProgram, host: Host, format: PtcProgramFormat, marker: string): string
 export function healthProgram(format: PtcProgramFormat): string
 export function retains(format: PtcProgramFormat): boolean
 export function newMarker(): string

@@ -84,8 +84,18 @@ export const TOOLS = {
     fail: async (message) => {
       throw new Error(String(message))
     },
+    started: async (marker) => {
+      programStarts.set(String(marker), performance.now())
+      return null
+    },
   },
 }
+
+/**
+ * When each case's program started, by its marker: a program expected to time out reports it
+ * first, so its lateness is measured from when it ran, not from a helper start on a loaded machine.
+ */
+const programStarts = new Map()
 
 const CORPUS_DIR = new URL('./corpus/', import.meta.url)
 const PRELUDE_DIR = new URL('./preludes/', import.meta.url)
@@ -196,10 +206,14 @@ export function expectedKind(program, host, format) {
   return qualifiedFor(program.expects, host, format) ?? program.expect
 }
 
-/** The program text for `format`, with its prelude and its sleep markers filled in. */
-export function programText(program, format, marker) {
+/**
+ * The program text for `format` on `host`, with its prelude and its sleep markers filled in; a
+ * program expected to time out first reports that it started.
+ */
+export function programText(program, host, format, marker) {
   const completion = format === 'function-body' ? 'return ' : ';'
-  return (program.prelude + program.source)
+  const start = expectedKind(program, host, format) === 'timeout' ? `await tools.started('${marker}');\n` : ''
+  return (start + program.prelude + program.source)
     .replace(/^\/\* completion \*\/ /gm, completion)
     .replaceAll('__SLEEP_SHORT__', `6.${marker}`)
     .replaceAll('__SLEEP__', `60.${marker}`)
@@ -436,8 +450,9 @@ export async function runCase(runtime, { host, format, program }) {
   let result = 'hung'
   try {
     const started = performance.now()
-    result = await runOnce(runtime, { program: programText(program, format, marker), ...(owner ? { stateOwner: owner } : {}) }, timeoutMs)
-    const elapsedMs = performance.now() - started
+    result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}) }, timeoutMs)
+    const elapsedMs = performance.now() - (programStarts.get(marker) ?? started)
+    programStarts.delete(marker)
     if (result === 'hung') problems.push(`the run did not settle within ${timeoutMs + HUNG_AFTER_MS} ms`)
     else problems.push(...checkResult(program, result, { host, format, elapsedMs, timeoutMs }))
     // The thread host kills a run's processes before resolving it; a helper process does it on

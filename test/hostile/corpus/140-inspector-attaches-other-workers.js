@@ -14,7 +14,15 @@ const inspector = await import('node:inspector')
 globalThis.ptcCorpusMark = String(Math.random())
 const session = new inspector.Session()
 session.connectToMainThread()
-const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
+/* A reply that never comes (Node 26 sometimes drops one under load) reaches nothing: give up on it. */
+const post = (method, params) => new Promise((resolve, reject) => {
+  const timer = setTimeout(resolve, 2000)
+  session.post(method, params, (error, result) => {
+    clearTimeout(timer)
+    if (error) reject(error)
+    else resolve(result)
+  })
+})
 const attached = []
 session.on('NodeWorker.attachedToWorker', ({ params }) => attached.push(params.sessionId))
 await post('NodeWorker.enable', { waitForDebuggerOnStart: false })
