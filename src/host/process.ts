@@ -38,7 +38,9 @@ const DIAGNOSTIC_CHARS = 2_000
 /**
  * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
  * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, then becomes the
- * helper (or bubblewrap). `ulimit -d` sets RLIMIT_DATA, inherited by everything it starts.
+ * helper (or bubblewrap) at a lower CPU priority (`nice`, where installed), so that programs
+ * spinning on every core cannot starve the host's timers and deadlines. `ulimit -d` sets
+ * RLIMIT_DATA; both are inherited by every thread and process the helper starts.
  *
  * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
  * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
@@ -46,7 +48,9 @@ const DIAGNOSTIC_CHARS = 2_000
  * once per Node binary and heap cap (`dataBaseline`), plus the budget: the program may
  * allocate `maxMemoryMb` beyond what its fresh environment holds.
  */
-const LIMITS_SCRIPT = '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; exec "$@"'
+const LIMITS_SCRIPT =
+  '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; ' +
+  'command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
 
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i

@@ -126,7 +126,7 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
     const stat = readStat(pid)
     if (stat?.pgrp === pid) signal(-pid)
   }
-  const living = (): number[] =>
+  const found = (): number[] =>
     [...new Set([...pids, ...descendantsOf(pids), ...(marker === undefined ? [] : markedProcesses(marker))])].filter(
       (pid) => !isDead(pid),
     )
@@ -134,10 +134,16 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   // worker's event loop will ever reap them: wait until they are reaped, not merely dead, or a
   // worker terminated right after this would leave them as zombies of the host for good.
   const reaped = (): boolean => [...pids].every((pid) => readStat(pid)?.ppid !== process.pid)
+  // Walking /proc costs milliseconds of this thread: walk again only once the last targets are
+  // dead, and stop walking once a walk finds nothing alive.
+  let targets: number[] | undefined = []
   await waitBriefly(() => {
-    const targets = living()
-    for (const pid of targets) signal(pid)
-    return targets.length === 0 && reaped()
+    if (targets?.every(isDead)) {
+      targets = found()
+      for (const pid of targets) signal(pid)
+      if (targets.length === 0) targets = undefined
+    }
+    return targets === undefined && reaped()
   })
 }
 

@@ -108,7 +108,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       retainsState: this._config.retainState,
       timeoutMs: this.timeout.defaultMs,
       maxOutputBytes: this._config.maxOutputBytes,
-      ...(this.isolation === 'process' ? { maxMemoryMb: this._config.maxMemoryMb } : {}),
+      maxMemoryMb: this._config.maxMemoryMb,
       ...(this._sandbox ? { sandbox: this._sandbox.instructions } : {}),
     })
   }
@@ -266,7 +266,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private _spawn(key: string): Environment {
     const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes } = this._config
     const rehearsal = rehearsalProgram()
-    if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal })
+    if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal, maxMemoryMb })
     const policy = this._policies.get(key)
     const cwd = policy?.workspaceRoot ?? this._config.cwd
     const confining = policy && this._sandbox!.wrapper(policy)

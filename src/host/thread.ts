@@ -6,9 +6,11 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
+import type { HeapInfo } from 'node:v8'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
+import { type WatchedWorker, canSampleWorkers, heldBytes, memoryWatch } from './memory-watch.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
 
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
@@ -27,6 +29,11 @@ export interface ThreadEnvironmentOptions {
   inHelperProcess?: boolean
   /** The marker every subprocess inherits; a helper passes the one its host chose. */
   subprocessMarker?: string
+  /**
+   * The budget the process-wide memory watch holds each run to (the thread host); a helper's
+   * worker has none, the kernel holds the helper to it.
+   */
+  maxMemoryMb?: number
 }
 
 /**
@@ -67,10 +74,12 @@ function guardInternalChannel(worker: Worker, forged: () => void): void {
   })
 }
 
-/** How a worker's exit reads to the model. */
-function exitFailure(code: number, error: Error | undefined): PtcRunFailure {
+/** How a worker's exit reads to the model; `stopped` says why the host ended it, if it did. */
+function exitFailure(code: number, error: Error | undefined, stopped: string | undefined): PtcRunFailure {
   const errorCode = (error as { code?: string } | undefined)?.code
-  const message = errorCode === 'ERR_WORKER_OUT_OF_MEMORY'
+  const message = stopped !== undefined
+    ? stopped
+    : errorCode === 'ERR_WORKER_OUT_OF_MEMORY'
     ? 'the program ran out of memory and its worker was stopped'
     : error
       ? `the program's worker crashed: ${error.message}`
@@ -84,7 +93,7 @@ function isSpawnReport(message: unknown): message is { pid: number } {
   return type === 'spawned' && Number.isSafeInteger(pid) && (pid as number) > 0
 }
 
-export class ThreadEnvironment implements Environment {
+export class ThreadEnvironment implements Environment, WatchedWorker {
   readonly exited: Promise<void>
   /** Resolves once the worker has loaded its modules, or with its failure if it exits first. */
   readonly ready: Promise<Refusal | undefined>
@@ -106,9 +115,14 @@ export class ThreadEnvironment implements Environment {
   private _listener: EnvironmentListener | undefined
   private _exitCode: number | undefined
   private _error: Error | undefined
+  /** The memory watch holds each run to it; a helper's worker is not watched (Infinity). */
+  readonly budgetMb: number
+  /** Why the host stopped the worker, when it did. */
+  private _stopped: string | undefined
 
   constructor(options: ThreadEnvironmentOptions) {
     this._marker = options.subprocessMarker ?? randomUUID()
+    this.budgetMb = options.maxMemoryMb ?? Number.POSITIVE_INFINITY
     let markReady!: (refusal: Refusal | undefined) => void
     this.ready = new Promise((resolve) => (markReady = resolve))
     const { port1, port2 } = new MessageChannel()
@@ -139,8 +153,9 @@ export class ThreadEnvironment implements Environment {
           receive(queued.message)
         }
         this._port.close()
-        markReady(exitFailure(code, this._error))
-        this._listener?.exit(exitFailure(code, this._error))
+        memoryWatch.running(this, false)
+        markReady(this._exitFailure())
+        this._listener?.exit(this._exitFailure())
         resolve()
       })
     })
@@ -174,7 +189,27 @@ export class ThreadEnvironment implements Environment {
 
   attach(listener: EnvironmentListener | undefined): void {
     this._listener = listener
-    if (listener && !this.alive) listener.exit(exitFailure(this._exitCode!, this._error))
+    if (listener && !this.alive) return listener.exit(this._exitFailure())
+    if (Number.isFinite(this.budgetMb)) memoryWatch.running(this, listener !== undefined)
+  }
+
+  async memoryInUse(): Promise<number | undefined> {
+    const worker = this._worker as Worker & { getHeapStatistics?: () => Promise<HeapInfo> }
+    if (!canSampleWorkers(worker)) return undefined
+    try {
+      return heldBytes(await worker.getHeapStatistics!())
+    } catch {
+      return undefined // the worker ended meanwhile
+    }
+  }
+
+  stop(message: string): void {
+    this._stopped ??= message
+    void this._worker.terminate()
+  }
+
+  private _exitFailure(): PtcRunFailure {
+    return exitFailure(this._exitCode!, this._error, this._stopped)
   }
 
   send(message: HostMessage): void {

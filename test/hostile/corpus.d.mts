@@ -11,6 +11,7 @@ export interface HostileProgram {
   formats: PtcProgramFormat[]
   hosts: Host[]
   knownLimits: Map<string, string>
+  alone: Map<string, string>
   requires: string | undefined
   prelude: string
   timeoutMs: number | undefined
@@ -40,6 +41,7 @@ export function plantHostSecret(): void
 export const TOOLS: PtcBindingNamespace
 export function loadCorpus(): HostileProgram[]
 export function knownBug(program: HostileProgram, host: Host, format: PtcProgramFormat): string | undefined
+export function runsAlone(program: HostileProgram, host: Host): boolean
 export function knownLimit(program: HostileProgram, host: Host): string | undefined
 export function expectedKind(program: HostileProgram, host: Host, format: PtcProgramFormat): string
 export function programText(program: HostileProgram, host: Host, format: PtcProgramFormat, marker: string): string

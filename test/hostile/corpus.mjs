@@ -24,6 +24,8 @@
  *   follow-up-timeout  the timeoutMs of the owner's next run (default CORPUS_CONFIG.timeoutMs)
  *   pause        milliseconds to wait before the owner's next run
  *   known-bug    a runtime bug this program exposes: the case is expected to fail until fixed
+ *   alone        `alone[thread]: why`: on that host the case runs while no other case runs (what it
+ *                triggers there cannot tell one program from another, such as the RSS backstop)
  *   known-limit  what a host, by design, cannot stop (`known-limit[thread]`: a worker thread shares
  *                the host's process); the case never runs there, and the README names the limit
  *
@@ -160,6 +162,10 @@ export function loadCorpus() {
       if (!HOSTS.includes(qualifier)) throw new Error(`${file}: known-limit must name one host, got [${qualifier}]`)
     }
     if (plain.has('known-limit')) throw new Error(`${file}: known-limit must name its host, as known-limit[thread]`)
+    const alone = qualifiedValues(qualified, 'alone')
+    for (const [qualifier] of alone) {
+      if (!HOSTS.includes(qualifier)) throw new Error(`${file}: alone must name one host, got [${qualifier}]`)
+    }
     const program = {
       name: file.replace(/\.js$/, ''),
       attack,
@@ -169,6 +175,7 @@ export function loadCorpus() {
       // A host that cannot stop the attack never runs it (it would take the test process down).
       hosts: listOf(plain.get('hosts'), HOSTS, file, 'hosts').filter((host) => !knownLimits.has(host)),
       knownLimits,
+      alone,
       requires: plain.get('requires'),
       prelude: prelude === undefined ? '' : readFileSync(new URL(`${prelude}.js`, PRELUDE_DIR), 'utf8'),
       timeoutMs: plain.has('timeout') ? Number(plain.get('timeout')) : undefined,
@@ -189,6 +196,11 @@ export function loadCorpus() {
     }
     return program
   })
+}
+
+/** Whether the case must run on `host` while no other case runs. */
+export function runsAlone(program, host) {
+  return program.alone.has(host)
 }
 
 /** The bug a case is expected to expose on `host` in `format`, or undefined. */

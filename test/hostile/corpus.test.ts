@@ -22,7 +22,7 @@ import type { PtcProgramFormat, WorkerPtcRuntimeOptions } from 'ptc-runtime'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { bwrap, tempDirectory } from '../helpers/sandbox.js'
-import { CORPUS_CONFIG, FORMATS, HOSTS, type Host, type HostileProgram, expectedKind, knownBug, knownLimit, loadCorpus, plantHostSecret, runCase } from './corpus.mjs'
+import { CORPUS_CONFIG, FORMATS, HOSTS, type Host, type HostileProgram, expectedKind, knownBug, knownLimit, loadCorpus, plantHostSecret, runCase, runsAlone } from './corpus.mjs'
 
 type Runtime = Awaited<ReturnType<typeof startRuntime>>
 
@@ -91,20 +91,37 @@ function skipReason(program: HostileProgram, host: Host, format: PtcProgramForma
   return undefined
 }
 
+/**
+ * Runs at most `concurrency` tasks at once, in order; a task `alone` waits until nothing runs
+ * and holds the rest back until it is done.
+ */
 function limiter(concurrency: number) {
   let active = 0
-  const waiting: Array<() => void> = []
-  return <T>(task: () => Promise<T>): Promise<T> =>
+  let exclusive = false
+  const waiting: Array<{ alone: boolean; start: () => void }> = []
+  const next = () => {
+    while (waiting.length > 0 && !exclusive) {
+      const head = waiting[0]!
+      if (head.alone ? active > 0 : active >= concurrency) return
+      waiting.shift()
+      head.start()
+    }
+  }
+  return <T>(task: () => Promise<T>, alone = false): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const start = () => {
-        active++
-        task().then(resolve, reject).finally(() => {
-          active--
-          waiting.shift()?.()
-        })
-      }
-      if (active < concurrency) start()
-      else waiting.push(start)
+      waiting.push({
+        alone,
+        start: () => {
+          active++
+          exclusive = alone
+          task().then(resolve, reject).finally(() => {
+            active--
+            if (alone) exclusive = false
+            next()
+          })
+        },
+      })
+      next()
     })
 }
 
@@ -126,7 +143,7 @@ describe('hostile corpus', () => {
         const runtime = runtimes.get(`${host}/${format}`)!
         for (const program of corpus) {
           if (!program.formats.includes(format) || !program.hosts.includes(host) || skipReason(program, host, format)) continue
-          const outcome = schedule(() => runCase(runtime.runtime, { host, format, program })).then(({ problems }) => problems)
+          const outcome = schedule(() => runCase(runtime.runtime, { host, format, program }), runsAlone(program, host)).then(({ problems }) => problems)
           outcomes.set(`${host}/${format}/${program.name}`, outcome)
         }
       }
