@@ -1,12 +1,14 @@
 /**
  * Host containment on the default host (a helper process per environment): every kind of
  * memory counts against one budget, deadlines hold inside native calls, the host holds a bounded
- * amount of a program's traffic, and the host's processes are out of the program's reach.
+ * amount of a program's traffic, and the host's processes are out of the program's reach; on
+ * the thread host, a memory watch holds each running program to the same budget.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
@@ -112,5 +114,45 @@ describe('the process host', () => {
   it('leaves no subprocess of a background shell job behind', async () => {
     await env.run(`(await import('node:child_process')).execSync('sleep 60.0419 > /dev/null 2>&1 &'); return 1`)
     expect(processesMatching('sleep 60.0419')).toEqual([])
+  })
+})
+
+// Worker.getHeapStatistics() arrived in Node 22.16 and 24; without it only the RSS backstop acts.
+const samplesWorkers = typeof (Worker.prototype as { getHeapStatistics?: unknown }).getHeapStatistics === 'function'
+
+describe('the thread host', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ isolation: 'thread', maxMemoryMb: 512, maxOldGenerationSizeMb: 256, timeoutMs: 30_000 })
+  })
+  afterAll(() => env.dispose())
+
+  it('states the memory budget to the model', () => {
+    expect(env.runtime.executionInstructions).toMatch(/Memory: 512 MiB in all/)
+  })
+
+  it.each([
+    ['typed arrays', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(new Uint8Array(256 * 1024 * 1024).fill(1)); return kept.length'],
+    ['buffers', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(256 * 1024 * 1024, 1)); return kept.length'],
+    ['WebAssembly memory', 'const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 64; i++) { memory.grow(1024); new Uint8Array(memory.buffer).fill(1, i * 2 ** 26) } return memory.buffer.byteLength'],
+  ])('stops a program whose %s exceed the memory budget, naming it', async (_kind, program) => {
+    const result = await env.run(program)
+    expect(result.error?.kind).toBe('worker-exit')
+    expect(result.error?.message).toMatch(/memory budget of 512 MiB \(maxMemoryMb\)/)
+    expect((await env.run('return 1')).value).toBe(1)
+  })
+
+  it('leaves a program under the budget alone', async () => {
+    const result = await env.run('const kept = []; for (let i = 0; i < 3; i++) kept.push(Buffer.alloc(100 * 1024 * 1024, 1)); return kept.length')
+    expect(result.value).toBe(3)
+  })
+
+  it.skipIf(!samplesWorkers)('stops only the program over its budget when Node can sample each worker', async () => {
+    const [bystander, hog] = await Promise.all([
+      env.run('await new Promise((resolve) => setTimeout(resolve, 1500)); return "untouched"'),
+      env.run('const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(256 * 1024 * 1024, 1)); return kept.length'),
+    ])
+    expect(hog.error?.message).toMatch(/memory budget of 512 MiB/)
+    expect(bystander.value).toBe('untouched')
   })
 })
