@@ -1,8 +1,10 @@
 // attack: posts a well-formed stdio payload on Node's internal worker port, which Node's host side writes to the process's own stdout
-// expect: protocol
-// known-bug[thread]: the host passes a well-formed stdioPayload on to its own stdout; Node's writable machinery in the worker sends genuine ones too, so they cannot simply all be refused
-// known-bug[process]: the helper passes a well-formed stdioPayload on to its stdout, which the host then reports as the run's output
-// known-bug[confined]: the helper passes a well-formed stdioPayload on to its stdout, which the host then reports as the run's output
+// expect: ok
+// value: "posted"
+// output: written past the capture
+// known-limit[thread]: Node's host side of a worker writes its stdio messages to the process's own stdout, which a worker thread shares with the host (like descriptor 1, corpus 75)
+/* On a helper the payload lands on the helper's stdout, which the host reads as the run's output
+   and counts against maxOutputBytes: it is the program's output, reported as such. */
 const { MessagePort } = await import('node:worker_threads')
 const key = Object.getOwnPropertySymbols(process.stdout).find((symbol) => process.stdout[symbol] instanceof MessagePort)
 const internal = key && process.stdout[key]
