@@ -40,6 +40,17 @@ export function endThread(): never {
   return exit(realmProcess, 0)
 }
 
+const wait = Atomics.wait
+const neverNotified = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * Blocks this worker thread for good: nothing of the program runs any more, and the thread
+ * stays, for whoever ends its process. Messages already posted are still delivered.
+ */
+export function haltThread(): never {
+  for (;;) wait(neverNotified, 0, 0)
+}
+
 const settled = Promise.resolve()
 const promiseThen = uncurryThis(Promise.prototype.then)
 // `then` looks up `constructor` (a program may plant one on Promise.prototype); this promise

@@ -28,7 +28,7 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
     maxOutputBytes: 1 << 16,
     discardCompletion: false,
     oneShot: false,
-  })
+  }, false)
   const settled = new Promise<void>((resolve) => {
     const echo = (call: CallMessage): ReplyMessage => ({ type: 'reply', run: 0, id: call.id, ok: true, value: call.args ?? [] })
     hostSide.on('message', (message: WorkerMessage) => {

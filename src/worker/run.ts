@@ -8,7 +8,7 @@ import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
-import { endThread, post, uncurryThis } from './intrinsics.js'
+import { endThread, haltThread, post, uncurryThis } from './intrinsics.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
 import { flushProcessStreams } from './streams.js'
@@ -23,9 +23,16 @@ export class WorkerRun {
   private readonly _bridge: BindingBridge
   private _settled = false
 
+  /**
+   * @param _endsThread whether a finished one-shot run ends the worker thread (the thread host)
+   * or halts it (in a helper, whose whole process the host kills after the result: a worker
+   * ending while a program's inspector session is connected to the helper's main thread makes
+   * Node abort the helper, sometimes before the result is out).
+   */
   constructor(
     private readonly _port: MessagePort,
     private readonly _message: RunMessage,
+    private readonly _endsThread: boolean,
   ) {
     const { run, maxOutputBytes } = _message
     this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
@@ -116,6 +123,8 @@ export class WorkerRun {
 
   /** A one-shot run's environment is finished: stop here, even inside the program's own call. */
   private _endIfLast(): void {
-    if (this._message.oneShot) endThread()
+    if (!this._message.oneShot) return
+    if (this._endsThread) endThread()
+    haltThread()
   }
 }

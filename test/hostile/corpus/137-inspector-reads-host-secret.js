@@ -1,10 +1,6 @@
 // attack: an inspector session on the main thread evaluates code there and reads the host's environment secret
 // expect: ok
 // expect[thread]: exception
-// known-bug[process+function-body]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[process+script]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[confined+function-body]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[confined+script]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
 // message[thread]: isolation: 'process'
 // value: "no secret"
 /* On the process host the main thread is the helper's, whose environment holds none of the

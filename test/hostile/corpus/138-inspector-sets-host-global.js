@@ -3,10 +3,6 @@
 // expect[thread]: exception
 // message[thread]: isolation: 'process'
 // value: "evaluated"
-// known-bug[process+function-body]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[process+script]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[confined+function-body]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[confined+script]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
 /* The runner checks after every case that the host has no global ptcCorpusPwned: on the
    process host the main thread reached is the helper's own. */
 const inspector = await import('node:inspector')

@@ -1,10 +1,6 @@
 // attack: the main thread's NodeWorker domain attaches to every worker of the process, to read or rewrite other environments
 // expect: ok
 // expect[thread]: exception
-// known-bug[process+function-body]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[process+script]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[confined+function-body]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
-// known-bug[confined+script]: the helper process sometimes aborts (exit code 134, nothing on stderr) after a one-shot run that held an inspector session on its main thread
 // message[thread]: isolation: 'process'
 // value: 0
 // timeout: 15000
