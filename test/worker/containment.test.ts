@@ -19,6 +19,16 @@ const slow = {
   functions: { hold: async () => new Promise<string>((resolve) => setTimeout(() => resolve('held'), 300)) },
 }
 
+/** Programs that keep 4 GiB of each kind of memory outside the V8 heap, touching every page. */
+const OVER_BUDGET = [
+  ['typed arrays', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(new Uint8Array(256 * 1024 * 1024).fill(1)); return kept.length'],
+  ['buffers', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(256 * 1024 * 1024, 1)); return kept.length'],
+  [
+    'WebAssembly memory',
+    'const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 64; i++) { memory.grow(1024); new Uint8Array(memory.buffer).fill(1, i * 2 ** 26) } return memory.buffer.byteLength',
+  ],
+]
+
 describe('the process host', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
   let baseline: ResourceSnapshot
@@ -39,11 +49,7 @@ describe('the process host', () => {
     expect(env.runtime.executionInstructions).toMatch(/Memory: 512 MiB in all/)
   })
 
-  it.each([
-    ['typed arrays', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(new Uint8Array(256 * 1024 * 1024).fill(1)); return kept.length'],
-    ['buffers', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(256 * 1024 * 1024, 1)); return kept.length'],
-    ['WebAssembly memory', 'const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 64; i++) memory.grow(1024); return memory.buffer.byteLength'],
-  ])('stops a program whose %s exceed the memory budget, naming it', async (_kind, program) => {
+  it.each(OVER_BUDGET)('stops a program whose %s exceed the memory budget, naming it', async (_kind, program) => {
     const result = await env.run(program)
     expect(result.error?.kind).toBe('worker-exit')
     // Node 26 counts array buffers against the worker's heap limit too, which may stop the
@@ -131,11 +137,7 @@ describe('the thread host', () => {
     expect(env.runtime.executionInstructions).toMatch(/Memory: 512 MiB in all/)
   })
 
-  it.each([
-    ['typed arrays', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(new Uint8Array(256 * 1024 * 1024).fill(1)); return kept.length'],
-    ['buffers', 'const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(256 * 1024 * 1024, 1)); return kept.length'],
-    ['WebAssembly memory', 'const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 64; i++) { memory.grow(1024); new Uint8Array(memory.buffer).fill(1, i * 2 ** 26) } return memory.buffer.byteLength'],
-  ])('stops a program whose %s exceed the memory budget, naming it', async (_kind, program) => {
+  it.each(OVER_BUDGET)('stops a program whose %s exceed the memory budget, naming it', async (_kind, program) => {
     const result = await env.run(program)
     expect(result.error?.kind).toBe('worker-exit')
     expect(result.error?.message).toMatch(/memory budget of 512 MiB \(maxMemoryMb\)/)
