@@ -43,12 +43,9 @@ export function endThread(): never {
 const wait = Atomics.wait
 const neverNotified = new Int32Array(new SharedArrayBuffer(4))
 
-/**
- * Blocks this worker thread for good: nothing of the program runs any more, and the thread
- * stays, for whoever ends its process. Messages already posted are still delivered.
- */
-export function haltThread(): never {
-  for (;;) wait(neverNotified, 0, 0)
+/** Blocks this worker thread for `ms`: nothing of the program runs meanwhile. */
+export function blockThread(ms: number): void {
+  wait(neverNotified, 0, 0, ms)
 }
 
 const settled = Promise.resolve()

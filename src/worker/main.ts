@@ -58,7 +58,7 @@ function serve(): void {
   port.on('message', (message: HostMessage) => {
     if (message.type !== 'run') return current?.receive(message)
     resetProcessStreams()
-    current = new WorkerRun(port, message, data.sharesHostProcess === true)
+    current = new WorkerRun(port, message, data.sharesHostProcess !== true)
     setWorkingDirectory(message.cwd)
     installRuntimeGlobals()
     void current.execute(state)

@@ -8,10 +8,13 @@ import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
-import { endThread, haltThread, post, uncurryThis } from './intrinsics.js'
+import { blockThread, endThread, post, uncurryThis } from './intrinsics.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
 import { flushProcessStreams } from './streams.js'
+
+/** How long a finished one-shot worker in a helper waits for the host to kill the helper. */
+const HELPER_KILL_WAIT_MS = 2000
 
 const importModuleDynamically = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
 // A program may replace `vm.Script` or its methods (it can import node:vm): capture both now.
@@ -24,15 +27,13 @@ export class WorkerRun {
   private _settled = false
 
   /**
-   * @param _endsThread whether a finished one-shot run ends the worker thread (the thread host)
-   * or halts it (in a helper, whose whole process the host kills after the result: a worker
-   * ending while a program's inspector session is connected to the helper's main thread makes
-   * Node abort the helper, sometimes before the result is out).
+   * @param _inHelper whether the worker lives in a helper process, whose whole process the host
+   * kills right after a one-shot result.
    */
   constructor(
     private readonly _port: MessagePort,
     private readonly _message: RunMessage,
-    private readonly _endsThread: boolean,
+    private readonly _inHelper: boolean,
   ) {
     const { run, maxOutputBytes } = _message
     this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
@@ -124,7 +125,11 @@ export class WorkerRun {
   /** A one-shot run's environment is finished: stop here, even inside the program's own call. */
   private _endIfLast(): void {
     if (!this._message.oneShot) return
-    if (this._endsThread) endThread()
-    haltThread()
+    // In a helper, wait for that kill first: a worker ending while a program's inspector session
+    // is connected to the helper's main thread makes Node abort the helper, sometimes before the
+    // result is out. The thread still ends if no kill comes (the program closed the channel, so
+    // the result never left): the host then hears the worker exit.
+    if (this._inHelper) blockThread(HELPER_KILL_WAIT_MS)
+    endThread()
   }
 }
