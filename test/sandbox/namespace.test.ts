@@ -55,9 +55,8 @@ describe.skipIf(!bwrap)('sweeping a helper namespace from the host', () => {
 const subvert = (tag: string) => `
   const inspector = await import('node:inspector')
   const cp = await import('node:child_process')
-  const session = new inspector.Session()
-  session.connectToMainThread()
-  const expression = \`
+  // A function, so that evaluating it again (after a lost reply) declares nothing twice.
+  const expression = \`(() => {
     process.kill = () => true
     const { Socket } = process.getBuiltinModule('node:net')
     const write = Socket.prototype.write
@@ -65,8 +64,23 @@ const subvert = (tag: string) => `
       if (typeof chunk === 'string') chunk = chunk.replace('"alone":false', '"alone":true')
       return write.call(this, chunk, ...rest)
     }
-    'subverted'\`
-  const answer = await new Promise((resolve, reject) => session.post('Runtime.evaluate', { expression }, (error, result) => error ? reject(error) : resolve(result.result.value)))
+    return 'subverted'
+  })()\`
+  // Node 26 sometimes leaves a reply undelivered until the main thread wakes for something
+  // else: ask again on a new session, as an attacker would.
+  let answer
+  for (let attempt = 0; attempt < 10 && answer === undefined; attempt++) {
+    const session = new inspector.Session()
+    session.connectToMainThread()
+    answer = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(undefined), 1000)
+      session.post('Runtime.evaluate', { expression }, (error, result) => {
+        clearTimeout(timer)
+        error ? reject(error) : resolve(result.result.value)
+      })
+    })
+    session.disconnect()
+  }
   cp.spawn('setsid', ['sleep', '${tag}'], { stdio: 'ignore', detached: true }).unref()
   await new Promise((resolve) => setTimeout(resolve, 300))
   globalThis.kept = 'state'
