@@ -15,7 +15,6 @@
  * huge array) is not interrupted until it returns: the watch bounds memory, it does not make an
  * allocation fail. Only the process host (`isolation: 'process'`) makes the kernel refuse it.
  */
-import type { HeapInfo } from 'node:v8'
 
 /** How often running workers are sampled. */
 const SAMPLE_MS = 20
@@ -30,16 +29,6 @@ export interface WatchedWorker {
   memoryInUse(): Promise<number | undefined>
   /** Ends the worker; its run fails as `worker-exit` with `message`. */
   stop(message: string): void
-}
-
-/** Whether this Node can sample a worker's heap from outside it (Node 22.16 and 24 onwards). */
-export function canSampleWorkers(worker: object): boolean {
-  return typeof (worker as { getHeapStatistics?: unknown }).getHeapStatistics === 'function'
-}
-
-/** Heap and external bytes from a worker's heap statistics. */
-export function heldBytes(statistics: HeapInfo): number {
-  return statistics.used_heap_size + statistics.external_memory
 }
 
 const MIB = 2 ** 20

@@ -10,7 +10,7 @@ import type { HeapInfo } from 'node:v8'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
-import { type WatchedWorker, canSampleWorkers, heldBytes, memoryWatch } from './memory-watch.js'
+import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { isOwnChild, killProcessTrees } from './processes.js'
 
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
@@ -77,13 +77,11 @@ function guardInternalChannel(worker: Worker, forged: () => void): void {
 /** How a worker's exit reads to the model; `stopped` says why the host ended it, if it did. */
 function exitFailure(code: number, error: Error | undefined, stopped: string | undefined): PtcRunFailure {
   const errorCode = (error as { code?: string } | undefined)?.code
-  const message = stopped !== undefined
-    ? stopped
-    : errorCode === 'ERR_WORKER_OUT_OF_MEMORY'
+  const message = stopped ?? (errorCode === 'ERR_WORKER_OUT_OF_MEMORY'
     ? 'the program ran out of memory and its worker was stopped'
     : error
       ? `the program's worker crashed: ${error.message}`
-      : `the program ended its worker (exit code ${code}) before completing`
+      : `the program ended its worker (exit code ${code}) before completing`)
   return { kind: 'worker-exit', message }
 }
 
@@ -193,11 +191,13 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     if (Number.isFinite(this.budgetMb)) memoryWatch.running(this, listener !== undefined)
   }
 
+  /** Heap plus external memory, sampled from outside (Node 22.16 and 24 onwards; Node 20 cannot). */
   async memoryInUse(): Promise<number | undefined> {
-    const worker = this._worker as Worker & { getHeapStatistics?: () => Promise<HeapInfo> }
-    if (!canSampleWorkers(worker)) return undefined
+    const sample = (this._worker as { getHeapStatistics?: () => Promise<HeapInfo> }).getHeapStatistics
+    if (sample === undefined) return undefined
     try {
-      return heldBytes(await worker.getHeapStatistics!())
+      const statistics = await sample.call(this._worker)
+      return statistics.used_heap_size + statistics.external_memory
     } catch {
       return undefined // the worker ended meanwhile
     }

@@ -128,10 +128,15 @@ const samplesWorkers = typeof (Worker.prototype as { getHeapStatistics?: unknown
 
 describe('the thread host', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
   beforeAll(async () => {
+    baseline = await resourceBaseline()
     env = await startRuntime({ isolation: 'thread', maxMemoryMb: 512, maxOldGenerationSizeMb: 256, timeoutMs: 30_000 })
   })
-  afterAll(() => env.dispose())
+  afterAll(async () => {
+    await env.dispose()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
 
   it('states the memory budget to the model', () => {
     expect(env.runtime.executionInstructions).toMatch(/Memory: 512 MiB in all/)
