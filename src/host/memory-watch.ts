@@ -6,8 +6,8 @@
  * Sampling works while the worker is busy in JavaScript: Node answers `getHeapStatistics()`
  * through an interrupt of the worker's isolate.
  *
- * What the samples cannot see (Node 20 lacks `getHeapStatistics()`; Node 26 leaves WebAssembly
- * memory out of it) the process's RSS catches as a backstop: when it grows by more than the
+ * What the samples cannot see (Node 20 lacks `getHeapStatistics()`; SharedArrayBuffers, and on
+ * Node 26 WebAssembly memory, are left out of it) the process's RSS catches as a backstop: when it grows by more than the
  * budget per running program (plus a margin) above where it stood when they started, every
  * running program is stopped, since growth cannot be told apart by thread.
  *
