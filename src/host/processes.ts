@@ -118,7 +118,7 @@ export function childrenOf(pid: number): number[] {
  * SIGKILLs each recorded child, its process group when it leads one, all descendants and, with
  * a `marker`, every process carrying it; then looks again until nothing is found alive (briefly,
  * bounded), so a settled run leaves nothing running. One look is not enough: a process that was
- * forking while /proc was read shows its child only to the next look.
+ * forking or exec'ing while /proc was read shows itself or its child only to a later look.
  */
 export async function killProcessTrees(pids: ReadonlySet<number>, marker?: string): Promise<void> {
   if (process.platform !== 'linux' || (pids.size === 0 && marker === undefined)) return
@@ -135,13 +135,16 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   // worker terminated right after this would leave them as zombies of the host for good.
   const reaped = (): boolean => [...pids].every((pid) => readStat(pid)?.ppid !== process.pid)
   // Walking /proc costs milliseconds of this thread: walk again only once the last targets are
-  // dead, and stop walking once a walk finds nothing alive.
+  // dead, and stop after two walks in a row find nothing alive. One is not proof: a process in
+  // the middle of exec shows an empty environment, so its marker is missed for that moment.
   let targets: number[] | undefined = []
+  let emptyWalks = 0
   await waitBriefly(() => {
     if (targets?.every(isDead)) {
       targets = found()
       for (const pid of targets) signal(pid)
-      if (targets.length === 0) targets = undefined
+      emptyWalks = targets.length === 0 ? emptyWalks + 1 : 0
+      if (emptyWalks === 2) targets = undefined
     }
     return targets === undefined && reaped()
   })
