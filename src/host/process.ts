@@ -23,7 +23,7 @@ import { childrenOf, isDead, killProcessTrees } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
-import { sweepHelperNamespace } from './sandbox/namespace.js'
+import { helperOf, sweepHelperNamespace } from './sandbox/namespace.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
@@ -135,6 +135,7 @@ export class ProcessEnvironment implements Environment {
   /** The helper's output said an allocation failed for good. */
   private _outOfMemory = false
   private _timer: NodeJS.Timeout | undefined
+  private _helper: number | undefined
 
   constructor(launch: ProcessLaunch) {
     this.confined = launch.confined
@@ -199,7 +200,7 @@ export class ProcessEnvironment implements Environment {
   send(message: HostMessage): void {
     if (!this.alive || this._corrupt) return
     // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
-    const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._child.pid!, this._roots) : undefined
+    const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
     if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
     this._write({ type: 'relay', message })
   }
@@ -213,7 +214,7 @@ export class ProcessEnvironment implements Environment {
   async tidy(thorough: boolean): Promise<boolean> {
     if (!this.alive || this._corrupt) return false
     // Under bubblewrap the whole PID namespace is swept from outside, reported or not.
-    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!)).cleared
+    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, this._helperPid())).cleared
     const strays = this._strays()
     const search = thorough || this._spawned
     this._spawned = false
@@ -245,6 +246,11 @@ export class ProcessEnvironment implements Environment {
       await killProcessTrees(new Set([this._child.pid]), this._marker)
     }
     await this.exited
+  }
+
+  /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */
+  private _helperPid(): number | undefined {
+    return (this._helper ??= helperOf(this._child.pid!))
   }
 
   /** The program's processes still in the helper's tree (an unconfined helper is one process). */

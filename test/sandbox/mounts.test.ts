@@ -15,14 +15,14 @@ import { helperOf } from '../../src/host/sandbox/namespace.js'
 import { RUNTIME_PATHS } from '../../src/host/sandbox/runtime-files.js'
 import { bwrap, tempDirectory } from '../helpers/sandbox.js'
 
-/** Starts `sleep` as the helper under `args`; resolves its bwrap and a stop function once it runs. */
+/** Starts `sleep` as the helper under `args`; resolves its host PID and a stop function once it runs. */
 async function startHelper(args: string[], input: Buffer) {
   const stdio = ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'] as const
   const child = spawn(bwrap!, [...args, '--', 'sleep', '60'], { stdio: [...stdio] })
   ;(child.stdio[WRAPPER_INPUT_FD] as Writable).end(input)
   const exited = new Promise((resolve) => child.once('exit', resolve))
   for (let waited = 0; waited < 5000 && helperOf(child.pid!) === undefined; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
-  return { pid: child.pid!, stop: async () => { child.kill('SIGKILL'); await exited } }
+  return { pid: helperOf(child.pid!), stop: async () => { child.kill('SIGKILL'); await exited } }
 }
 
 describe.skipIf(!bwrap)('checking a helper\'s writable roots from outside', () => {

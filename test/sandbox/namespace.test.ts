@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import type { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { helperWrapper } from '../../src/host/sandbox/bwrap.js'
-import { sweepHelperNamespace } from '../../src/host/sandbox/namespace.js'
+import { helperOf, namespaceMembers, sweepHelperNamespace } from '../../src/host/sandbox/namespace.js'
 import { RUNTIME_PATHS } from '../../src/host/sandbox/runtime-files.js'
 import { WRAPPER_INPUT_FD } from '../../src/helper/protocol.js'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
@@ -31,12 +31,16 @@ describe.skipIf(!bwrap)('sweeping a helper namespace from the host', () => {
     try {
       await until(() => processesMatching(`sleep 1${tag}`).length === 1 && processesMatching(`sleep 3${tag}`).length === 1)
       expect(processesMatching(`sleep 2${tag}`)).toHaveLength(1)
+      // The namespace's own /proc lists all four (reaper, helper, two strays), whatever their tree;
+      // the killed strays stay listed as zombies (a `sleep` never reaps), which a sweep sees through.
+      const helper = helperOf(child.pid!)!
+      expect(namespaceMembers(helper)?.sort()).toEqual([1, 2, expect.any(Number), expect.any(Number)])
 
-      expect(await sweepHelperNamespace(child.pid!)).toEqual({ found: true, cleared: true })
+      expect(await sweepHelperNamespace(child.pid!, helper)).toEqual({ found: true, cleared: true })
       expect(processesMatching(`sleep 2${tag}`)).toEqual([])
       expect(processesMatching(`sleep 3${tag}`)).toEqual([])
       expect(processesMatching(`sleep 1${tag}`)).toHaveLength(1)
-      expect(await sweepHelperNamespace(child.pid!)).toEqual({ found: false, cleared: true })
+      expect(await sweepHelperNamespace(child.pid!, helper)).toEqual({ found: false, cleared: true })
     } finally {
       child.kill('SIGKILL')
       await exited

@@ -3,16 +3,14 @@
  * symlink planted between the host's check of that path and bwrap's mount would redirect the
  * bind; the host can see, through /proc, what the helper really has at each root and compare.
  */
-import { statSync } from 'node:fs'
-import { helperOf } from './namespace.js'
+import { existsSync, statSync } from 'node:fs'
 
 /**
- * Why the helper whose bubblewrap is `bwrapPid` does not have, at each of `roots`, the very
+ * Why the helper whose host PID is `helper` does not have, at each of `roots`, the very
  * directory (device and inode) the host finds at that path; `undefined` when it does. Two
  * `stat`s per root: cheap enough for every run. A helper that is not running has nothing to check.
  */
-export function checkHelperRoots(bwrapPid: number, roots: readonly string[]): string | undefined {
-  const helper = helperOf(bwrapPid)
+export function checkHelperRoots(helper: number | undefined, roots: readonly string[]): string | undefined {
   if (helper === undefined) return undefined // no helper, no program: nothing can be written
   for (const root of roots) {
     let inside, outside
@@ -21,6 +19,7 @@ export function checkHelperRoots(bwrapPid: number, roots: readonly string[]): st
       inside = statSync(`/proc/${helper}/root${root}`)
       outside = statSync(root)
     } catch {
+      if (!existsSync(`/proc/${helper}`)) return undefined // it ended meanwhile
       return `the writable root ${root} could not be checked inside the sandbox`
     }
     if (inside.dev !== outside.dev || inside.ino !== outside.ino) {
