@@ -52,7 +52,8 @@ function shutdown(): void {
 
 function relay(frame: HostFrame): void {
   const { message } = frame
-  if (message.type === 'run') {
+  // process.cwd() is Node's cached answer: a kept environment's runs mostly share one cwd.
+  if (message.type === 'run' && process.cwd() !== message.cwd) {
     try {
       process.chdir(message.cwd)
     } catch (error) {

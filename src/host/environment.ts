@@ -44,11 +44,20 @@ export interface Environment {
   /** Records a subprocess a program reported; false when it is someone else's process. */
   adoptSubprocess(pid: number): boolean
   /**
-   * After a run whose environment is kept: kills what the program started and resolves whether
-   * the environment is clean. `thorough` also searches for processes nobody reported (the
-   * program may have been blocked inside a synchronous spawn). False means discard it.
+   * After a run whose environment is kept, before its result is returned: kills what the
+   * program reported starting and resolves whether the environment is clean. `thorough` also
+   * searches for processes nobody reported (the program may have been blocked inside a
+   * synchronous spawn). False means discard it.
    */
   tidy(thorough: boolean): Promise<boolean>
+  /**
+   * After a kept run's result is returned, before the environment serves again: the host's own
+   * look for processes the program started without a report, which it kills. Only a program
+   * that went around the runtime's spawn hooks (a nested worker, its helper's main thread, native
+   * code) has any, and such a program can start more once it is over, so nothing is gained by
+   * holding its result for this look. False means discard the environment.
+   */
+  audit(): Promise<boolean>
   /** Idle environments must not keep the host process alive. */
   hold(held: boolean): void
   /** Ends the worker and everything the program started; resolves once all of it is gone. */

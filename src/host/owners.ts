@@ -6,7 +6,7 @@
  */
 import type { PtcRunResult } from '../seam/types.js'
 import type { Environment } from './environment.js'
-import { type Disposition, type Settlement, lostNotice } from './session.js'
+import { type Disposition, type Settlement, UNSTOPPED_NOTICE, lostNotice } from './session.js'
 
 /** Runs one program on the owner's environment; `notice` is the line it must print first. */
 export type ExecuteRetained = (environment: Environment, notice: string | undefined, signal: AbortSignal) => Promise<Settlement>
@@ -136,8 +136,15 @@ export class OwnerQueues {
       if (settlement.notice) this._notices.set(owner, settlement.notice)
       await this._hooks.settle(environment, settlement.disposition)
     }
-    slot.running = undefined
     ticket.resolve(settlement.result)
+    // The caller's continuation runs first: the audit's /proc reads are not part of its wait.
+    if (settlement.disposition === 'keep') await new Promise((resolve) => setImmediate(resolve))
+    if (settlement.disposition === 'keep' && !(await environment.audit())) {
+      if (slot.environment === environment) slot.environment = undefined
+      this._notices.set(owner, UNSTOPPED_NOTICE)
+      await this._hooks.settle(environment, 'discard')
+    }
+    slot.running = undefined
     if (slot.wake) return slot.wake() // released meanwhile: release() finishes the rest
     if (slot.queue.length > 0) return void this._pump(owner, slot)
     if (slot.environment) {

@@ -213,13 +213,25 @@ export class ProcessEnvironment implements Environment {
 
   async tidy(thorough: boolean): Promise<boolean> {
     if (!this.alive || this._corrupt) return false
-    // Under bubblewrap the whole PID namespace is swept from outside, reported or not.
+    const reported = thorough || this._spawned
+    this._spawned = false
+    return reported ? this._sweep(true) : true
+  }
+
+  async audit(): Promise<boolean> {
+    if (!this.alive || this._corrupt) return false
+    return this._sweep(false)
+  }
+
+  /**
+   * Kills, from outside, what the program left: under bubblewrap everything in the helper's PID
+   * namespace; otherwise the helper's children and, when `marked`, every process with the marker.
+   */
+  private async _sweep(marked: boolean): Promise<boolean> {
     if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, this._helperPid())).cleared
     const strays = this._strays()
-    const search = thorough || this._spawned
-    this._spawned = false
-    if (strays.length === 0 && !search) return true
-    await killProcessTrees(new Set(strays), search ? this._marker : undefined)
+    if (strays.length === 0 && !marked) return true
+    await killProcessTrees(new Set(strays), marked ? this._marker : undefined)
     return this._strays().every(isDead)
   }
 

@@ -60,6 +60,9 @@ export function lostNotice(reason: string): string {
   return `[earlier state was lost because ${reason}; this run starts in a fresh environment]\n`
 }
 
+/** The notice of an environment discarded because what its program started would not die. */
+export const UNSTOPPED_NOTICE = lostNotice('its subprocesses could not be stopped')
+
 let runCounter = 0
 
 /** How an allocation the memory budget refused surfaces inside the program (Node 24 words a refused `Buffer` "Failed to allocate memory"). */
@@ -119,11 +122,12 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         const discard = () => resolve({ result, disposition: 'discard', ...(notice ? { notice } : {}) })
         return void (sent && !byWorker ? environment.tidy(true).then(discard, discard) : discard())
       }
-      // Kept, or ending itself: what the program started dies before the result is returned.
+      // Kept, or ending itself: what the program reported starting dies before the result is
+      // returned (a kept environment's audit looks for the rest: see Environment.audit).
       void environment.tidy(!byWorker).then((clean) => {
         if (plan.oneShot) return resolve({ result, disposition: clean ? 'discard-after-result' : 'discard' })
         if (clean) return resolve({ result, disposition: 'keep' })
-        resolve({ result, disposition: 'discard', notice: lostNotice('its subprocesses could not be stopped') })
+        resolve({ result, disposition: 'discard', notice: UNSTOPPED_NOTICE })
       })
     }
 

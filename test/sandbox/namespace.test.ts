@@ -117,3 +117,49 @@ describe.skipIf(!bwrap)('a retained helper that lies about its sweep', () => {
     await env.runtime.release(owner)
   })
 })
+
+/**
+ * A subprocess started by a nested worker (the runtime's spawn hooks live in the program's own
+ * thread only): `setsid sleep`, in a session of its own and out of the helper's tree, or a plain
+ * child of the helper.
+ */
+const unreported = (tag: string, command: string[]) => `
+  const { Worker } = await import('node:worker_threads')
+  const worker = new Worker(
+    'require("node:child_process").spawn(${JSON.stringify(command[0])}, ${JSON.stringify([...command.slice(1), tag])}, { stdio: "ignore", detached: true }).unref();' +
+      'require("node:worker_threads").parentPort.postMessage("started")',
+    { eval: true },
+  )
+  await new Promise((resolve) => worker.once('message', resolve))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  globalThis.kept = 'state'
+  return 'started'`
+
+// With bubblewrap the host sweeps the helper's PID namespace; without it, the helper's children
+// (a double fork escapes there: the README says so).
+describe.each([
+  ['in its PID namespace', {}, ['setsid', 'sleep']],
+  ['without bubblewrap', { sandbox: { mode: 'danger-full-access' as const, bwrapPath: '/nonexistent/bwrap' } }, ['sleep']],
+])('a process-host subprocess nobody reported, %s', (_where, config, command) => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+
+  beforeAll(async () => {
+    baseline = await resourceBaseline()
+    env = await startRuntime({ retainState: true, ...config })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it('is killed by the host before the owner\'s next run, which keeps its state', async () => {
+    const owner = {}
+    const tag = marker()
+    expect((await env.run(unreported(tag, command), { stateOwner: owner })).value).toBe('started')
+    const next = await env.run('return typeof globalThis.kept', { stateOwner: owner })
+    expect(next).toMatchObject({ output: [], value: 'string' })
+    expect(processesMatching(`sleep ${tag}`)).toEqual([])
+    await env.runtime.release(owner)
+  })
+})
