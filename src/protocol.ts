@@ -51,6 +51,12 @@ export interface RunMessage {
   cwd: string
   /** Output budget the worker enforces locally so floods stop early; the host re-checks. */
   maxOutputBytes: number
+  /**
+   * Budget of the arguments of calls in flight (maxPendingCallBytes). The worker refuses a call
+   * over it before copying its arguments out, so a heavy call never crosses a channel; the host
+   * re-checks.
+   */
+  maxPendingCallBytes: number
   discardCompletion: boolean
   /**
    * No run follows in this environment. Right after its terminal message the worker ends its
@@ -58,6 +64,11 @@ export interface RunMessage {
    * once the host has the result, and the host need not wait for the exit to return it.
    */
   oneShot: boolean
+}
+
+/** Why a call over the budget of arguments in flight was refused, in the worker or the host. */
+export function overBudgetCallMessage(label: string, bytes: number, maxPendingCallBytes: number): string {
+  return `${label} was not called: its arguments (${bytes} bytes) would bring the arguments of calls in flight over ${maxPendingCallBytes} bytes (maxPendingCallBytes)`
 }
 
 export type ReplyMessage =

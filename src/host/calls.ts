@@ -5,7 +5,7 @@
  * exactly once per call id. Replies stop when the run settles.
  */
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
-import type { CallMessage, RepliesMessage, ReplyMessage } from '../protocol.js'
+import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
 import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace, PtcJsonValue } from '../seam/types.js'
 
@@ -80,7 +80,7 @@ export class CallDispatcher {
     const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
     if (this._pendingBytes + bytes > this._maxPendingBytes) {
       this._pending--
-      const message = `${call.global}.${call.name} was not called: its arguments (${bytes} bytes) would bring the arguments of calls in flight over ${this._maxPendingBytes} bytes (maxPendingCallBytes)`
+      const message = overBudgetCallMessage(`${call.global}.${call.name}`, bytes, this._maxPendingBytes)
       return this._queue({ type: 'reply', run: this._run, id: call.id, ok: false, message })
     }
     this._pendingBytes += bytes

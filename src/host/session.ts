@@ -209,6 +209,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         namespaces: plan.bindings.map(shapeOf),
         cwd: plan.cwd,
         maxOutputBytes: plan.maxOutputBytes,
+        maxPendingCallBytes: plan.maxPendingCallBytes,
         discardCompletion: plan.discardCompletion,
         oneShot: plan.oneShot,
         ...(initializer ? { initializer } : {}),

@@ -4,12 +4,13 @@
  * value never reaches the host (which validates again anyway).
  */
 import type { MessagePort } from 'node:worker_threads'
-import { decodeWire, encodeWire, snapshotJson } from '../json/index.js'
-import type { CallMessage, NamespaceShape, RepliesMessage, ReplyMessage } from '../protocol.js'
+import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { imageFromLeaf } from './images.js'
 import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, post, realmGlobal } from './intrinsics.js'
 
-type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void }
+/** A call in flight: how to settle it, and the size of its arguments (JSON bytes). */
+type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void; bytes: number }
 type ErrorClass = new (message?: string) => Error
 
 function createErrorClass(name: string): ErrorClass {
@@ -26,10 +27,12 @@ export class BindingBridge {
   private _closed = false
   /** Calls made in this tick; posted together once the tick's microtasks have run. */
   private _outbox: CallMessage[] = []
+  private _pendingBytes = 0
 
   constructor(
     private readonly _port: MessagePort,
     private readonly _run: number,
+    private readonly _maxPendingBytes: number,
   ) {}
 
   /**
@@ -68,6 +71,7 @@ export class BindingBridge {
     const settle = this._pending[reply.id]
     if (settle === undefined) return
     delete this._pending[reply.id]
+    this._pendingBytes -= settle.bytes
     if (reply.ok) settle.resolve(boxed(reply.value))
     else settle.reject(new ErrorOf(reply.message))
   }
@@ -89,14 +93,16 @@ export class BindingBridge {
     const holder = {
       async [member](args?: unknown) {
         let tokens: unknown[] | undefined
+        let bytes = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args)
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
           tokens = encodeWire(snapshot.value)
+          bytes = jsonByteLength(snapshot.value)
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, tokens)).value
+          wire = (await bridge._call(shape.global, member, tokens, bytes)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -113,11 +119,17 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: unknown[] | undefined): Promise<{ value: unknown }> {
-    const id = this._nextId++
+  private _call(global: string, name: string, args: unknown[] | undefined, bytes: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
-      this._pending[id] = { resolve, reject }
+      // The host would refuse it too (its own count is authoritative); here, no copy of the
+      // arguments leaves the worker. Refused calls take no id: the host sees ids in sequence.
+      if (this._pendingBytes + bytes > this._maxPendingBytes) {
+        return reject(new ErrorOf(overBudgetCallMessage(`${global}.${name}`, bytes, this._maxPendingBytes)))
+      }
+      const id = this._nextId++
+      this._pendingBytes += bytes
+      this._pending[id] = { resolve, reject, bytes }
       // Literals define their fields, so setters a program planted on Object.prototype never run.
       const message: CallMessage = args === undefined
         ? { type: 'call', run: this._run, id, global, name }

@@ -26,6 +26,7 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
     namespaces: [{ global: REHEARSAL_GLOBAL, members: ['echo'] }],
     cwd: process.cwd(),
     maxOutputBytes: 1 << 16,
+    maxPendingCallBytes: 1 << 16,
     discardCompletion: false,
     oneShot: false,
   }, false)

@@ -39,7 +39,7 @@ export class WorkerRun {
     this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
       this.fail('output-limit', `output exceeded ${maxOutputBytes} bytes`),
     )
-    this._bridge = new BindingBridge(_port, run)
+    this._bridge = new BindingBridge(_port, run, _message.maxPendingCallBytes)
   }
 
   receive(message: ReplyMessage | RepliesMessage): void {

@@ -1,7 +1,5 @@
 // attack: 16 tool calls in flight at once, each passing the same 20 MB string to a tool that never answers, so the host holds every copy
 // expect: exception
-// known-bug[process]: on Node 24 and later the worker's failed copy of the arguments aborts its helper (worker-exit, no budget named) instead of throwing inside the program
-// known-bug[confined]: on Node 24 and later the worker's failed copy of the arguments aborts its helper (worker-exit, no budget named) instead of throwing inside the program
 // message: [Bb]udget|[Ll]imit|bytes|out of memory
 // timeout: 20000
 /* Over the budget, the call rejects inside the program with a message naming the limit (or the
