@@ -79,14 +79,17 @@ const baselines = new Map<number, Promise<number>>()
 /**
  * The writable memory (VmData) a Node process of this binary holds once a worker with this heap
  * cap has started, in KiB, plus the helper's own margin. Measured once per heap cap with a
- * throwaway process; if that fails, a generous fixed allowance stands in.
+ * throwaway process; if that fails, a generous fixed allowance stands in. The probe's worker
+ * stays alive until the reading: one that had already exited had released its reservation
+ * (about 528 MiB on Node 24), and helpers started under the lower limit died reserving their
+ * code range (measured: 2 probes in 6 started together read 586 MB instead of 1.1 GB).
  */
 export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
   let baseline = baselines.get(maxOldGenerationSizeMb)
   if (!baseline) {
     const script = `
       const { Worker } = require('node:worker_threads')
-      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1000)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
       worker.once('message', () => {
         process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
         process.exit(0)

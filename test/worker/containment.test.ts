@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dataBaseline } from '../../src/host/process.js'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { bwrap, processesMatching } from '../helpers/sandbox.js'
@@ -115,6 +116,17 @@ describe('the process host', () => {
     )
     delete process.env.PTC_TEST_HOST_SECRET
     expect(result.value).toEqual(['ENOENT', 'ESRCH'])
+  })
+
+  it('sets the memory limit above what a fresh helper holds with its worker running', async () => {
+    // What a Node process of this binary holds (VmData, KiB) while a worker with this heap cap runs.
+    const script = `
+      const { Worker } = require('node:worker_threads')
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1000)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } })
+      worker.once('message', () => { console.log(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1]); process.exit(0) })`
+    const held = Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))
+    expect(held).toBeGreaterThan(0)
+    expect(await dataBaseline(256)).toBeGreaterThan(held)
   })
 
   it('leaves no subprocess of a background shell job behind', async () => {
