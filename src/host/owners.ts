@@ -141,7 +141,8 @@ export class OwnerQueues {
     if (settlement.disposition === 'keep') await new Promise((resolve) => setImmediate(resolve))
     if (settlement.disposition === 'keep' && !(await environment.audit())) {
       if (slot.environment === environment) slot.environment = undefined
-      this._notices.set(owner, UNSTOPPED_NOTICE)
+      // Released meanwhile, the owner starts fresh without a notice.
+      if (this._slots.get(owner) === slot) this._notices.set(owner, UNSTOPPED_NOTICE)
       await this._hooks.settle(environment, 'discard')
     }
     slot.running = undefined

@@ -235,7 +235,7 @@ export class ProcessEnvironment implements Environment {
     const strays = this._strays()
     if (strays.length === 0 && !marked) return true
     await killProcessTrees(new Set(strays), marked ? this._marker : undefined)
-    return this._strays().every(isDead)
+    return this._strays().every((pid) => isDead(pid))
   }
 
   hold(held: boolean): void {

@@ -16,9 +16,10 @@ interface ProcessStat {
   pgrp: number
 }
 
-function readStat(pid: number | string): ProcessStat | undefined {
+/** `/proc/<pid>/stat`, read through the /proc mounted at `proc` (a PID namespace's own, say). */
+function readStat(pid: number | string, proc = '/proc'): ProcessStat | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(`${proc}/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]) }
   } catch {
@@ -82,10 +83,22 @@ function signal(pid: number): void {
   }
 }
 
-/** Whether `pid` is gone or a zombie: nothing of it runs any more. */
-export function isDead(pid: number): boolean {
-  const stat = readStat(pid)
-  return stat === undefined || stat.state === 'Z' || stat.state === 'X'
+const ended = (stat: ProcessStat | undefined) => stat === undefined || stat.state === 'Z' || stat.state === 'X'
+
+/**
+ * Whether `pid` is gone or a zombie: nothing of it runs any more. A process whose main thread
+ * exited shows as a zombie while its other threads run on, so a zombie's threads are read too.
+ * `proc` is the /proc to read (a PID namespace's own, where `pid` is that namespace's number).
+ */
+export function isDead(pid: number, proc = '/proc'): boolean {
+  if (!ended(readStat(pid, proc))) return false
+  let threads: string[]
+  try {
+    threads = readdirSync(`${proc}/${pid}/task`)
+  } catch {
+    return true // gone
+  }
+  return threads.every((thread) => ended(readStat(`${pid}/task/${thread}`, proc)))
 }
 
 const CHILDREN_LISTED = process.platform === 'linux' && existsSync(`/proc/self/task/${process.pid}/children`)
@@ -140,7 +153,7 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   let targets: number[] | undefined = []
   let emptyWalks = 0
   await waitBriefly(() => {
-    if (targets?.every(isDead)) {
+    if (targets?.every((pid) => isDead(pid))) {
       targets = found()
       for (const pid of targets) signal(pid)
       emptyWalks = targets.length === 0 ? emptyWalks + 1 : 0

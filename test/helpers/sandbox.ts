@@ -28,15 +28,20 @@ export function marker(): string {
   return `${process.pid}${Math.floor(Math.random() * 1e9)}`
 }
 
-/** Host processes whose command line contains `needle`. */
+/**
+ * Host processes whose command line contains `needle` and of which some thread still runs. A
+ * process whose main thread exited shows as a zombie, with no command line of its own, while its
+ * other threads run on: its threads are asked.
+ */
 export function processesMatching(needle: string): number[] {
   const found: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
     try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ')
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
-      if (cmdline.includes(needle) && state !== 'Z') found.push(Number(entry))
+      const threads = readdirSync(`/proc/${entry}/task`).map((thread) => `/proc/${entry}/task/${thread}`)
+      const running = threads.filter((thread) => !/^[ZX]/.test(readFileSync(`${thread}/stat`, 'utf8').split(') ')[1] ?? 'Z'))
+      const cmdline = running.map((thread) => readFileSync(`${thread}/cmdline`, 'utf8').replaceAll('\0', ' ')).join('\n')
+      if (cmdline.includes(needle)) found.push(Number(entry))
     } catch {
       // exited while we looked
     }

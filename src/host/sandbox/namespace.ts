@@ -16,7 +16,7 @@
  * the reaper and the helper, there is nothing to walk. The program cannot edit that listing: it
  * has no capability to mount, unmount or change its root, and it cannot make a new namespace.
  */
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf, isDead } from '../processes.js'
 
@@ -74,19 +74,34 @@ export function namespaceMembers(helperPid: number): number[] | undefined {
 }
 
 /**
+ * Members of the helper's namespace other than its reaper and the helper that may still run,
+ * by the namespace's own /proc: the check of a sweep that no race with its tree walk can fool.
+ * A chain of processes that each fork the next and exit stays a step ahead of the walk, but
+ * every listing holds one of its members. So only a zombie still listed after it was read is
+ * known to be over: a member gone by the time it is read may have forked a successor since.
+ */
+function runningStrays(helperPid: number): number[] {
+  const proc = `/proc/${helperPid}/root/proc`
+  const over = (pid: number) => isDead(pid, proc) && existsSync(`${proc}/${pid}/stat`)
+  return (namespaceMembers(helperPid) ?? []).filter((pid) => pid !== 1 && pid !== 2 && !over(pid))
+}
+
+/**
  * SIGKILLs every process in the PID namespace of the helper whose bubblewrap is `bwrapPid`
  * (a host PID), except bwrap's reaper and the helper itself, in passes until none is left.
  * Resolves what it found: `found` is whether anything else was there at all, `cleared` whether
  * the namespace holds nothing else now. Linux only; a bwrap that is gone has nothing to sweep.
- * `helperPid`, when the caller knows it, lets a namespace holding nothing else answer at once.
+ * `helperPid`, when the caller knows it, lets a namespace holding nothing else answer at once,
+ * and has the namespace's own /proc confirm that a sweep left nothing running.
  */
 export async function sweepHelperNamespace(bwrapPid: number, helperPid?: number): Promise<{ found: boolean; cleared: boolean }> {
   const members = helperPid === undefined ? undefined : namespaceMembers(helperPid)
   if (members?.length === 2 && members.includes(1) && members.includes(2)) return { found: false, cleared: true }
+  const running = () => (helperPid === undefined ? [] : runningStrays(helperPid))
   let found = false
   for (let pass = 0; pass < PASSES; pass++) {
     const targets = strays(bwrapPid)
-    if (targets.length === 0) return { found, cleared: true }
+    if (targets.length === 0 && running().length === 0) return { found, cleared: true }
     found = true
     for (const pid of targets) {
       try {
@@ -97,5 +112,5 @@ export async function sweepHelperNamespace(bwrapPid: number, helperPid?: number)
     }
     await sleep(PASS_PAUSE_MS)
   }
-  return { found, cleared: strays(bwrapPid).length === 0 }
+  return { found, cleared: strays(bwrapPid).length === 0 && running().length === 0 }
 }
