@@ -56,6 +56,8 @@ export const CORPUS_CONFIG = {
   // A small budget for everything a program allocates, so the memory cases stay cheap here.
   maxMemoryMb: 256,
   maxPendingCalls: 16,
+  // Small, so a case that fills the budget of call arguments in flight stays cheap here.
+  maxPendingCallBytes: 1024 * 1024,
   retainState: true,
   poolSize: 2,
 }

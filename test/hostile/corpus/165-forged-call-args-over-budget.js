@@ -1,4 +1,4 @@
-// attack: forged calls that skip the worker's own check of the budget of arguments in flight, passing 6 MiB each to a tool that never answers
+// attack: forged calls that skip the worker's own check of the budget of arguments in flight (1 MiB here), passing 512 KiB each to a tool that never answers
 // expect: ok
 // prelude: hijack
 // value: true
@@ -12,7 +12,7 @@ const refused = new Promise((resolve) => {
     return hybridDispatch.apply(this, args)
   }
 })
-const big = 'x'.repeat(6 * 2 ** 20)
+const big = 'x'.repeat(2 ** 19)
 for (let id = 2; id < 5; id++) forge({ type: 'call', run: runId, id, global: 'tools', name: 'hang', args: [big] })
 const message = await refused
 hybridProto[hybridKey] = hybridDispatch
