@@ -7,9 +7,9 @@
  * through an interrupt of the worker's isolate.
  *
  * What the samples cannot see (Node 20 lacks `getHeapStatistics()`; SharedArrayBuffers, and on
- * Node 26 WebAssembly memory, are left out of it) the process's RSS catches as a backstop: when it grows by more than the
- * budget per running program (plus a margin) above where it stood when they started, every
- * running program is stopped, since growth cannot be told apart by thread.
+ * Node 26 WebAssembly memory, are left out of it) the process's RSS catches as a backstop: when
+ * it grows by more than the budget per running program (plus a margin) above where it stood when
+ * they started, every running program is stopped, since growth cannot be told apart by thread.
  *
  * A sample is a few milliseconds behind the program, and a single native call (one `fill` of a
  * huge array) is not interrupted until it returns: the watch bounds memory, it does not make an

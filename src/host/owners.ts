@@ -137,13 +137,15 @@ export class OwnerQueues {
       await this._hooks.settle(environment, settlement.disposition)
     }
     ticket.resolve(settlement.result)
-    // The caller's continuation runs first: the audit's /proc reads are not part of its wait.
-    if (settlement.disposition === 'keep') await new Promise((resolve) => setImmediate(resolve))
-    if (settlement.disposition === 'keep' && !(await environment.audit())) {
-      if (slot.environment === environment) slot.environment = undefined
-      // Released meanwhile, the owner starts fresh without a notice.
-      if (this._slots.get(owner) === slot) this._notices.set(owner, UNSTOPPED_NOTICE)
-      await this._hooks.settle(environment, 'discard')
+    if (settlement.disposition === 'keep') {
+      // The caller's continuation runs first: the audit's /proc reads are not part of its wait.
+      await new Promise((resolve) => setImmediate(resolve))
+      if (!(await environment.audit())) {
+        if (slot.environment === environment) slot.environment = undefined
+        // Released meanwhile, the owner starts fresh without a notice.
+        if (this._slots.get(owner) === slot) this._notices.set(owner, UNSTOPPED_NOTICE)
+        await this._hooks.settle(environment, 'discard')
+      }
     }
     slot.running = undefined
     if (slot.wake) return slot.wake() // released meanwhile: release() finishes the rest

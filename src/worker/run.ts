@@ -35,11 +35,11 @@ export class WorkerRun {
     private readonly _message: RunMessage,
     private readonly _inHelper: boolean,
   ) {
-    const { run, maxOutputBytes } = _message
+    const { run, maxOutputBytes, maxPendingCallBytes } = _message
     this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
       this.fail('output-limit', `output exceeded ${maxOutputBytes} bytes`),
     )
-    this._bridge = new BindingBridge(_port, run, _message.maxPendingCallBytes)
+    this._bridge = new BindingBridge(_port, run, maxPendingCallBytes)
   }
 
   receive(message: ReplyMessage | RepliesMessage): void {

@@ -2,18 +2,23 @@ import { accessSync, constants, mkdtempSync, readFileSync, readdirSync, realpath
 import os from 'node:os'
 import path from 'node:path'
 
+/** Where the executable `command` is on PATH, or `undefined`. */
+export function onPath(command: string): string | undefined {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((directory) => path.join(directory, command))
+    .find((candidate) => {
+      try {
+        accessSync(candidate, constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    })
+}
+
 /** bubblewrap on PATH, or `undefined` (the confinement tests then skip, saying why). */
-export const bwrap = (process.env.PATH ?? '')
-  .split(path.delimiter)
-  .map((directory) => path.join(directory, 'bwrap'))
-  .find((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
+export const bwrap = onPath('bwrap')
 
 if (!bwrap) console.warn('confinement tests skipped: bubblewrap (bwrap) is not installed on this machine')
 

@@ -15,13 +15,11 @@
  * format (function-body) and one retained format (repl), which between them cover every path
  * the helper adds; `PTC_HOSTILE_FULL=1` runs them in all four formats (about twice the time).
  */
-import { accessSync, constants } from 'node:fs'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcProgramFormat, WorkerPtcRuntimeOptions } from 'ptc-runtime'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
-import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+import { bwrap, onPath, tempDirectory } from '../helpers/sandbox.js'
 import { CORPUS_CONFIG, FORMATS, HOSTS, type Host, type HostileProgram, expectedKind, knownBug, knownLimit, loadCorpus, plantHostSecret, runCase, runsAlone } from './corpus.mjs'
 
 type Runtime = Awaited<ReturnType<typeof startRuntime>>
@@ -58,18 +56,6 @@ async function hostProblem(host: Host): Promise<string | undefined> {
   } finally {
     await env?.dispose()
   }
-}
-
-/** Whether `command` is an executable on PATH. */
-function onPath(command: string): boolean {
-  return (process.env.PATH ?? '').split(path.delimiter).some((directory) => {
-    try {
-      accessSync(path.join(directory, command), constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
 }
 
 // Before any runtime starts, so a helper process that inherited the host's environment has it.

@@ -3,7 +3,7 @@
  * settlement dies, whatever the helper (which shares a process with the program) answers.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,7 @@ import { RUNTIME_PATHS } from '../../src/host/sandbox/runtime-files.js'
 import { WRAPPER_INPUT_FD } from '../../src/helper/protocol.js'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
-import { bwrap, marker, processesMatching, tempDirectory } from '../helpers/sandbox.js'
+import { bwrap, marker, onPath, processesMatching, tempDirectory } from '../helpers/sandbox.js'
 
 const until = async (done: () => boolean) => {
   for (let waited = 0; waited < 5000 && !done(); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -120,7 +120,6 @@ describe.skipIf(!bwrap)('a retained helper that lies about its sweep', () => {
   })
 })
 
-const onPath = (command: string) => process.env.PATH?.split(':').some((directory) => existsSync(`${directory}/${command}`))
 const python3 = onPath('python3')
 const perl = onPath('perl')
 

@@ -12,8 +12,9 @@
  *
  * Walking that tree reads a file per thread of every process in it, about 0.2 ms for a Node
  * helper, on every settlement. The namespace's own /proc (bubblewrap mounts a fresh one) lists
- * its processes in one directory read, so a sweep first asks that: when it lists nothing but
- * the reaper and the helper, there is nothing to walk. The program cannot edit that listing: it
+ * its processes in one directory read, so a sweep first asks that: when it lists nothing running
+ * but the reaper and the helper (zombies waiting to be reaped run nothing), there is nothing to
+ * walk. The program cannot edit that listing: it
  * has no capability to mount, unmount or change its root, and it cannot make a new namespace.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
@@ -95,9 +96,9 @@ function runningStrays(helperPid: number): number[] {
  * and has the namespace's own /proc confirm that a sweep left nothing running.
  */
 export async function sweepHelperNamespace(bwrapPid: number, helperPid?: number): Promise<{ found: boolean; cleared: boolean }> {
-  const members = helperPid === undefined ? undefined : namespaceMembers(helperPid)
-  if (members?.length === 2 && members.includes(1) && members.includes(2)) return { found: false, cleared: true }
   const running = () => (helperPid === undefined ? [] : runningStrays(helperPid))
+  // Nothing running in the namespace's own listing: no tree to walk.
+  if (helperPid !== undefined && running().length === 0) return { found: false, cleared: true }
   let found = false
   for (let pass = 0; pass < PASSES; pass++) {
     const targets = strays(bwrapPid)
