@@ -2,41 +2,41 @@
  * The helper process entry (`isolation: 'process'`). The host starts one per environment, under
  * bubblewrap when a sandbox policy confines the program, with a memory limit set by the kernel
  * and a channel on descriptor 3. It hosts exactly one environment: the same fresh worker the
- * host would create in-process, and relays between the worker's private port and the host.
- * Before each run it moves to the run's cwd, so the program has a real working directory.
+ * host would create in-process. Host messages reach the worker through this thread, which
+ * first moves to the run's cwd, so the program has a real working directory; the worker writes
+ * its own messages to the channel (src/worker/channel.ts), and this thread adds only `ready`,
+ * the worker's exit and what bypassed the worker's streams.
  *
  * The helper shares a process with the program, so it is in the program's trust domain: the
  * host treats every frame as untrusted and does its own process accounting from outside.
  */
 import { Socket } from 'node:net'
 import { ThreadEnvironment } from '../host/thread.js'
+import { createFrameLock, writeFrame } from '../worker/channel.js'
 import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, encodeFrame } from './protocol.js'
 
+/** How long this thread waits for the worker to finish a frame before writing its own anyway. */
+const LOCK_WAIT_MS = 5_000
+
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
-const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true })
-const environment = new ThreadEnvironment({ ...options, inHelperProcess: true })
+const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: false })
+const lock = createFrameLock()
+const environment = new ThreadEnvironment({ ...options, inHelperProcess: true, channel: { fd: CHANNEL_FD, lock } })
 let closing = false
 
 function send(frame: HelperFrame): void {
-  if (!closing) channel.write(encodeFrame(frame))
+  if (closing) return
+  try {
+    // Once the worker is gone it never releases a lock it held.
+    writeFrame(CHANNEL_FD, lock, encodeFrame(frame), environment.alive ? LOCK_WAIT_MS : 0)
+  } catch {
+    shutdown() // the host closed the channel
+  }
 }
 
-const isSpawnReport = (raw: unknown): raw is { type: 'spawned'; pid: number } =>
-  typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'spawned' && typeof (raw as { pid?: unknown }).pid === 'number'
-
 environment.attach({
-  message(raw) {
-    // Only this process can tell whether the pid is a process the worker started: under a PID
-    // namespace the host cannot even name it. A report for anything else is forged.
-    if (isSpawnReport(raw) && !environment.adoptSubprocess(raw.pid)) return send({ type: 'forged' })
-    let frame: string
-    try {
-      frame = encodeFrame({ type: 'message', message: raw })
-    } catch {
-      return send({ type: 'forged' }) // not JSON at all (a BigInt, a cycle): no genuine message is
-    }
-    if (!closing) channel.write(frame)
-  },
+  // After `ready` the worker posts nothing here; whatever arrives was posted by the program.
+  message: () => send({ type: 'forged' }),
   forged: () => send({ type: 'forged' }),
   rawOutput: (text) => send({ type: 'raw', text }),
   exit: (failure) => send({ type: 'exit', message: failure.message }),

@@ -30,6 +30,11 @@ function parseCall(raw: unknown, run: number): CallMessage | undefined {
   return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args }
 }
 
+/** A subprocess report of any run (one arriving between runs still counts). */
+export function isSpawnReport(raw: unknown): raw is { type: 'spawned'; pid: number } {
+  return isRecord(raw) && raw.type === 'spawned' && isId(raw.pid)
+}
+
 /** Rebuilds a message from the run numbered `run`, or returns why it violates the protocol. */
 export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | string {
   if (!isRecord(raw)) return 'a message that is not an object'

@@ -19,11 +19,12 @@ import { CHANNEL_FD, FrameReader, type HelperOptions, type HostFrame, WRAPPER_IN
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
-import { childrenOf, isDead, killProcessTrees } from './processes.js'
+import { isSpawnReport } from './messages.js'
+import { childrenOf, isChildOf, isDead, killProcessTrees } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
-import { helperOf, sweepHelperNamespace } from './sandbox/namespace.js'
+import { NAMESPACE_HELPER_PID, helperOf, sweepHelperNamespace } from './sandbox/namespace.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
@@ -208,10 +209,16 @@ export class ProcessEnvironment implements Environment {
     this._write({ type: 'relay', message })
   }
 
-  /** The helper vetted the report against its own process table before relaying it. */
-  adoptSubprocess(_pid: number): boolean {
+  /**
+   * The worker writes its reports itself, so they are checked here: a report must name a child
+   * of the helper (PID 2 in its namespace), or one already gone. The pid is never killed by
+   * number: a report only makes the next tidy sweep, from outside.
+   */
+  adoptSubprocess(pid: number): boolean {
     this._spawned = true
-    return true
+    if (!this._namespaced) return isChildOf(pid, this._child.pid) !== false
+    const helper = this._helperPid()
+    return helper === undefined || isChildOf(pid, NAMESPACE_HELPER_PID, `/proc/${helper}/root/proc`) !== false
   }
 
   async tidy(thorough: boolean): Promise<boolean> {
@@ -308,7 +315,8 @@ export class ProcessEnvironment implements Environment {
       }
       switch (frame?.type) {
         case 'message':
-          this._listener?.message(frame.message)
+          if (this._listener) this._listener.message(frame.message)
+          else if (isSpawnReport(frame.message)) this.adoptSubprocess(frame.message.pid) // between runs: the next tidy sweeps
           break
         case 'raw':
           this._listener?.rawOutput(frame.text)

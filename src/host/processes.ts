@@ -28,12 +28,13 @@ function readStat(pid: number | string, proc = '/proc'): ProcessStat | undefined
 }
 
 /**
- * Whether `pid` is a direct child of this process; `undefined` when it has already exited
- * (there is nothing left to kill, and nothing to accuse the program of).
+ * Whether `pid` is a direct child of `parent` (this process by default), both as the /proc at
+ * `proc` numbers them; `undefined` when it has already exited (there is nothing left to kill,
+ * and nothing to accuse the program of).
  */
-export function isOwnChild(pid: number): boolean | undefined {
-  const stat = readStat(pid)
-  return stat === undefined ? undefined : stat.ppid === process.pid
+export function isChildOf(pid: number, parent = process.pid, proc = '/proc'): boolean | undefined {
+  const stat = readStat(pid, proc)
+  return stat === undefined ? undefined : stat.ppid === parent
 }
 
 function descendantsOf(roots: ReadonlySet<number>): number[] {

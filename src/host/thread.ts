@@ -11,7 +11,8 @@ import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
-import { isOwnChild, killProcessTrees } from './processes.js'
+import { isSpawnReport } from './messages.js'
+import { isChildOf, killProcessTrees } from './processes.js'
 
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
 const READY_GRACE_MS = 2000
@@ -27,6 +28,11 @@ export interface ThreadEnvironmentOptions {
    * programs start nested workers, which escape the worker's guards.
    */
   inHelperProcess?: boolean
+  /**
+   * Set by a helper process: the worker writes its run messages as frames to this descriptor
+   * itself, holding `lock` for each (src/worker/channel.ts), instead of posting them here.
+   */
+  channel?: { fd: number; lock: Int32Array }
   /** The marker every subprocess inherits; a helper passes the one its host chose. */
   subprocessMarker?: string
   /**
@@ -85,12 +91,6 @@ function exitFailure(code: number, error: Error | undefined, stopped: string | u
   return { kind: 'worker-exit', message }
 }
 
-function isSpawnReport(message: unknown): message is { pid: number } {
-  if (typeof message !== 'object' || message === null) return false
-  const { type, pid } = message as { type?: unknown; pid?: unknown }
-  return type === 'spawned' && Number.isSafeInteger(pid) && (pid as number) > 0
-}
-
 export class ThreadEnvironment implements Environment, WatchedWorker {
   readonly exited: Promise<void>
   /** Resolves once the worker has loaded its modules, or with its failure if it exits first. */
@@ -128,6 +128,7 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     this._worker = new Worker(WORKER_FILE, {
       workerData: {
         port: port2,
+        channel: options.channel,
         rehearsal: options.rehearsal,
         sharesHostProcess: options.inHelperProcess !== true,
         subprocessMarker: this._marker,
@@ -218,7 +219,7 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
 
   adoptSubprocess(pid: number): boolean {
     this._spawned = true
-    const own = isOwnChild(pid)
+    const own = isChildOf(pid)
     if (own) this._subprocesses.add(pid)
     return own !== false
   }

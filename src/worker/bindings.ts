@@ -3,11 +3,11 @@
  * async functions that cross to the host. Arguments are validated here first so a lossy
  * value never reaches the host (which validates again anyway).
  */
-import type { MessagePort } from 'node:worker_threads'
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { imageFromLeaf } from './images.js'
-import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, post, realmGlobal } from './intrinsics.js'
+import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, realmGlobal } from './intrinsics.js'
+import type { Outbox } from './outbox.js'
 
 /** A call in flight: how to settle it, and the size of its arguments (JSON bytes). */
 type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void; bytes: number }
@@ -30,7 +30,7 @@ export class BindingBridge {
   private _pendingBytes = 0
 
   constructor(
-    private readonly _port: MessagePort,
+    private readonly _post: Outbox,
     private readonly _run: number,
     private readonly _maxPendingBytes: number,
   ) {}
@@ -144,7 +144,7 @@ export class BindingBridge {
     const calls = this._outbox
     this._outbox = []
     if (this._closed) return // the run ended this tick; its host side no longer listens
-    post(this._port, calls.length === 1 ? calls[0] : { type: 'calls', run: this._run, calls })
+    this._post(calls.length === 1 ? calls[0]! : { type: 'calls', run: this._run, calls })
   }
 }
 

@@ -8,7 +8,8 @@ import type { HostMessage, ProgramCode, ReadyMessage } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
-import { dataProperty, defineProperty, post, realmGlobal } from './intrinsics.js'
+import { dataProperty, defineProperty, endThread, post, realmGlobal } from './intrinsics.js'
+import { channelOutbox, portOutbox } from './outbox.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
@@ -17,10 +18,20 @@ import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as { port?: MessagePort; rehearsal?: ProgramCode; sharesHostProcess?: boolean; subprocessMarker: string }
+const data = workerData as {
+  port?: MessagePort
+  channel?: { fd: number; lock: Int32Array }
+  rehearsal?: ProgramCode
+  sharesHostProcess?: boolean
+  subprocessMarker: string
+}
 const port = data.port!
 const rehearsal = data.rehearsal
+// In a helper process the worker writes its messages to the host itself (outbox.ts); `ready`
+// still goes to the helper's main thread, which starts serving the host then.
+const outbox = data.channel ? channelOutbox(data.channel.fd, data.channel.lock) : portOutbox(port)
 delete data.port
+delete data.channel
 delete data.rehearsal
 const state = createProgramState()
 let current: WorkerRun | undefined
@@ -58,11 +69,15 @@ function serve(): void {
   port.on('message', (message: HostMessage) => {
     if (message.type !== 'run') return current?.receive(message)
     resetProcessStreams()
-    current = new WorkerRun(port, message, data.sharesHostProcess !== true)
+    current = new WorkerRun(outbox, message, data.sharesHostProcess !== true)
     setWorkingDirectory(message.cwd)
     installRuntimeGlobals()
     void current.execute(state)
   })
+  // A program that closed the channel (it can reach it) made this environment unreachable: end
+  // it now, rather than leave it to hold the runs sent to it until their deadlines.
+  // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
+  port.once('close', () => endThread())
   // Every module is loaded: the host may now terminate this worker without leaking the file
   // handles of a load in progress.
   post(port, { type: 'ready' } satisfies ReadyMessage)

@@ -6,10 +6,9 @@
  *
  * The host re-meters everything: this side only has to be early, not trusted.
  */
-import type { MessagePort } from 'node:worker_threads'
 import { fitJsonString, jsonStringByteLength } from '../json/index.js'
 import type { OutputItem } from '../protocol.js'
-import { post } from './intrinsics.js'
+import type { Outbox } from './outbox.js'
 
 export class OutputChannel {
   /** Bytes still free in the ledger: starts after `[` `]`. */
@@ -19,7 +18,7 @@ export class OutputChannel {
   overflowed = false
 
   constructor(
-    private readonly _port: MessagePort,
+    private readonly _post: Outbox,
     private readonly _run: number,
     maxOutputBytes: number,
     private readonly _onOverflow: () => void,
@@ -52,7 +51,7 @@ export class OutputChannel {
   private _send(item: OutputItem, cost: number): void {
     this._free -= cost
     this._count++
-    post(this._port, { type: 'output', run: this._run, items: [item] })
+    this._post({ type: 'output', run: this._run, items: [item] })
   }
 
   private _overflow(): void {

@@ -13,13 +13,14 @@ import {
   type CallMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,
 } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
+import { portOutbox } from './outbox.js'
 import { WorkerRun } from './run.js'
 import { forgetPrograms } from './stack.js'
 
 /** Runs `program` privately; `begin` makes the run current so console output reaches it. */
 export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | undefined) => void): Promise<void> {
   const { port1: runSide, port2: hostSide } = new MessageChannel()
-  const run = new WorkerRun(runSide, {
+  const run = new WorkerRun(portOutbox(runSide), {
     type: 'run',
     run: 0,
     program,

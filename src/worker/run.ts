@@ -3,12 +3,12 @@
  * program, and send exactly one terminal message (`done` or `failed`).
  */
 import vm from 'node:vm'
-import type { MessagePort } from 'node:worker_threads'
 import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
-import { blockThread, endThread, post, uncurryThis } from './intrinsics.js'
+import { blockThread, endThread, uncurryThis } from './intrinsics.js'
+import type { Outbox } from './outbox.js'
 import { OutputChannel } from './output.js'
 import { describeThrown, registerProgram } from './stack.js'
 import { flushProcessStreams } from './streams.js'
@@ -31,15 +31,15 @@ export class WorkerRun {
    * kills right after a one-shot result.
    */
   constructor(
-    private readonly _port: MessagePort,
+    private readonly _post: Outbox,
     private readonly _message: RunMessage,
     private readonly _inHelper: boolean,
   ) {
     const { run, maxOutputBytes, maxPendingCallBytes } = _message
-    this.output = new OutputChannel(_port, run, maxOutputBytes, () =>
+    this.output = new OutputChannel(_post, run, maxOutputBytes, () =>
       this.fail('output-limit', `output exceeded ${maxOutputBytes} bytes`),
     )
-    this._bridge = new BindingBridge(_port, run, maxPendingCallBytes)
+    this._bridge = new BindingBridge(_post, run, maxPendingCallBytes)
   }
 
   receive(message: ReplyMessage | RepliesMessage): void {
@@ -47,7 +47,7 @@ export class WorkerRun {
   }
 
   spawned(pid: number): void {
-    if (!this._settled) post(this._port, { type: 'spawned', run: this._message.run, pid })
+    if (!this._settled) this._post({ type: 'spawned', run: this._message.run, pid })
   }
 
   /** Evaluates the initializer (if any) and the program; settles the run. */
@@ -89,7 +89,7 @@ export class WorkerRun {
     const message: FailedMessage = { type: 'failed', run, kind, message: text }
     if (flags.initializer) message.initializer = true
     if (flags.unusable) message.unusable = true
-    post(this._port, message)
+    this._post(message)
     this._endIfLast()
   }
 
@@ -118,7 +118,7 @@ export class WorkerRun {
     this._settled = true
     this._bridge.close()
     const run = this._message.run
-    post(this._port, value === undefined ? { type: 'done', run } : { type: 'done', run, value })
+    this._post(value === undefined ? { type: 'done', run } : { type: 'done', run, value })
     this._endIfLast()
   }
 

@@ -32,6 +32,7 @@
  * Program text conventions: a line starting with `/* completion *\/` holds the completion
  * expression. It becomes `return` in `function-body` and `;` elsewhere (so the line can never
  * continue the statement above it), and every format sees the same completion value;
+ * `__HOST__` becomes the host's name (`thread`, `process` or `confined`);
  * `__SLEEP__` and `__SLEEP_SHORT__` become `sleep` durations carrying a per-case marker, so the
  * runner can find any process the program left behind.
  *
@@ -157,7 +158,10 @@ export function loadCorpus() {
       if (!KINDS.includes(kind)) throw new Error(`${file}: expect must be one of ${KINDS.join(', ')}, got ${JSON.stringify(kind)}`)
     }
     const followUp = plain.get('follow-up')
-    if (followUp !== undefined && !KINDS.includes(followUp) && followUp !== 'fresh') throw new Error(`${file}: unknown follow-up ${followUp}`)
+    const followUps = qualifiedValues(qualified, 'follow-up')
+    for (const value of [followUp, ...followUps.values()]) {
+      if (value !== undefined && !KINDS.includes(value) && value !== 'fresh') throw new Error(`${file}: unknown follow-up ${value}`)
+    }
     const prelude = plain.get('prelude')
     const knownLimits = qualifiedValues(qualified, 'known-limit')
     for (const [qualifier] of knownLimits) {
@@ -189,6 +193,7 @@ export function loadCorpus() {
       message: plain.has('message') ? new RegExp(plain.get('message')) : undefined,
       messages: new Map([...qualifiedValues(qualified, 'message')].map(([qualifier, value]) => [qualifier, new RegExp(value)])),
       followUp: followUp ?? 'ok',
+      followUps,
       pauseMs: Number(plain.get('pause') ?? 0),
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
       knownBug: plain.get('known-bug'),
@@ -215,6 +220,11 @@ export function knownLimit(program, host) {
   return program.knownLimits.get(host)
 }
 
+/** How the owner's next run must end after `program` on `host` in `format`. */
+function followUpFor(program, host, format) {
+  return qualifiedFor(program.followUps, host, format) ?? program.followUp
+}
+
 /** The kind `program` must end with on `host` in `format`. */
 export function expectedKind(program, host, format) {
   return qualifiedFor(program.expects, host, format) ?? program.expect
@@ -229,6 +239,7 @@ export function programText(program, host, format, marker) {
   const start = expectedKind(program, host, format) === 'timeout' ? `await tools.started('${marker}');\n` : ''
   return (start + program.prelude + program.source)
     .replace(/^\/\* completion \*\/ /gm, completion)
+    .replaceAll('__HOST__', host)
     .replaceAll('__SLEEP_SHORT__', `6.${marker}`)
     .replaceAll('__SLEEP__', `60.${marker}`)
 }
@@ -424,7 +435,7 @@ function describeResult(result) {
 const noticeOf = (result) => result.output[0]?.type === 'text' && result.output[0].text.startsWith('[earlier state was lost')
 
 /** After a case: the runtime must still serve the next run, and a retained owner must recover. */
-async function checkHealth(runtime, program, format, caseResult, owner, timeoutMs) {
+async function checkHealth(runtime, program, host, format, caseResult, owner, timeoutMs) {
   // In a retained environment the pause lets timers the case left behind fire while the next
   // run is in progress.
   const source = owner ? `await tools.delay(50)\n${healthProgram(format)}` : healthProgram(format)
@@ -438,7 +449,7 @@ async function checkHealth(runtime, program, format, caseResult, owner, timeoutM
   if (!owner) return healthy(next) ? [] : [`the next one-shot run failed: ${describeResult(next)}`]
   const problems = []
   const discarded = caseResult !== 'hung' && DISCARDING.has(caseResult.error?.kind ?? 'ok')
-  const follow = program.followUp
+  const follow = followUpFor(program, host, format)
   if (follow === 'ok' || follow === 'fresh') {
     const fresh = follow === 'fresh' || discarded
     if (!healthy(next)) problems.push(`the owner's next run failed: ${describeResult(next)}`)
@@ -474,7 +485,7 @@ export async function runCase(runtime, { host, format, program }) {
     const survivors = await survivingProcesses(marker, host === 'thread' ? 100 : 2000)
     if (survivors.length > 0) problems.push(`${survivors.length} process(es) it started outlived the run`)
     problems.push(...(await hostProblems()))
-    problems.push(...(await checkHealth(runtime, program, format, result, owner, timeoutMs)))
+    problems.push(...(await checkHealth(runtime, program, host, format, result, owner, timeoutMs)))
   } catch (error) {
     problems.push(`the case threw: ${error?.stack ?? error}`)
   } finally {

@@ -86,7 +86,8 @@ describe('failure kinds', () => {
     })
 
     // The channel is hidden from programs, but a determined one can still reach it through
-    // Node internals: it intercepts the next reply, then posts whatever it likes.
+    // Node internals: it intercepts the next reply, then sends whatever it likes where the
+    // worker's messages go (in a helper process, frames the worker writes on descriptor 3).
     const hijack = (message: string) => `
       const { MessagePort } = await import('node:worker_threads')
       const proto = Object.getPrototypeOf(Object.getPrototypeOf(MessagePort.prototype))
@@ -95,7 +96,9 @@ describe('failure kinds', () => {
       let port, runId
       proto[key] = function (...args) { port ??= this; runId ??= args[0]?.run; return original.apply(this, args) }
       await tools.echo(1)
-      MessagePort.prototype.postMessage.call(port, ${message})
+      ${env.runtime.isolation === 'thread'
+        ? `MessagePort.prototype.postMessage.call(port, ${message})`
+        : `;(await import('node:fs')).writeSync(3, JSON.stringify({ type: 'message', message: ${message} }) + '\\n')`}
       await new Promise(() => {})`
 
     it.each([

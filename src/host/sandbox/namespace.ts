@@ -21,6 +21,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf, isDead } from '../processes.js'
 
+/** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
+export const NAMESPACE_HELPER_PID = 2
+
 /** Kill passes before giving up on a namespace that keeps spawning. */
 const PASSES = 20
 const PASS_PAUSE_MS = 5
@@ -38,10 +41,10 @@ function namespacePids(pid: number): number[] {
 /** bwrap's reaper (PID 1 inside) under `bwrapPid`, if it runs. */
 const reaperOf = (bwrapPid: number) => childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
 
-/** The host PID of the helper (PID 2 inside) whose bubblewrap is `bwrapPid`, if it runs. */
+/** The host PID of the helper whose bubblewrap is `bwrapPid`, if it runs. */
 export function helperOf(bwrapPid: number): number | undefined {
   const reaper = reaperOf(bwrapPid)
-  return reaper === undefined ? undefined : childrenOf(reaper).find((pid) => namespacePids(pid).at(-1) === 2)
+  return reaper === undefined ? undefined : childrenOf(reaper).find((pid) => namespacePids(pid).at(-1) === NAMESPACE_HELPER_PID)
 }
 
 /** Live processes of the namespace under `bwrapPid` other than its reaper and the helper. */
@@ -54,7 +57,7 @@ function strays(bwrapPid: number): number[] {
     const parent = pending.pop()!
     for (const child of childrenOf(parent)) {
       pending.push(child)
-      const helper = parent === reaper && namespacePids(child).at(-1) === 2
+      const helper = parent === reaper && namespacePids(child).at(-1) === NAMESPACE_HELPER_PID
       if (!helper && !isDead(child)) found.push(child)
     }
   }
@@ -84,7 +87,7 @@ export function namespaceMembers(helperPid: number): number[] | undefined {
 function runningStrays(helperPid: number): number[] {
   const proc = `/proc/${helperPid}/root/proc`
   const over = (pid: number) => isDead(pid, proc) && existsSync(`${proc}/${pid}/stat`)
-  return (namespaceMembers(helperPid) ?? []).filter((pid) => pid !== 1 && pid !== 2 && !over(pid))
+  return (namespaceMembers(helperPid) ?? []).filter((pid) => pid !== 1 && pid !== NAMESPACE_HELPER_PID && !over(pid))
 }
 
 /**

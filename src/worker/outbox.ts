@@ -1,0 +1,25 @@
+/**
+ * Where a run's messages to the host go: the worker's port in the thread host and in the
+ * rehearsal; in a helper process, the helper's channel, written by the worker itself.
+ */
+import type { MessagePort } from 'node:worker_threads'
+import type { WorkerMessage } from '../protocol.js'
+import { messageFrame, writeFrame } from './channel.js'
+import { post } from './intrinsics.js'
+
+export type Outbox = (message: WorkerMessage) => void
+
+export function portOutbox(port: MessagePort): Outbox {
+  return (message) => post(port, message)
+}
+
+/** Frames on descriptor `fd`, each written whole under `lock` (see channel.ts). */
+export function channelOutbox(fd: number, lock: Int32Array): Outbox {
+  return (message) => {
+    try {
+      writeFrame(fd, lock, messageFrame(message))
+    } catch {
+      // The host closed the channel: the helper's main thread hears it too and ends the helper.
+    }
+  }
+}
