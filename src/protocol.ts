@@ -39,6 +39,17 @@ console.log('rehearsal', echoed, both)
 ;({ echoed, both })
 `
 
+/**
+ * How the worker of a helper process talks to the host directly (src/worker/channel.ts and
+ * inbox.ts): it writes frames to descriptor `fd`, holding `lock` (shared with the helper's main
+ * thread) for each, and reads host frames from descriptor `inbox`.
+ */
+export interface HelperChannel {
+  fd: number
+  lock: Int32Array
+  inbox: number
+}
+
 // host -> worker ---------------------------------------------------------------------------
 
 export interface RunMessage {

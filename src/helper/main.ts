@@ -2,10 +2,11 @@
  * The helper process entry (`isolation: 'process'`). The host starts one per environment, under
  * bubblewrap when a sandbox policy confines the program, with a memory limit set by the kernel
  * and a channel on descriptor 3. It hosts exactly one environment: the same fresh worker the
- * host would create in-process. Host messages reach the worker through this thread, which
- * first moves to the run's cwd, so the program has a real working directory; the worker writes
- * its own messages to the channel (src/worker/channel.ts), and this thread adds only `ready`,
- * the worker's exit and what bypassed the worker's streams.
+ * host would create in-process. The worker talks to the host itself: it writes its messages to
+ * the channel (src/worker/channel.ts) and reads most host messages from a descriptor of its own
+ * (src/worker/inbox.ts). This thread passes on only the runs whose cwd it must move to first,
+ * so the program has a real working directory, and writes `ready`, the worker's exit and what
+ * bypassed the worker's streams.
  *
  * The helper shares a process with the program, so it is in the program's trust domain: the
  * host treats every frame as untrusted and does its own process accounting from outside.
@@ -13,7 +14,7 @@
 import { Socket } from 'node:net'
 import { ThreadEnvironment } from '../host/thread.js'
 import { createFrameLock, writeFrame } from '../worker/channel.js'
-import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, encodeFrame } from './protocol.js'
+import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, INBOX_FD, encodeFrame } from './protocol.js'
 
 /** How long this thread waits for the worker to finish a frame before writing its own anyway. */
 const LOCK_WAIT_MS = 5_000
@@ -21,7 +22,7 @@ const LOCK_WAIT_MS = 5_000
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: false })
 const lock = createFrameLock()
-const environment = new ThreadEnvironment({ ...options, inHelperProcess: true, channel: { fd: CHANNEL_FD, lock } })
+const environment = new ThreadEnvironment({ ...options, inHelperProcess: true, channel: { fd: CHANNEL_FD, lock, inbox: INBOX_FD } })
 let closing = false
 
 function send(frame: HelperFrame): void {
@@ -76,4 +77,4 @@ channel.on('end', shutdown)
 channel.on('error', shutdown)
 
 // Ready only once the worker can take a run: the host's readiness has one meaning.
-void environment.ready.then((refusal) => (refusal ? send({ type: 'exit', message: refusal.message }) : send({ type: 'ready' })))
+void environment.ready.then((refusal) => (refusal ? send({ type: 'exit', message: refusal.message }) : send({ type: 'ready', cwd: process.cwd() })))

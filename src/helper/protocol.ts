@@ -15,19 +15,28 @@ import type { HostMessage } from '../protocol.js'
 
 /** The helper's descriptor for the channel. */
 export const CHANNEL_FD = 3
+/**
+ * The worker's own descriptor for host messages (a second socket pair): a kept environment's
+ * runs in the cwd the helper is in, and binding replies, reach the worker without waking the
+ * helper's main thread (src/worker/inbox.ts). Frames have the channel's `relay` form.
+ */
+export const INBOX_FD = 5
 /** Where a wrapper reads its `input` (bubblewrap's seccomp filter); closed before the helper runs. */
 export const WRAPPER_INPUT_FD = 4
 
 /** Start-up options, passed as the helper's only argument (JSON): those of its worker. */
 export type HelperOptions = ThreadEnvironmentOptions
 
-/** Host -> helper. A relayed `run` message first moves the helper to the run's cwd. */
+/**
+ * Host -> helper, on the channel (its main thread) or the worker's inbox. A `run` relayed by the
+ * main thread first moves the helper to the run's cwd.
+ */
 export type HostFrame = { type: 'relay'; message: HostMessage }
 
 /** Helper -> host. Untrusted: the program can write frames of its own to the descriptor. */
 export type HelperFrame =
   /** The helper runs (under its confinement) and its worker has loaded. Always first. */
-  | { type: 'ready' }
+  | { type: 'ready'; cwd: string }
   /** A message the worker posted on its private port, relayed unchanged. */
   | { type: 'message'; message: unknown }
   /** Forged traffic seen inside the helper (parentPort, a foreign subprocess report...). */
@@ -50,6 +59,7 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
   const frame = raw
   switch (frame.type) {
     case 'ready':
+      return typeof frame.cwd === 'string' ? { type: 'ready', cwd: frame.cwd } : undefined
     case 'forged':
       return { type: frame.type }
     case 'message':

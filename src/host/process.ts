@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, FrameReader, type HelperOptions, type HostFrame, WRAPPER_INPUT_FD, encodeFrame, parseHelperFrame } from '../helper/protocol.js'
+import { CHANNEL_FD, FrameReader, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame, parseHelperFrame } from '../helper/protocol.js'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
@@ -119,7 +119,11 @@ export class ProcessEnvironment implements Environment {
   readonly confined: boolean
   private readonly _child: ChildProcess
   private readonly _channel: Socket
+  /** The worker's own descriptor for host messages (INBOX_FD). */
+  private readonly _inbox: Socket
   private readonly _streams: Socket[]
+  /** The helper's cwd, as far as the host moved it: runs elsewhere go through its main thread. */
+  private _cwd: string | undefined
   private readonly _reader: FrameReader
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
@@ -157,12 +161,13 @@ export class ProcessEnvironment implements Environment {
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
-    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', ...(input ? ['pipe' as const] : [])]
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     this._roots = launch.wrapper?.roots ?? []
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
-    this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel]
+    this._inbox = (this._child.stdio as unknown as Socket[])[INBOX_FD]!
+    this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel, this._inbox]
     // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
     for (const stream of this._streams) stream.on('error', () => undefined)
     let exited!: () => void
@@ -182,6 +187,8 @@ export class ProcessEnvironment implements Environment {
       })
     }
     this._channel.on('data', (chunk: Buffer) => this._receive(chunk))
+    // Nothing genuine comes back on the inbox: bytes there were written by the program.
+    this._inbox.on('data', () => this._violation())
     this._timer = setTimeout(() => {
       this._failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
       this._child.kill('SIGKILL')
@@ -206,7 +213,15 @@ export class ProcessEnvironment implements Environment {
     // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
     const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
     if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
-    this._write({ type: 'relay', message })
+    const frame = encodeFrame({ type: 'relay', message })
+    // Only the main thread can move the helper to another cwd; everything else goes straight
+    // to the worker.
+    if (message.type === 'run' && message.cwd !== this._cwd) {
+      this._cwd = message.cwd
+      this._channel.write(frame)
+    } else {
+      this._inbox.write(frame)
+    }
   }
 
   /**
@@ -280,10 +295,6 @@ export class ProcessEnvironment implements Environment {
     return childrenOf(this._child.pid!).filter((pid) => !isDead(pid))
   }
 
-  private _write(frame: HostFrame): void {
-    this._channel.write(encodeFrame(frame))
-  }
-
   private _failStart(problem: string): void {
     if (this._started !== undefined) return
     this._started = false
@@ -309,6 +320,7 @@ export class ProcessEnvironment implements Environment {
           return
         }
         this._started = true
+        this._cwd = frame.cwd
         clearTimeout(this._timer)
         this._settleReady(undefined)
         continue
@@ -325,6 +337,7 @@ export class ProcessEnvironment implements Environment {
           this._listener?.forged()
           break
         case 'refused':
+          this._cwd = undefined // the helper stayed where it was
           this._listener?.exit({ kind: this.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
           break
         case 'exit':

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { HeapInfo } from 'node:v8'
-import type { HostMessage, ProgramCode } from '../protocol.js'
+import type { HelperChannel, HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
@@ -29,10 +29,10 @@ export interface ThreadEnvironmentOptions {
    */
   inHelperProcess?: boolean
   /**
-   * Set by a helper process: the worker writes its run messages as frames to this descriptor
-   * itself, holding `lock` for each (src/worker/channel.ts), instead of posting them here.
+   * Set by a helper process: the worker writes its run messages to the host itself and reads
+   * the host's from a descriptor of its own (src/worker/channel.ts, inbox.ts).
    */
-  channel?: { fd: number; lock: Int32Array }
+  channel?: HelperChannel
   /** The marker every subprocess inherits; a helper passes the one its host chose. */
   subprocessMarker?: string
   /**

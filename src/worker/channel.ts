@@ -33,6 +33,9 @@ const setPrototypeOf = Reflect.setPrototypeOf
 const Int32ArrayOf = Int32Array
 const SharedArrayBufferOf = SharedArrayBuffer
 
+/** The frame that tells the host its traffic was tampered with. */
+export const FORGED_FRAME = '{"type":"forged"}\n'
+
 /** A lock both threads of a helper hold while they write a frame: one shared 32-bit cell. */
 export function createFrameLock(): Int32Array {
   return new Int32ArrayOf(new SharedArrayBufferOf(4))

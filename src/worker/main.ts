@@ -4,11 +4,13 @@
  * Everything it needs is captured before any program runs.
  */
 import { type MessagePort, workerData } from 'node:worker_threads'
-import type { HostMessage, ProgramCode, ReadyMessage } from '../protocol.js'
+import type { HelperChannel, HostMessage, ProgramCode, ReadyMessage } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { dataProperty, defineProperty, endThread, post, realmGlobal } from './intrinsics.js'
+import { FORGED_FRAME, writeFrame } from './channel.js'
+import { readInbox } from './inbox.js'
 import { channelOutbox, portOutbox } from './outbox.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
@@ -20,16 +22,18 @@ import { installProcessWorld, setWorkingDirectory } from './world.js'
 // treats everything on it as hostile, because a determined program can reach it anyway.
 const data = workerData as {
   port?: MessagePort
-  channel?: { fd: number; lock: Int32Array }
+  channel?: HelperChannel
   rehearsal?: ProgramCode
   sharesHostProcess?: boolean
   subprocessMarker: string
 }
 const port = data.port!
 const rehearsal = data.rehearsal
-// In a helper process the worker writes its messages to the host itself (outbox.ts); `ready`
-// still goes to the helper's main thread, which starts serving the host then.
-const outbox = data.channel ? channelOutbox(data.channel.fd, data.channel.lock) : portOutbox(port)
+// In a helper process the worker writes its messages to the host itself (outbox.ts) and reads
+// most of the host's from a descriptor of its own (inbox.ts); `ready` still goes to the
+// helper's main thread, which starts serving the host then.
+const channel = data.channel
+const outbox = channel ? channelOutbox(channel.fd, channel.lock) : portOutbox(port)
 delete data.port
 delete data.channel
 delete data.rehearsal
@@ -64,16 +68,19 @@ function installRuntimeGlobals(): void {
   defineProperty(realmGlobal, 'Image', dataProperty(Image, false, true, true))
 }
 
+function receive(message: HostMessage): void {
+  if (message.type !== 'run') return current?.receive(message)
+  resetProcessStreams()
+  current = new WorkerRun(outbox, message, data.sharesHostProcess !== true)
+  setWorkingDirectory(message.cwd)
+  installRuntimeGlobals()
+  void current.execute(state)
+}
+
 function serve(): void {
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
-  port.on('message', (message: HostMessage) => {
-    if (message.type !== 'run') return current?.receive(message)
-    resetProcessStreams()
-    current = new WorkerRun(outbox, message, data.sharesHostProcess !== true)
-    setWorkingDirectory(message.cwd)
-    installRuntimeGlobals()
-    void current.execute(state)
-  })
+  port.on('message', receive)
+  if (channel) readInbox(channel.inbox, receive, () => writeFrame(channel.fd, channel.lock, FORGED_FRAME))
   // A program that closed the channel (it can reach it) made this environment unreachable: end
   // it now, rather than leave it to hold the runs sent to it until their deadlines.
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
@@ -75,7 +76,7 @@ describe('failure kinds', () => {
     expect(result.value).toBe('EPERM')
   })
 
-  describe('forged port traffic fails closed with protocol', () => {
+  describe('forged channel traffic fails closed with protocol', () => {
     const tools = { global: 'tools', functions: { echo: async (value: unknown) => value as never } }
 
     it('a message on the worker parent port', async () => {
@@ -86,20 +87,11 @@ describe('failure kinds', () => {
     })
 
     // The channel is hidden from programs, but a determined one can still reach it through
-    // Node internals: it intercepts the next reply, then sends whatever it likes where the
-    // worker's messages go (in a helper process, frames the worker writes on descriptor 3).
-    const hijack = (message: string) => `
-      const { MessagePort } = await import('node:worker_threads')
-      const proto = Object.getPrototypeOf(Object.getPrototypeOf(MessagePort.prototype))
-      const key = Object.getOwnPropertySymbols(proto).find((s) => String(s) === 'Symbol(nodejs.internal.kHybridDispatch)')
-      const original = proto[key]
-      let port, runId
-      proto[key] = function (...args) { port ??= this; runId ??= args[0]?.run; return original.apply(this, args) }
-      await tools.echo(1)
-      ${env.runtime.isolation === 'thread'
-        ? `MessagePort.prototype.postMessage.call(port, ${message})`
-        : `;(await import('node:fs')).writeSync(3, JSON.stringify({ type: 'message', message: ${message} }) + '\\n')`}
-      await new Promise(() => {})`
+    // Node internals (the corpus's hijack prelude): it learns the run in progress, then sends
+    // whatever it likes where the worker's messages go.
+    const prelude = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
+    const hijack = (message: string) =>
+      `${prelude.replaceAll('__HOST__', env.runtime.isolation === 'thread' ? 'thread' : 'process')}\nforge(${message})\nawait hang()`
 
     it.each([
       ['a non-object', '42'],
