@@ -5,8 +5,8 @@
  * host would create in-process. The worker talks to the host itself: it writes its messages to
  * the channel (src/worker/channel.ts) and reads most host messages from a descriptor of its own
  * (src/worker/inbox.ts). This thread passes on only the runs whose cwd it must move to first,
- * so the program has a real working directory, and writes `ready`, the worker's exit and what
- * bypassed the worker's streams.
+ * so the program has a real working directory, and writes `ready`, the worker's exit and
+ * forgery it sees.
  *
  * The helper shares a process with the program, so it is in the program's trust domain: the
  * host treats every frame as untrusted and does its own process accounting from outside.
@@ -39,7 +39,9 @@ environment.attach({
   // After `ready` the worker posts nothing here; whatever arrives was posted by the program.
   message: () => send({ type: 'forged' }),
   forged: () => send({ type: 'forged' }),
-  rawOutput: (text) => send({ type: 'raw', text }),
+  // The worker's stdio is not captured here: what bypasses its streams reaches this process's
+  // own stdout and stderr, which the host reads.
+  rawOutput: () => undefined,
   exit: (failure) => send({ type: 'exit', message: failure.message }),
 })
 

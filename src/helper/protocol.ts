@@ -41,8 +41,6 @@ export type HelperFrame =
   | { type: 'message'; message: unknown }
   /** Forged traffic seen inside the helper (parentPort, a foreign subprocess report...). */
   | { type: 'forged' }
-  /** Text that reached the worker's real stdout/stderr. */
-  | { type: 'raw'; text: string }
   /** The run's cwd cannot be entered here, so its program was not started. */
   | { type: 'refused'; message: string }
   /** The worker exited; `message` says how, for the model. */
@@ -64,13 +62,9 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
       return { type: frame.type }
     case 'message':
       return 'message' in frame ? { type: 'message', message: frame.message } : undefined
-    case 'raw':
     case 'refused':
-    case 'exit': {
-      const text = frame.type === 'raw' ? frame.text : frame.message
-      if (typeof text !== 'string') return undefined
-      return frame.type === 'raw' ? { type: 'raw', text } : { type: frame.type, message: text }
-    }
+    case 'exit':
+      return typeof frame.message === 'string' ? { type: frame.type, message: frame.message } : undefined
     default:
       return undefined
   }
@@ -79,20 +73,20 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
 /**
  * Splits a byte stream into frames. A line longer than `maxFrameBytes` is over-budget traffic:
  * `push` reports failure as soon as the buffered bytes pass it, before anything is parsed, so
- * the reader never holds more than that.
+ * the reader never holds more than that. The limit may change between pushes.
  */
 export class FrameReader {
   private _parts: Buffer[] = []
   private _buffered = 0
 
-  constructor(private readonly _maxFrameBytes: number) {}
+  constructor(public maxFrameBytes: number) {}
 
   /** Complete lines in `chunk` (parsed), or `undefined` when a line is too long or not JSON. */
   push(chunk: Buffer): unknown[] | undefined {
     const frames: unknown[] = []
     let start = 0
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      if (this._buffered + end - start > this._maxFrameBytes) return undefined
+      if (this._buffered + end - start > this.maxFrameBytes) return undefined
       const line = this._parts.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...this._parts, chunk.subarray(start, end)])
       this._parts = []
       this._buffered = 0
@@ -105,7 +99,7 @@ export class FrameReader {
     }
     if (start < chunk.length) {
       this._buffered += chunk.length - start
-      if (this._buffered > this._maxFrameBytes) return undefined
+      if (this._buffered > this.maxFrameBytes) return undefined
       this._parts.push(chunk.subarray(start))
     }
     return frames

@@ -30,7 +30,8 @@ export function checkImage(image: PtcImage): ImageAttachmentRef | string {
 }
 
 export interface CallHost {
-  reply(message: ReplyMessage | RepliesMessage): void
+  /** Sends `message`; `written` once the environment took it (a helper's socket flushed it). */
+  reply(message: ReplyMessage | RepliesMessage, written: () => void): void
   /** The call broke the protocol; the run must fail with `protocol`. */
   violation(reason: string): void
   issued(attachment: ImageAttachmentRef): void
@@ -43,8 +44,12 @@ export class CallDispatcher {
   private _pendingBytes = 0
   private _open = true
   private readonly _controller = new AbortController()
-  /** Replies ready in this tick; sent together once the tick's microtasks have run. */
-  private _outbox: ReplyMessage[] = []
+  /**
+   * Replies ready in this tick, sent together once the tick's microtasks have run, with the
+   * argument bytes of their calls: a call counts as pending until its reply has been written,
+   * so a program that stops reading its replies cannot make the host buffer them without bound.
+   */
+  private _outbox: Array<{ reply: ReplyMessage; bytes: number }> = []
 
   constructor(
     private readonly _run: number,
@@ -79,9 +84,8 @@ export class CallDispatcher {
     // program and its arguments are dropped here, never passed on or kept.
     const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
     if (this._pendingBytes + bytes > this._maxPendingBytes) {
-      this._pending--
       const message = overBudgetCallMessage(`${call.global}.${call.name}`, bytes, this._maxPendingBytes)
-      return this._queue({ type: 'reply', run: this._run, id: call.id, ok: false, message })
+      return this._queue({ type: 'reply', run: this._run, id: call.id, ok: false, message }, 0)
     }
     this._pendingBytes += bytes
     void this._invoke(call, fn, args, bytes)
@@ -97,22 +101,24 @@ export class CallDispatcher {
       const message = error instanceof Error ? error.message : String(error)
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
     }
-    this._pending--
-    this._pendingBytes -= bytes
-    this._queue(reply)
+    this._queue(reply, bytes)
   }
 
-  private _queue(reply: ReplyMessage): void {
+  private _queue(reply: ReplyMessage, bytes: number): void {
     if (!this._open) return
-    this._outbox.push(reply)
+    this._outbox.push({ reply, bytes })
     if (this._outbox.length === 1) queueMicrotask(() => this._flush())
   }
 
   private _flush(): void {
-    const replies = this._outbox
+    const entries = this._outbox
     this._outbox = []
     if (!this._open) return
-    this._host.reply(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies })
+    const replies = entries.map((entry) => entry.reply)
+    this._host.reply(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies }, () => {
+      this._pending -= entries.length
+      for (const { bytes } of entries) this._pendingBytes -= bytes
+    })
   }
 
   private _resolution(id: number, label: string, value: unknown): ReplyMessage {

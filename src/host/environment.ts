@@ -19,6 +19,19 @@ export interface EnvironmentListener {
   exit(failure: PtcRunFailure): void
 }
 
+/**
+ * Hands a worker message to `listener`. The message is hostile input: should handling it ever
+ * throw, that is the program's forgery, never an exception in the host's channel reader (which
+ * would end the host process).
+ */
+export function deliver(listener: EnvironmentListener, message: unknown): void {
+  try {
+    listener.message(message)
+  } catch {
+    listener.forged()
+  }
+}
+
 /** Why a run could not be served: its environment did not start, or refused the run's cwd. */
 export type Refusal = PtcRunFailure
 
@@ -40,7 +53,8 @@ export interface Environment {
   /** The kernel-enforced budget of everything the program allocates, when there is one. */
   readonly maxMemoryMb?: number
   attach(listener: EnvironmentListener | undefined): void
-  send(message: HostMessage): void
+  /** `written`, when given, is called once the message is out of the host's hands. */
+  send(message: HostMessage, written?: () => void): void
   /** Records a subprocess a program reported; false when it is someone else's process. */
   adoptSubprocess(pid: number): boolean
   /**

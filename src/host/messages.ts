@@ -30,6 +30,16 @@ function parseCall(raw: unknown, run: number): CallMessage | undefined {
   return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args }
 }
 
+/**
+ * A hostile value named in a violation. Never `String(value)`: an object whose `toString` is not
+ * a function makes that throw, inside the host's channel reader.
+ */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40))
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value)
+  return `a value of type ${typeof value}`
+}
+
 /** A subprocess report of any run (one arriving between runs still counts). */
 export function isSpawnReport(raw: unknown): raw is { type: 'spawned'; pid: number } {
   return isRecord(raw) && raw.type === 'spawned' && isId(raw.pid)
@@ -39,7 +49,7 @@ export function isSpawnReport(raw: unknown): raw is { type: 'spawned'; pid: numb
 export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | string {
   if (!isRecord(raw)) return 'a message that is not an object'
   const { type } = raw
-  if (raw.run !== run) return `a message for another run (${String(raw.run)})`
+  if (raw.run !== run) return `a message for another run (${describe(raw.run)})`
   switch (type) {
     case 'output': {
       const items = parseItems(raw.items)
@@ -74,6 +84,6 @@ export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | s
     case 'spawned':
       return isId(raw.pid) ? { type, run, pid: raw.pid } : 'a malformed subprocess report'
     default:
-      return `a message of unknown type ${JSON.stringify(String(type)).slice(0, 60)}`
+      return `a message of unknown type ${describe(type)}`
   }
 }

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, FrameReader, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame, parseHelperFrame } from '../helper/protocol.js'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
-import type { Environment, EnvironmentListener, Refusal } from './environment.js'
+import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { isSpawnReport } from './messages.js'
 import { childrenOf, isChildOf, isDead, killProcessTrees } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
@@ -35,6 +35,11 @@ const READY_GRACE_MS = 2_000
 /** After the process exits, how long to wait for frames it wrote just before. */
 const EXIT_DRAIN_MS = 100
 const DIAGNOSTIC_CHARS = 2_000
+/**
+ * The longest frame accepted while no run listens: only short notices (`exit`, `forged`) come
+ * then, so a program left running between runs cannot make the host parse floods for nobody.
+ */
+const IDLE_FRAME_BYTES = 64 * 1024
 
 /**
  * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
@@ -124,7 +129,10 @@ export class ProcessEnvironment implements Environment {
   private readonly _streams: Socket[]
   /** The helper's cwd, as far as the host moved it: runs elsewhere go through its main thread. */
   private _cwd: string | undefined
+  /** A run went to the main thread, which has not answered for it yet (it may refuse the cwd). */
+  private _moving = false
   private readonly _reader: FrameReader
+  private readonly _maxFrameBytes: number
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
   /** Writable roots bubblewrap bound, checked from outside before each run. */
@@ -149,7 +157,8 @@ export class ProcessEnvironment implements Environment {
     this.confined = launch.confined
     this._namespaced = launch.wrapper !== undefined
     this.maxMemoryMb = launch.maxMemoryMb
-    this._reader = new FrameReader(launch.maxFrameBytes)
+    this._maxFrameBytes = launch.maxFrameBytes
+    this._reader = new FrameReader(IDLE_FRAME_BYTES)
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
@@ -196,20 +205,22 @@ export class ProcessEnvironment implements Environment {
     this._timer.unref()
   }
 
+  /** Whether it can serve runs: its worker runs and its channel was never tampered with. */
   get alive(): boolean {
-    return !this._processExited && this._workerExit === undefined
+    return !this._processExited && this._workerExit === undefined && !this._corrupt
   }
 
   attach(listener: EnvironmentListener | undefined): void {
     this._listener = listener
+    this._reader.maxFrameBytes = listener ? this._maxFrameBytes : IDLE_FRAME_BYTES
     if (!listener) return
     if (this._workerExit) listener.exit(this._workerExit)
     else if (this._processExited) listener.exit(this._processFailure('ended'))
     else if (this._corrupt) listener.forged()
   }
 
-  send(message: HostMessage): void {
-    if (!this.alive || this._corrupt) return
+  send(message: HostMessage, written?: () => void): void {
+    if (!this.alive) return
     // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
     const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
     if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
@@ -218,9 +229,11 @@ export class ProcessEnvironment implements Environment {
     // to the worker.
     if (message.type === 'run' && message.cwd !== this._cwd) {
       this._cwd = message.cwd
+      this._moving = true
       this._channel.write(frame)
     } else {
-      this._inbox.write(frame)
+      // Written once the kernel took it: a worker that stops reading leaves it pending.
+      this._inbox.write(frame, written && (() => written()))
     }
   }
 
@@ -237,14 +250,14 @@ export class ProcessEnvironment implements Environment {
   }
 
   async tidy(thorough: boolean): Promise<boolean> {
-    if (!this.alive || this._corrupt) return false
+    if (!this.alive) return false
     const reported = thorough || this._spawned
     this._spawned = false
     return reported ? this._sweep(true) : true
   }
 
   async audit(): Promise<boolean> {
-    if (!this.alive || this._corrupt) return false
+    if (!this.alive) return false
     return this._sweep(false)
   }
 
@@ -327,16 +340,17 @@ export class ProcessEnvironment implements Environment {
       }
       switch (frame?.type) {
         case 'message':
-          if (this._listener) this._listener.message(frame.message)
+          this._moving = false
+          if (this._listener) deliver(this._listener, frame.message)
           else if (isSpawnReport(frame.message)) this.adoptSubprocess(frame.message.pid) // between runs: the next tidy sweeps
-          break
-        case 'raw':
-          this._listener?.rawOutput(frame.text)
           break
         case 'forged':
           this._listener?.forged()
           break
         case 'refused':
+          // Only the main thread refuses, and only a run it was given to move for.
+          if (!this._moving) return this._violation()
+          this._moving = false
           this._cwd = undefined // the helper stayed where it was
           this._listener?.exit({ kind: this.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
           break
@@ -352,9 +366,15 @@ export class ProcessEnvironment implements Environment {
     }
   }
 
-  /** A frame that is not one the helper sends: the program wrote to the channel. */
+  /**
+   * A frame that is not one the helper sends: the program wrote to the channel. Nothing more
+   * is read from it (the environment is discarded before it serves again), so whatever the
+   * program keeps writing costs the host nothing.
+   */
   private _violation(): void {
     this._corrupt = true
+    this._channel.pause()
+    this._inbox.pause()
     this._listener?.forged()
   }
 

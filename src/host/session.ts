@@ -97,7 +97,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     let timer: NodeJS.Timeout | undefined
 
     const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, plan.maxPendingCallBytes, {
-      reply: (message) => environment.send(message),
+      reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
     })

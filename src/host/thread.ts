@@ -9,7 +9,7 @@ import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from '
 import type { HeapInfo } from 'node:v8'
 import type { HelperChannel, HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
-import type { Environment, EnvironmentListener, Refusal } from './environment.js'
+import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { isSpawnReport } from './messages.js'
 import { isChildOf, killProcessTrees } from './processes.js'
@@ -173,7 +173,7 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
         loaded = true
         return markReady(undefined)
       }
-      if (this._listener) return this._listener.message(message)
+      if (this._listener) return deliver(this._listener, message)
       // No run is listening (between runs, or a run settled while its program kept going): a
       // subprocess reported now must still die with the environment.
       if (isSpawnReport(message)) this.adoptSubprocess(message.pid)
@@ -213,8 +213,10 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     return exitFailure(this._exitCode!, this._error, this._stopped)
   }
 
-  send(message: HostMessage): void {
-    if (this.alive) this._port.postMessage(message)
+  send(message: HostMessage, written?: () => void): void {
+    if (!this.alive) return
+    this._port.postMessage(message)
+    written?.()
   }
 
   adoptSubprocess(pid: number): boolean {

@@ -5,8 +5,8 @@
  * twice and relaying it (on an idle machine, a thread's wake-up alone costs a tenth of a
  * millisecond or more).
  *
- * Both threads of the helper write to the one socket (the main thread writes `ready`, `exit`
- * and raw output), so each holds `lock` for a whole frame: the socket is non-blocking, and a
+ * Both threads of the helper write to the one socket (the main thread writes `ready`, `exit`,
+ * `refused` and `forged`), so each holds `lock` for a whole frame: the socket is non-blocking, and a
  * frame larger than its buffer goes out in pieces that another writer must not split.
  *
  * The worker shares its realm with the program, so the encoding must not meet anything a
@@ -14,15 +14,19 @@
  */
 import fs from 'node:fs'
 import type { WorkerMessage } from '../protocol.js'
-import { apply, blockThread, create, getPrototypeOf, isArray, ownKeys } from './intrinsics.js'
+import { blockThread, create, getPrototypeOf, isArray, ownKeys, uncurryThis } from './intrinsics.js'
 
 const stringify = JSON.stringify
 const hasOwn = Object.hasOwn
 const now = Date.now
 const writeSync = fs.writeSync
 const byteLength = Buffer.byteLength
-const bufferFrom = Buffer.from
-const bufferSubarray = Buffer.prototype.subarray
+const bufferAllocUnsafe = Buffer.allocUnsafe
+// Not `Buffer.from` or `subarray`: they reach a `utf8Write`, `constructor` or `Symbol.species`
+// a program may replace.
+const utf8Write = uncurryThis((Buffer.prototype as unknown as { utf8Write: (text: string, offset: number, length: number) => number }).utf8Write) as (
+  bytes: Buffer, text: string, offset: number, length: number,
+) => number
 const compareExchange = Atomics.compareExchange
 const store = Atomics.store
 const notify = Atomics.notify
@@ -78,11 +82,9 @@ function writeAll(fd: number, text: string): void {
   const total = byteLength(text)
   let written = retrying(() => writeSync(fd, text))
   if (written === total) return
-  const bytes = bufferFrom(text, 'utf8')
-  while (written < total) {
-    const rest = apply(bufferSubarray, bytes, [written]) as Buffer
-    written += retrying(() => writeSync(fd, rest))
-  }
+  const bytes = bufferAllocUnsafe(total)
+  utf8Write(bytes, text, 0, total)
+  while (written < total) written += retrying(() => writeSync(fd, bytes, written, total - written))
 }
 
 /** A write into a full socket fails with EAGAIN: wait for the host to read, then try again. */

@@ -13,35 +13,51 @@ import { Socket } from 'node:net'
 import type { HostMessage } from '../protocol.js'
 import { isArray, uncurryThis } from './intrinsics.js'
 
+// Only what no program can redirect: `subarray` and `Buffer.concat` construct through a
+// `constructor` and `Symbol.species` a program may plant, and `toString` calls a replaceable
+// `utf8Slice`; the typed-array methods below and views on our own buffer construct nothing.
 const parse = JSON.parse
 const bufferAlloc = Buffer.alloc
-const bufferConcat = Buffer.concat
-const indexOf = uncurryThis(Buffer.prototype.indexOf) as (buffer: Buffer, value: number, from: number) => number
-const slice = uncurryThis(Buffer.prototype.subarray) as (buffer: Buffer, start: number, end?: number) => Buffer
-const decode = uncurryThis(Buffer.prototype.toString) as (buffer: Buffer, encoding: 'utf8') => string
+const Uint8ArrayOf = Uint8Array
+const indexOf = uncurryThis(Uint8Array.prototype.indexOf)
+const setBytes = uncurryThis(Uint8Array.prototype.set)
+const utf8Slice = uncurryThis((Buffer.prototype as unknown as { utf8Slice: (start: number, end: number) => string }).utf8Slice) as (
+  bytes: Uint8Array, start: number, end: number,
+) => string
 const SocketOf = Socket
 const setPrototypeOf = Reflect.setPrototypeOf
 
-/** A list a setter planted on Array.prototype cannot observe (Buffer.concat takes it as is). */
-function blankList(): Buffer[] {
-  const list: Buffer[] = []
+const READ_BUFFER_BYTES = 64 * 1024
+const NEWLINE = 10
+
+/** A list a setter planted on Array.prototype cannot observe. */
+function blankList<T>(): T[] {
+  const list: T[] = []
   setPrototypeOf(list, null)
   return list
 }
-
-const READ_BUFFER_BYTES = 64 * 1024
 
 /**
  * Starts reading host frames from `fd`: each message goes to `receive`; a frame that is not
  * one (the program read from the descriptor and tore the stream) goes to `torn`, once.
  */
 export function readInbox(fd: number, receive: (message: HostMessage) => void, torn: () => void): void {
-  let pending = blankList()
+  // Node hands every read back in this one buffer; its bytes are seen through a view made now.
+  // (A program may replace the typed-array getters: `buffer` and `byteOffset` are read now.)
+  const buffer = bufferAlloc(READ_BUFFER_BYTES)
+  const memory = buffer.buffer
+  const offset = buffer.byteOffset
+  const bytes = new Uint8ArrayOf(memory, offset, READ_BUFFER_BYTES)
+  const view = (start: number, end: number) => new Uint8ArrayOf(memory, offset + start, end - start)
+  /** Bytes of an unfinished line, copied out of the read buffer, with each part's size. */
+  let pending = blankList<Uint8Array>()
+  let sizes = blankList<number>()
+  let pendingLength = 0
   let broken = false
-  const line = (bytes: Buffer) => {
+  const line = (text: string) => {
     let frame: { type?: unknown; message?: HostMessage } | undefined
     try {
-      frame = parse(decode(bytes, 'utf8')) as typeof frame
+      frame = parse(text) as typeof frame
     } catch {
       frame = undefined
     }
@@ -51,31 +67,38 @@ export function readInbox(fd: number, receive: (message: HostMessage) => void, t
     }
     receive(frame.message!)
   }
-  // The buffer is reused for every read: whatever stays pending is copied out first.
-  const callback = (length: number, buffer: Buffer) => {
+  const callback = (length: number) => {
     if (broken) return
-    const chunk = slice(buffer, 0, length)
     let start = 0
-    for (let end = indexOf(chunk, 10, 0); end !== -1 && !broken; end = indexOf(chunk, 10, start)) {
-      const part = slice(chunk, start, end)
-      if (pending.length === 0) {
-        line(part)
+    for (let end = indexOf(bytes, NEWLINE, 0); end !== -1 && end < length && !broken; end = indexOf(bytes, NEWLINE, start)) {
+      if (pendingLength === 0) {
+        line(utf8Slice(bytes, start, end))
       } else {
-        pending[pending.length] = part
-        const whole = bufferConcat(pending)
+        const size = pendingLength + end - start
+        const whole = new Uint8ArrayOf(size)
+        let at = 0
+        for (let index = 0; index < pending.length; index++) {
+          setBytes(whole, pending[index]!, at)
+          at += sizes[index]!
+        }
+        setBytes(whole, view(start, end), pendingLength)
         pending = blankList()
-        line(whole)
+        sizes = blankList()
+        pendingLength = 0
+        line(utf8Slice(whole, 0, size))
       }
       start = end + 1
     }
     if (!broken && start < length) {
-      const rest = blankList()
-      rest[0] = slice(chunk, start)
-      pending[pending.length] = bufferConcat(rest)
+      const part = new Uint8ArrayOf(length - start)
+      setBytes(part, view(start, length))
+      sizes[pending.length] = length - start
+      pending[pending.length] = part
+      pendingLength += length - start
     }
   }
   // `onread` is documented for connect(); the constructor takes it the same way (Node 20-26).
-  const options = { fd, readable: true, writable: false, onread: { buffer: bufferAlloc(READ_BUFFER_BYTES), callback } }
+  const options = { fd, readable: true, writable: false, onread: { buffer, callback } }
   const socket = new SocketOf(options as ConstructorParameters<typeof Socket>[0])
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
   socket.on('error', () => {

@@ -16,6 +16,8 @@ export class OutputChannel {
   private _count = 0
   /** True once an entry did not fit; later writes are dropped. */
   overflowed = false
+  /** True once the run settled: what a program prints afterwards belongs to no run. */
+  private _closed = false
 
   constructor(
     private readonly _post: Outbox,
@@ -31,8 +33,12 @@ export class OutputChannel {
     return this._free
   }
 
+  close(): void {
+    this._closed = true
+  }
+
   text(text: string): void {
-    if (this.overflowed || text === '') return
+    if (this.overflowed || this._closed || text === '') return
     const separator = this._count > 0 ? 1 : 0
     const cost = jsonStringByteLength(text) + separator
     if (cost <= this._free) return this._send(text, cost)
@@ -42,7 +48,7 @@ export class OutputChannel {
   }
 
   image(attachmentId: string, descriptorBytes: number): void {
-    if (this.overflowed) return
+    if (this.overflowed || this._closed) return
     const cost = descriptorBytes + (this._count > 0 ? 1 : 0)
     if (cost > this._free) return this._overflow()
     this._send({ attachmentId }, cost)

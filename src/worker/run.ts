@@ -84,6 +84,7 @@ export class WorkerRun {
     if (this._settled) return
     this._settled = true
     this._bridge.close()
+    this.output.close()
     // Literals define their fields, so setters a program planted on Object.prototype never run.
     const run = this._message.run
     const message: FailedMessage = { type: 'failed', run, kind, message: text }
@@ -117,6 +118,7 @@ export class WorkerRun {
   private _done(value: unknown[] | undefined): void {
     this._settled = true
     this._bridge.close()
+    this.output.close()
     const run = this._message.run
     this._post(value === undefined ? { type: 'done', run } : { type: 'done', run, value })
     this._endIfLast()
