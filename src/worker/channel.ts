@@ -6,8 +6,8 @@
  * millisecond or more).
  *
  * Both threads of the helper write to the one socket (the main thread writes `ready`, `exit`,
- * `refused` and `forged`), so each holds `lock` for a whole frame: the socket is non-blocking, and a
- * frame larger than its buffer goes out in pieces that another writer must not split.
+ * `refused` and `forged`), so each holds `lock` for a whole frame: the socket is non-blocking,
+ * and a frame larger than its buffer goes out in pieces that another writer must not split.
  *
  * The worker shares its realm with the program, so the encoding must not meet anything a
  * program planted: `JSON.stringify` calls a `toJSON` it finds on a value's prototype chain.
@@ -58,7 +58,7 @@ export function writeFrame(fd: number, lock: Int32Array, text: string, lockWaitM
   }
 }
 
-/** The frame that carries a worker message, as the helper's main thread would have written it. */
+/** The channel's `message` frame carrying `message` (src/helper/protocol.ts). */
 export function messageFrame(message: WorkerMessage): string {
   return `{"type":"message","message":${stringify(untouchable(message))}}\n`
 }
