@@ -100,6 +100,21 @@ describe.each(['process', 'thread'] as const)('retained state on the %s host', (
     }
   })
 
+  it('moves a kept environment back and forth between cwds: every run, its subprocesses and (in a helper) its process see their own', async () => {
+    const owner = {}
+    // The process's own working directory, which the runtime's cwd emulation does not rewrite:
+    // on the process host it is the helper's, on the thread host the host's.
+    const real = `(await import('node:fs')).readlinkSync('/proc/self/cwd')`
+    const pwd = `[process.cwd(), (await import('node:child_process')).execSync('pwd').toString().trim(), ${real}]`
+    // A helper moves only when a run's cwd differs from the one it is in; runs in the same cwd
+    // reach its worker directly, so each of these paths runs twice in a row.
+    for (const cwd of [first, second, second, first, first, second]) {
+      const own = isolation === 'process' ? cwd : process.cwd()
+      expect((await env.run(pwd, { stateOwner: owner, cwd })).value).toEqual([cwd, cwd, own])
+    }
+    await env.runtime.release(owner)
+  })
+
   it('re-checks at run time that the spec cwd still exists', async () => {
     const gone = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-gone-')))
     const spec = env.runtime.resolve({ program: '1', bindings: [], cwd: gone })
