@@ -70,14 +70,20 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
   }
 }
 
+/** The capacity an unfinished line's buffer starts at, and keeps between long lines. */
+const SMALL_BUFFER_BYTES = 64 * 1024
+
 /**
  * Splits a byte stream into frames. A line longer than `maxFrameBytes` is over-budget traffic:
- * `push` reports failure as soon as the buffered bytes pass it, before anything is parsed, so
- * the reader never holds more than that. The limit may change between pushes.
+ * `push` reports failure as soon as the buffered bytes pass it, before anything is parsed. An
+ * unfinished line is kept in one buffer that grows by doubling, so the reader holds at most
+ * about twice `maxFrameBytes` however the bytes trickle in (one Buffer per read would cost a
+ * couple of hundred bytes of bookkeeping for every byte sent one at a time). The limit may
+ * change between pushes.
  */
 export class FrameReader {
-  private _parts: Buffer[] = []
-  private _buffered = 0
+  private _pending = Buffer.alloc(0)
+  private _length = 0
 
   constructor(public maxFrameBytes: number) {}
 
@@ -86,22 +92,37 @@ export class FrameReader {
     const frames: unknown[] = []
     let start = 0
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      if (this._buffered + end - start > this.maxFrameBytes) return undefined
-      const line = this._parts.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...this._parts, chunk.subarray(start, end)])
-      this._parts = []
-      this._buffered = 0
+      if (this._length + end - start > this.maxFrameBytes) return undefined
+      let line = chunk.subarray(start, end)
+      if (this._length > 0) {
+        this._append(line)
+        line = this._pending.subarray(0, this._length)
+        this._length = 0
+      }
       start = end + 1
       try {
         frames.push(JSON.parse(line.toString('utf8')))
       } catch {
         return undefined
       }
+      // A long line's buffer is not kept for the short ones that follow.
+      if (this._pending.length > SMALL_BUFFER_BYTES) this._pending = Buffer.alloc(0)
     }
     if (start < chunk.length) {
-      this._buffered += chunk.length - start
-      if (this._buffered > this.maxFrameBytes) return undefined
-      this._parts.push(chunk.subarray(start))
+      if (this._length + chunk.length - start > this.maxFrameBytes) return undefined
+      this._append(chunk.subarray(start))
     }
     return frames
+  }
+
+  private _append(bytes: Buffer): void {
+    const needed = this._length + bytes.length
+    if (needed > this._pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this._pending.length, SMALL_BUFFER_BYTES))
+      this._pending.copy(grown, 0, 0, this._length)
+      this._pending = grown
+    }
+    bytes.copy(this._pending, this._length)
+    this._length = needed
   }
 }

@@ -238,11 +238,14 @@ export class ProcessEnvironment implements Environment {
   }
 
   /**
-   * The worker writes its reports itself, so they are checked here: a report must name a child
-   * of the helper (PID 2 in its namespace), or one already gone. The pid is never killed by
-   * number: a report only makes the next tidy sweep, from outside.
+   * The worker writes its reports itself, so the first since the last tidy is checked here: it
+   * must name a child of the helper (PID 2 in its namespace), or one already gone. The pid is
+   * never killed by number: a report only makes the next tidy sweep, from outside.
    */
   adoptSubprocess(pid: number): boolean {
+    // Once a report stands, more change nothing (the sweep finds every process from outside):
+    // they are not read from /proc, or a flood of them would stall the host.
+    if (this._spawned) return true
     this._spawned = true
     if (!this._namespaced) return isChildOf(pid, this._child.pid) !== false
     const helper = this._helperPid()
@@ -342,7 +345,7 @@ export class ProcessEnvironment implements Environment {
         case 'message':
           this._moving = false
           if (this._listener) deliver(this._listener, frame.message)
-          else if (isSpawnReport(frame.message)) this.adoptSubprocess(frame.message.pid) // between runs: the next tidy sweeps
+          else if (isSpawnReport(frame.message)) this._spawned = true // between runs: the next tidy sweeps
           break
         case 'forged':
           this._listener?.forged()

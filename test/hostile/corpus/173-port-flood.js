@@ -1,0 +1,9 @@
+// attack: floods the worker's private port with messages faster than the other side can take them
+// expect: protocol
+// known-limit[thread]: a MessagePort has no backpressure: what a worker thread posts queues in the host's own memory faster than the host handles it, growing the host and delaying its deadlines (use isolation: 'process', where anything posted on that port is forgery)
+// prelude: hijack
+for (let round = 0; round < 100; round++) {
+  for (let i = 0; i < 1000; i++) HijackedPort.prototype.postMessage.call(port, { type: 'output', run: runId, items: [] })
+  await null
+}
+await hang()
