@@ -233,7 +233,7 @@ export class ProcessEnvironment implements Environment {
       this._channel.write(frame)
     } else {
       // Written once the kernel took it: a worker that stops reading leaves it pending.
-      this._inbox.write(frame, written && (() => written()))
+      this._inbox.write(frame, written)
     }
   }
 

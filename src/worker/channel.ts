@@ -14,10 +14,9 @@
  */
 import fs from 'node:fs'
 import type { WorkerMessage } from '../protocol.js'
-import { blockThread, create, getPrototypeOf, isArray, ownKeys, uncurryThis } from './intrinsics.js'
+import { ArrayPrototype, ObjectPrototype, blankList, blankRecord, hasOwn, stringify } from '../json/intrinsics.js'
+import { blockThread, getPrototypeOf, isArray, ownKeys, uncurryThis } from './intrinsics.js'
 
-const stringify = JSON.stringify
-const hasOwn = Object.hasOwn
 const now = Date.now
 const writeSync = fs.writeSync
 const byteLength = Buffer.byteLength
@@ -31,9 +30,6 @@ const compareExchange = Atomics.compareExchange
 const store = Atomics.store
 const notify = Atomics.notify
 const wait = Atomics.wait
-const ObjectPrototype = Object.prototype
-const ArrayPrototype = Array.prototype
-const setPrototypeOf = Reflect.setPrototypeOf
 const Int32ArrayOf = Int32Array
 const SharedArrayBufferOf = SharedArrayBuffer
 
@@ -114,12 +110,11 @@ function untouchable(message: WorkerMessage): unknown {
 function detached(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   if (isArray(value)) {
-    const copy: unknown[] = []
-    setPrototypeOf(copy, null)
+    const copy = blankList()
     for (let index = 0; index < value.length; index++) copy[index] = detached(value[index])
     return copy
   }
-  const copy = create(null) as Record<PropertyKey, unknown>
+  const copy = blankRecord()
   const keys = ownKeys(value)
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!

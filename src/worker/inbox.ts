@@ -11,6 +11,7 @@
  */
 import { Socket } from 'node:net'
 import type { HostMessage } from '../protocol.js'
+import { blankList } from '../json/intrinsics.js'
 import { isArray, uncurryThis } from './intrinsics.js'
 
 // Only what no program can redirect: `subarray` and `Buffer.concat` construct through a
@@ -25,17 +26,9 @@ const utf8Slice = uncurryThis((Buffer.prototype as unknown as { utf8Slice: (star
   bytes: Uint8Array, start: number, end: number,
 ) => string
 const SocketOf = Socket
-const setPrototypeOf = Reflect.setPrototypeOf
 
 const READ_BUFFER_BYTES = 64 * 1024
 const NEWLINE = 10
-
-/** A list a setter planted on Array.prototype cannot observe. */
-function blankList<T>(): T[] {
-  const list: T[] = []
-  setPrototypeOf(list, null)
-  return list
-}
 
 /**
  * Starts reading host frames from `fd`: each message goes to `receive`; a frame that is not
@@ -50,8 +43,8 @@ export function readInbox(fd: number, receive: (message: HostMessage) => void, t
   const bytes = new Uint8ArrayOf(memory, offset, READ_BUFFER_BYTES)
   const view = (start: number, end: number) => new Uint8ArrayOf(memory, offset + start, end - start)
   /** Bytes of an unfinished line, copied out of the read buffer, with each part's size. */
-  let pending = blankList<Uint8Array>()
-  let sizes = blankList<number>()
+  let pending = blankList() as Uint8Array[]
+  let sizes = blankList() as number[]
   let pendingLength = 0
   let broken = false
   const line = (text: string) => {
@@ -82,8 +75,8 @@ export function readInbox(fd: number, receive: (message: HostMessage) => void, t
           at += sizes[index]!
         }
         setBytes(whole, view(start, end), pendingLength)
-        pending = blankList()
-        sizes = blankList()
+        pending = blankList() as Uint8Array[]
+        sizes = blankList() as number[]
         pendingLength = 0
         line(utf8Slice(whole, 0, size))
       }
