@@ -7,6 +7,7 @@
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
+import { foreignMessage } from './foreign-message.js'
 import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace, PtcJsonValue } from '../seam/types.js'
 
 const { hasOwn } = Object
@@ -98,7 +99,7 @@ export class CallDispatcher {
       const value = await fn(args, { signal: this._controller.signal })
       reply = this._resolution(call.id, label, value)
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = foreignMessage(error, 'the tool rejected with')
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
     }
     this._queue(reply, bytes)

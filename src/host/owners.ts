@@ -7,6 +7,7 @@
 import type { PtcRunResult } from '../seam/types.js'
 import type { Environment } from './environment.js'
 import { type Disposition, type Settlement, UNSTOPPED_NOTICE, lostNotice } from './session.js'
+import { abortMessage } from './foreign-message.js'
 
 /** Runs one program on the owner's environment; `notice` is the line it must print first. */
 export type ExecuteRetained = (environment: Environment, notice: string | undefined, signal: AbortSignal) => Promise<Settlement>
@@ -68,7 +69,7 @@ export class OwnerQueues {
           const index = current.queue.indexOf(ticket)
           if (index === -1) return
           current.queue.splice(index, 1)
-          resolve(this._hooks.aborted(reasonOf(signal.reason)))
+          resolve(this._hooks.aborted(abortMessage(signal.reason)))
           this._forgetIfEmpty(owner, current)
         },
       }
@@ -173,7 +174,3 @@ export class OwnerQueues {
   }
 }
 
-function reasonOf(reason: unknown): string {
-  if (reason instanceof Error) return reason.message
-  return reason === undefined ? 'the run was aborted' : String(reason)
-}

@@ -32,6 +32,7 @@ import { policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
 import { ThreadEnvironment } from './thread.js'
+import { abortMessage } from './foreign-message.js'
 
 const NAME = 'WorkerPtcRuntime'
 /** The environment key of runs without a sandbox policy. */
@@ -206,7 +207,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
     const limit = this._config.maxOutputBytes
-    if (signal.aborted) return failure(limit, 'abort', reasonOf(signal.reason))
+    if (signal.aborted) return failure(limit, 'abort', abortMessage(signal.reason))
     // Never run unconfined what a policy says to confine.
     const unavailable = policy && this._sandbox!.unavailable(policy)
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
@@ -342,10 +343,6 @@ function existingDirectory(value: unknown, field: string): string {
   return value
 }
 
-function reasonOf(reason: unknown): string {
-  if (reason instanceof Error) return reason.message
-  return reason === undefined ? 'the run was aborted' : String(reason)
-}
 
 function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
   return new OutputLedger(maxOutputBytes).finish({ error: { kind, message } })

@@ -13,6 +13,7 @@ import { CallDispatcher } from './calls.js'
 import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
 import { parseWorkerMessage } from './messages.js'
+import { abortMessage } from './foreign-message.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -68,15 +69,6 @@ let runCounter = 0
 /** How an allocation the memory budget refused surfaces inside the program (Node 24 words a refused `Buffer` "Failed to allocate memory"). */
 const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Failed to allocate memory|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
 
-function reasonText(reason: unknown): string {
-  if (reason instanceof Error) return reason.message
-  if (reason === undefined) return 'the run was aborted'
-  try {
-    return String(reason)
-  } catch {
-    return 'the run was aborted'
-  }
-}
 
 /** Runs `plan` on `environment`. Never rejects. */
 export function runSession(environment: Environment, plan: RunPlan): Promise<Settlement> {
@@ -102,7 +94,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
     })
 
-    const onAbort = () => fail('abort', reasonText(plan.signal.reason))
+    const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
 
     function settle(outcome: Parameters<OutputLedger['finish']>[0]): void {
       if (settled) return

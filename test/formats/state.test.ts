@@ -128,6 +128,26 @@ describe('the environment initializer', () => {
     })
   })
 
+  it('an initializer that throws a hostile value, or lets a hostile tool rejection escape, fails the run and the host serves the next', async () => {
+    const tools = {
+      global: 'tools',
+      functions: {
+        reject: async () => {
+          throw new Proxy(new Error('proxied'), { get: () => { throw new Error('the rejection ran code') } })
+        },
+      },
+    }
+    for (const initializer of ['throw new Proxy(new Error("x"), { get() { throw 1 }, getPrototypeOf() { throw 2 } })', 'await tools.reject()']) {
+      await withRuntime('function-body', async ({ runtime, run }) => {
+        runtime.registerEnvironmentInitializer(initializer)
+        const result = await run('console.log("program ran")', { bindings: [tools] })
+        expect(result.error?.kind).toBe('exception')
+        expect(result.error?.message).toMatch(/^the environment initializer failed: /)
+        expect(textOf(result)).toBe('')
+      })
+    }
+  })
+
   it('after a state owner\'s initializer failed, the next run retries in a fresh environment without a lost-state notice', async () => {
     await withRuntime('function-body', async ({ runtime, run }) => {
       runtime.registerEnvironmentInitializer('globalThis.attempt = (globalThis.attempt ?? 0) + 1; if (!globalThis.ready) throw new Error("bad init")')

@@ -89,11 +89,45 @@ export const TOOLS = {
     fail: async (message) => {
       throw new Error(String(message))
     },
+    // Rejects with, or resolves to, a value built to break whoever describes it (HOSTILE_VALUES).
+    reject: async (kind) => {
+      throw HOSTILE_VALUES[kind]()
+    },
+    resolveHostile: async (kind) => HOSTILE_VALUES[kind](),
     started: async (marker) => {
       programStarts.set(String(marker), performance.now())
       return null
     },
   },
+}
+
+const boom = () => {
+  throw new Error('a hostile value ran code')
+}
+const revoked = () => {
+  const { proxy, revoke } = Proxy.revocable({}, {})
+  revoke()
+  return proxy
+}
+/**
+ * Values a tool may reject with or resolve (tools wrap remote services and libraries): each runs
+ * code, throws or is exotic when a describer calls its methods, getters or traps.
+ */
+const HOSTILE_VALUES = {
+  'null-prototype': () => Object.create(null),
+  'message-getter': () => Object.defineProperty(new Error('hidden'), 'message', { get: boom }),
+  'name-getter': () => Object.defineProperty(new Error('named'), 'name', { get: boom }),
+  'proxy-error': () => new Proxy(new Error('proxied'), { get: boom, getPrototypeOf: boom, getOwnPropertyDescriptor: boom, has: boom }),
+  'revoked-proxy': revoked,
+  'to-string-throws': () => ({ toString: boom, valueOf: boom }),
+  'to-primitive-symbol': () => ({ [Symbol.toPrimitive]: () => Symbol('primitive') }),
+  symbol: () => Symbol('thrown'),
+  'message-not-string': () => Object.assign(new Error(), { message: { toString: boom } }),
+  'prototype-proxy': () => Object.setPrototypeOf({}, new Proxy({}, { getPrototypeOf: boom, get: boom })),
+  'throwing-getter': () => Object.defineProperty({}, 'value', { enumerable: true, get: boom }),
+  'then-getter': () => Object.defineProperty({}, 'then', { get: boom }),
+  'huge-message': () => new Error('x'.repeat(1 << 20)),
+  'quiet-proxy': () => new Proxy({}, { ownKeys: boom, getOwnPropertyDescriptor: boom, getPrototypeOf: boom }),
 }
 
 /**

@@ -31,6 +31,37 @@ describe('failure kinds', () => {
     expect(result.error).toEqual({ kind: 'abort', message: 'stop now' })
   })
 
+  it('describes a hostile abort reason without running its code, before, during and while queued behind a run', async () => {
+    const boom = () => {
+      throw new Error('the reason ran code')
+    }
+    const reasons = [new Proxy(new Error('proxied'), { get: boom, getPrototypeOf: boom }), { toString: boom, [Symbol.toPrimitive]: boom }]
+    // Retained, so a second run of the owner waits in its queue.
+    const retained = await startRuntime({ retainState: true, programFormat: 'repl' })
+    const owner = {}
+    for (const reason of reasons) {
+      const before = new AbortController()
+      before.abort(reason)
+      const during = new AbortController()
+      const queued = new AbortController()
+      const running = retained.run('while (true) {}', { signal: during.signal, timeoutMs: null, stateOwner: owner })
+      const waiting = retained.run('1', { signal: queued.signal, stateOwner: owner })
+      setTimeout(() => {
+        queued.abort(reason)
+        during.abort(reason)
+      }, 200)
+      const results = await Promise.all([env.run('return 1', { signal: before.signal }), running, waiting])
+      const expected = reason === reasons[0] ? 'the run was aborted with a proxy' : 'the run was aborted with an object that is not an Error'
+      expect(results.map((result) => result.error)).toEqual([
+        { kind: 'abort', message: expected },
+        { kind: 'abort', message: expected },
+        { kind: 'abort', message: expected },
+      ])
+    }
+    expect((await retained.run('"still here"', { stateOwner: owner })).value).toBe('still here')
+    await retained.dispose()
+  })
+
   it('reports process.exit as worker-exit', async () => {
     const result = await env.run('process.exit(7)')
     expect(result.error).toEqual({ kind: 'worker-exit', message: expect.stringMatching(/exit code 7/) })
