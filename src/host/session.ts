@@ -46,8 +46,14 @@ export interface Settlement {
   notice?: string
 }
 
-/** Why state was lost, by the failure that discarded its environment. */
-const LOST: Partial<Record<PtcRunFailure['kind'], string>> = {
+/**
+ * What each failure kind does to the environment it happened in: `null` keeps it (the program
+ * failed, its realm is intact), a reason discards it and says why its state was lost. Every kind
+ * has a row, so a new kind does not compile until its row is written.
+ */
+const LOST: Record<PtcRunFailure['kind'], string | null> = {
+  exception: null,
+  'invalid-output': null,
   timeout: 'it ran out of time',
   abort: 'it was aborted',
   'worker-exit': 'its worker exited',
@@ -105,9 +111,9 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       environment.attach(undefined)
       const result = ledger.finish(outcome)
       const kind = result.error?.kind
-      const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && kind in LOST)
+      const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && LOST[kind] !== null)
       // Nothing was lost when the program never ran here or only the initializer failed.
-      const notice = !sent || initializerFailed ? undefined : lostNotice(LOST[kind!] ?? 'its environment ended')
+      const notice = !sent || initializerFailed ? undefined : lostNotice((kind && LOST[kind]) ?? 'its environment ended')
       if (discarded && !(plan.oneShot && byWorker)) {
         // The program may still be running, or blocked in a synchronous spawn whose child no
         // report announced: search for what it started before the result is returned.
