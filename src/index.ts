@@ -13,6 +13,7 @@ export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
   PtcBindingErrorClass,
+  PtcBindingErrorReport,
   PtcBindingFunction,
   PtcBindingNamespace,
   PtcBindingValue,
