@@ -4,6 +4,7 @@ export {
   BOOTSTRAP_NAME,
   DUNDER_MEMBER,
   PORTABLE_RESERVED_WORDS,
+  REALM_BUILTIN_GLOBALS,
   RESERVED_BINDING_GLOBALS,
   RESERVED_ERROR_MEMBERS,
   validateBindings,
@@ -12,6 +13,7 @@ export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
   PtcBindingErrorClass,
+  PtcBindingErrorReport,
   PtcBindingFunction,
   PtcBindingNamespace,
   PtcBindingValue,

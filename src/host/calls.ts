@@ -7,8 +7,10 @@
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
+import type {
+  ImageAttachmentRef, PtcBindingErrorReport, PtcBindingFunction, PtcBindingNamespace, PtcJsonValue,
+} from '../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
-import type { ImageAttachmentRef, PtcBindingFunction, PtcBindingNamespace, PtcJsonValue } from '../seam/types.js'
 
 const { hasOwn } = Object
 const MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
@@ -36,6 +38,8 @@ export interface CallHost {
   /** The call broke the protocol; the run must fail with `protocol`. */
   violation(reason: string): void
   issued(attachment: ImageAttachmentRef): void
+  /** A host function threw or resolved what the program cannot receive: tell the developer. */
+  failed(report: PtcBindingErrorReport): void
 }
 
 export class CallDispatcher {
@@ -98,9 +102,11 @@ export class CallDispatcher {
     try {
       const value = await fn(args, { signal: this._controller.signal })
       reply = this._resolution(call.id, label, value)
+      if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
+      if (this._open) this._host.failed({ binding: label, kind: 'threw', message, cause: error })
     }
     this._queue(reply, bytes)
   }

@@ -23,6 +23,9 @@ const STATE: Record<PtcProgramFormat, string> = {
     'Each call starts with copies of the top-level variables earlier calls left; redeclaring a name does not change what earlier functions captured.',
 }
 
+/** What lowering forgives (src/transform/habits.ts), so the model need not fear it. */
+const HABITS = 'A program that is one function expression (`async () => { ... }`) is called and its value is the result; one Markdown fence around the program is ignored.'
+
 export interface InstructionFacts {
   format: PtcProgramFormat
   retainsState: boolean
@@ -36,6 +39,7 @@ export interface InstructionFacts {
 export function executionInstructions(facts: InstructionFacts): string {
   const lines = [
     FORMATS[facts.format],
+    HABITS,
     'Tools are global objects of async functions: `const r = await tools.search({ q: "x" })`. Arguments and results are plain JSON. Call independent tools concurrently with Promise.all. A failed tool call throws; catch it to recover.',
     'The result must be plain JSON (objects, arrays, strings, finite numbers, booleans, null); return nothing when you have only printed.',
     'console.log and process.stdout.write print text; inspect(image) shows an Image a tool returned (its path, width, height and mediaType are readable).',

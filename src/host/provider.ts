@@ -118,6 +118,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (this._disposed) throw new Error(`${NAME}: resolve() after disposal`)
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
     checkStateOwner(request.stateOwner, 'stateOwner')
+    if (request.onBindingError !== undefined && typeof request.onBindingError !== 'function') {
+      throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
+    }
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace root.
       const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
@@ -240,6 +243,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxPendingCalls: this._config.maxPendingCalls,
       maxPendingCallBytes: this._config.maxPendingCallBytes,
       oneShot: false,
+      onBindingError: spec.onBindingError,
     }
     const key = policy ? this._keyOf(policy) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {

@@ -8,7 +8,7 @@
  */
 import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
-import type { PtcBindingNamespace, PtcRunFailure, PtcRunResult } from '../seam/types.js'
+import type { PtcBindingErrorReport, PtcBindingNamespace, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { CallDispatcher } from './calls.js'
 import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
@@ -30,6 +30,8 @@ export interface RunPlan {
   notice?: string
   /** No run follows in this environment (see `RunMessage.oneShot`). */
   oneShot: boolean
+  /** `PtcRunRequest.onBindingError`. */
+  onBindingError?: ((report: PtcBindingErrorReport) => void) | undefined
 }
 
 /**
@@ -76,6 +78,23 @@ let runCounter = 0
 const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Failed to allocate memory|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
 
 
+/**
+ * Tells the developer about a binding that failed on the host side: through the request's hook,
+ * or, for a value the program cannot receive (a host bug), as a process warning. The hook's own
+ * failure must not disturb the run, which has its own outcome to report.
+ */
+function reportBindingError(hook: RunPlan['onBindingError'], report: PtcBindingErrorReport): void {
+  if (hook) {
+    // Ignored, as documented on PtcRunRequest.onBindingError, whether it throws or rejects.
+    try {
+      const returned: unknown = hook(report)
+      if (returned instanceof Promise) returned.catch(() => {})
+    } catch {}
+  } else if (report.kind === 'invalid-value') {
+    process.emitWarning(report.message, { code: 'PTC_INVALID_TOOL_VALUE' })
+  }
+}
+
 /** Runs `plan` on `environment`. Never rejects. */
 export function runSession(environment: Environment, plan: RunPlan): Promise<Settlement> {
   return new Promise((resolve) => {
@@ -98,6 +117,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
+      failed: (report) => reportBindingError(plan.onBindingError, report),
     })
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))

@@ -4,6 +4,7 @@
  * the caller connected does all the talking.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorClass } from '../seam/types.js'
 import { type JsonSchemaTool, type ToolGroup, buildToolGroup } from '../tools/group.js'
 import { pascalCase } from '../tools/schema-types.js'
@@ -41,8 +42,10 @@ export interface McpToolGroupOptions {
  */
 export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptions): Promise<ToolGroup> {
   const { global } = options
-  const images = new ImageStore(options.imageDirectory)
   const errorClass = options.errorClass ?? { name: `${pascalCase(String(global))}Error`, memberNameProperty: 'tool' }
+  // Refuse a bad name before talking to the server.
+  validateBindings([{ global, functions: {}, errorClass }])
+  const images = new ImageStore(options.imageDirectory)
   const description = options.description ?? client.getInstructions()
 
   const tools: Record<string, JsonSchemaTool> = {}

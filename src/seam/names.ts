@@ -1,7 +1,8 @@
 /**
  * Portable binding names: one binding list must be valid on every backend, JavaScript and
  * Python alike, so a global or error-class name must be an ASCII identifier that is a reserved
- * word in neither language and names no slot a runtime owns. Member names are free-form. A
+ * word in neither language, names no slot a runtime owns and no built-in global a program relies
+ * on. Member names are free-form. A
  * provider calls `validateBindings` before a run, so a bad name rejects the run, naming itself.
  */
 import type { PtcBindingNamespace } from './types.js'
@@ -38,6 +39,43 @@ export const RESERVED_BINDING_GLOBALS: ReadonlySet<string> = new Set([
  */
 export const FIXED_REALM_GLOBALS: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity', 'globalThis'])
 
+/**
+ * The built-in globals of the program's realm on every supported Node version (20 to 26): the
+ * ECMAScript globals, the web platform's and Node's own. A binding of one of these names would
+ * replace what the program relies on (`JSON.stringify is not a function`; an MCP server mounted
+ * as `fetch` breaks `fetch`), so it is refused. test/seam/realm-globals.test.ts checks that a
+ * fresh worker realm of the running Node has no global outside this list and the sets above.
+ */
+export const REALM_BUILTIN_GLOBALS: ReadonlySet<string> = new Set([
+  // ECMAScript
+  'AggregateError', 'Array', 'ArrayBuffer', 'AsyncDisposableStack', 'Atomics', 'BigInt', 'BigInt64Array',
+  'BigUint64Array', 'Boolean', 'DataView', 'Date', 'DisposableStack', 'Error', 'EvalError',
+  'FinalizationRegistry', 'Float16Array', 'Float32Array', 'Float64Array', 'Function', 'Int16Array',
+  'Int32Array', 'Int8Array', 'Intl', 'Iterator', 'JSON', 'Map', 'Math', 'Number', 'Object', 'Promise',
+  'Proxy', 'RangeError', 'ReferenceError', 'Reflect', 'RegExp', 'Set', 'SharedArrayBuffer', 'String',
+  'SuppressedError', 'Symbol', 'SyntaxError', 'Temporal', 'TypeError', 'URIError', 'Uint16Array',
+  'Uint32Array', 'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet', 'WebAssembly',
+  'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'isFinite', 'isNaN',
+  'parseFloat', 'parseInt', 'unescape',
+  // The web platform, as Node exposes it
+  'AbortController', 'AbortSignal', 'Blob', 'BroadcastChannel', 'ByteLengthQueuingStrategy', 'CloseEvent',
+  'CompressionStream', 'CountQueuingStrategy', 'Crypto', 'CryptoKey', 'CustomEvent', 'DOMException',
+  'DecompressionStream', 'ErrorEvent', 'Event', 'EventSource', 'EventTarget', 'File', 'FormData', 'Headers',
+  'MessageChannel', 'MessageEvent', 'MessagePort', 'Navigator', 'Performance', 'PerformanceEntry',
+  'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver', 'PerformanceObserverEntryList',
+  'PerformanceResourceTiming', 'QuotaExceededError', 'ReadableByteStreamController', 'ReadableStream',
+  'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableStreamDefaultController',
+  'ReadableStreamDefaultReader', 'Request', 'Response', 'Storage', 'SubtleCrypto', 'TextDecoder',
+  'TextDecoderStream', 'TextEncoder', 'TextEncoderStream', 'TransformStream', 'TransformStreamDefaultController',
+  'URL', 'URLPattern', 'URLSearchParams', 'WebSocket', 'WritableStream', 'WritableStreamDefaultController',
+  'WritableStreamDefaultWriter', 'atob', 'btoa', 'clearInterval', 'clearTimeout', 'crypto', 'fetch',
+  'localStorage', 'navigator', 'performance', 'queueMicrotask', 'sessionStorage', 'setInterval',
+  'setTimeout', 'structuredClone',
+  // Node
+  'Buffer', 'clearImmediate', 'global', 'process', 'require', 'module', 'exports', '__dirname',
+  '__filename', 'setImmediate',
+])
+
 /** Error members an `errorClass.memberNameProperty` may not take over. */
 export const RESERVED_ERROR_MEMBERS: ReadonlySet<string> = new Set([
   'name', 'message', 'stack', 'args', 'with_traceback', 'add_note',
@@ -50,9 +88,12 @@ function usableIdentifier(name: unknown): name is string {
   return typeof name === 'string' && IDENTIFIER.test(name) && !PORTABLE_RESERVED_WORDS.has(name)
 }
 
-function refuseFixedGlobal(what: string, name: string): void {
+function refuseRealmGlobal(what: string, name: string): void {
   if (FIXED_REALM_GLOBALS.has(name)) {
     throw new TypeError(`${what} "${name}" names a global of the JavaScript realm that cannot be replaced; choose another name`)
+  }
+  if (REALM_BUILTIN_GLOBALS.has(name)) {
+    throw new TypeError(`${what} "${name}" would replace the built-in global ${name} that programs rely on; choose another name`)
   }
 }
 
@@ -74,7 +115,7 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
     if (RESERVED_BINDING_GLOBALS.has(global)) {
       throw new Error(`binding global "${global}" is reserved by the runtime`)
     }
-    refuseFixedGlobal('binding global', global)
+    refuseRealmGlobal('binding global', global)
     if (taken.has(global)) throw new Error(`binding global "${global}" is declared twice`)
     taken.add(global)
     if (typeof namespace.functions !== 'object' || namespace.functions === null) {
@@ -96,7 +137,7 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
     if (RESERVED_BINDING_GLOBALS.has(name)) {
       throw new Error(`binding error class "${name}" is reserved by the runtime`)
     }
-    refuseFixedGlobal('binding error class', name)
+    refuseRealmGlobal('binding error class', name)
     if (taken.has(name)) {
       throw new Error(`binding error class "${name}" collides with another injected global`)
     }

@@ -27,6 +27,25 @@ export type PtcBindingValue =
  */
 export type PtcBindingFunction = (args: unknown, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
 
+/**
+ * A binding call that failed because of the host side, reported to the developer through
+ * `PtcRunRequest.onBindingError`; the program's call rejected with `message` either way.
+ */
+export interface PtcBindingErrorReport {
+  /** The binding called, `global.member`. */
+  binding: string
+  /**
+   * `threw`: the host function threw or rejected. `invalid-value`: it resolved something the
+   * program cannot receive (not lossless JSON, `undefined`, a malformed `PtcImage`), a bug on
+   * the host side the model cannot fix.
+   */
+  kind: 'threw' | 'invalid-value'
+  /** The message the program's call rejected with. */
+  message: string
+  /** What the host function threw (`threw`) or resolved (`invalid-value`). */
+  cause: unknown
+}
+
 /** The class a rejected binding call is turned into inside the program. */
 export interface PtcBindingErrorClass {
   /** Program-visible global name of the class. */
@@ -104,6 +123,13 @@ export interface PtcRunRequest {
   sandboxPolicy?: SandboxExecutionPolicy
   /** Hard stop, even inside a synchronous loop. */
   signal?: AbortSignal
+  /**
+   * Called in the host, once per binding call that failed on the host side, while the run is
+   * live. Without it, an `invalid-value` (a host bug the model cannot fix) is emitted as a
+   * process warning with code `PTC_INVALID_TOOL_VALUE`, and `threw` goes to the program only.
+   * What the hook throws is ignored.
+   */
+  onBindingError?: (report: PtcBindingErrorReport) => void
 }
 
 /** A request after `resolve`: every choice made explicit. */

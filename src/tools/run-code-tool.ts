@@ -5,7 +5,7 @@
  */
 import type { PtcRuntime } from '../seam/runtime.js'
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingNamespace } from '../seam/types.js'
+import type { PtcBindingErrorReport, PtcBindingNamespace } from '../seam/types.js'
 import type { ToolGroup } from './group.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
 
@@ -23,6 +23,11 @@ export interface RunCodeToolOptions {
   maxValueChars?: number
   /** Each run's time budget; omitted: the runtime's default (see `PtcRunRequest.timeoutMs`). */
   timeoutMs?: number | null
+  /**
+   * Told about every tool call that failed on the host side: a tool that threw, or resolved a
+   * value the program cannot receive (see `PtcRunRequest.onBindingError`).
+   */
+  onToolError?: (report: PtcBindingErrorReport) => void
 }
 
 /** Per call: whose retained state the program sees, and a way to stop it. */
@@ -67,7 +72,7 @@ declare function inspect(value: unknown): void`
  * global or error class, or a budget is not a positive integer.
  */
 export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
-  const { runtime, groups, name = 'run_code', timeoutMs } = options
+  const { runtime, groups, name = 'run_code', timeoutMs, onToolError } = options
   const budget: ResultTextBudget = {
     maxOutputChars: positive(options.maxOutputChars ?? 10_000, 'maxOutputChars'),
     maxValueChars: positive(options.maxValueChars ?? 10_000, 'maxValueChars'),
@@ -104,6 +109,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
         ...(call.stateOwner !== undefined ? { stateOwner: call.stateOwner } : {}),
         ...(call.signal !== undefined ? { signal: call.signal } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(onToolError !== undefined ? { onBindingError: onToolError } : {}),
       })
       return resultText(await runtime.run(spec), budget)
     },

@@ -12,7 +12,7 @@
 import { PROGRAM_FORMATS, type PtcProgramFormat } from '../seam/types.js'
 import { instrumentCompletion } from './completion.js'
 import { ProgramEdits, type Wrapper } from './edits.js'
-import { FUNCTION_BODY_OPEN, PARSE_CLOSE, parseProgram } from './parse.js'
+import { FUNCTION_BODY_OPEN, PARSE_CLOSE, type ParsedProgram, parseProgram } from './parse.js'
 import { programFile, type SerializedPositions } from './positions.js'
 import { lowerToGlobals } from './repl.js'
 import { scanProgram } from './scan.js'
@@ -53,8 +53,11 @@ export function lowerProgram(source: string, format: PtcProgramFormat, options: 
   if (functionBody) {
     // The parsed text is already the lowered code: an async function body, returning its value.
     wrapper = { open: FUNCTION_BODY_OPEN, close: PARSE_CLOSE }
+    if (parsed.callee) edits.open(parsed.callee.statement.start, 'return ')
+    callFunctionProgram(parsed, edits)
   } else {
     instrumentCompletion(edits, scan.completion)
+    callFunctionProgram(parsed, edits)
     wrapper = format === 'scoped-repl'
       ? lowerToScope(parsed, scan, edits, options.carried ?? [])
       : lowerToGlobals(parsed, scan, edits)
@@ -64,4 +67,15 @@ export function lowerProgram(source: string, format: PtcProgramFormat, options: 
   // it declares that later runs call) can be matched with this map.
   const file = programFile(code)
   return { code: `${code}\n//# sourceURL=${file}`, positions: { file, runs }, declared: scan.declared }
+}
+
+/**
+ * A program that is one function expression is called with no arguments, in place, so its
+ * value (awaited by the wrapper, which returns it from an async function) is the program's.
+ * Recorded after the completion edits, so `slot = (` opens before `(` and `)()` closes first.
+ */
+function callFunctionProgram({ callee }: ParsedProgram, edits: ProgramEdits): void {
+  if (!callee) return
+  edits.open(callee.expression.start, '(')
+  edits.close(callee.expression.end, ')()')
 }

@@ -3,8 +3,9 @@
  * source as a script would accept things the wrapper rejects (`var await`, `({ await })`), so
  * we parse the wrapped text once and check that the program did not close our function early.
  */
-import { parse, type BlockStatement, type Node, type Options, type Statement } from 'acorn'
+import { parse, type BlockStatement, type ModuleDeclaration, type Node, type Options, type Statement } from 'acorn'
 import { BOOTSTRAP_NAME } from '../seam/names.js'
+import { type FunctionProgram, functionProgram, startsWithAnonymousFunction, unfence } from './habits.js'
 import { acornRule, ProgramSyntaxError } from './syntax-error.js'
 
 /** Wrapper of `function-body` programs; the lowered code is exactly the parsed text. */
@@ -27,6 +28,8 @@ export interface ParsedProgram {
   body: Statement[]
   /** Whether the program's top level is strict code. */
   strict: boolean
+  /** Set when the program is one function expression, which lowering calls. */
+  callee?: FunctionProgram
 }
 
 /**
@@ -35,8 +38,21 @@ export interface ParsedProgram {
  */
 export function parseProgram(source: string, functionBody: boolean): ParsedProgram {
   // A hashbang is only legal at the very start of a script; keep its text as a line comment.
-  const program = source.startsWith('#!') ? '//' + source.slice(2) : source
+  const unfenced = unfence(source)
+  const program = unfenced.startsWith('#!') ? '//' + unfenced.slice(2) : unfenced
   const open = (functionBody ? FUNCTION_BODY_OPEN : SCRIPT_OPEN) + '\n'
+  // `async function () {}` alone is a function expression only inside parentheses; ours stay
+  // outside the program's lines, and the ordinary parse below reports the program's own errors.
+  if (startsWithAnonymousFunction(program)) {
+    const parsed = tryParse(open + '(\n', program, '\n)' + PARSE_CLOSE, functionBody)
+    const callee = parsed && functionProgram(parsed.body)
+    if (parsed && callee) {
+      // The statement spans our parentheses; lowering may edit only the program's own text.
+      callee.statement.start = callee.expression.start
+      callee.statement.end = callee.expression.end
+      return { ...parsed, callee }
+    }
+  }
   const text = open + program + PARSE_CLOSE
   const programStart = open.length
   let root
@@ -45,20 +61,51 @@ export function parseProgram(source: string, functionBody: boolean): ParsedProgr
   } catch (error) {
     throw toProgramError(error, source, programStart)
   }
-  const statement = root.body[0]
-  const block = statement?.type === 'ExpressionStatement' ? wrapperBody(statement.expression) : undefined
-  if (root.body.length !== 1 || !block || block.end !== text.length - 1) {
-    // The program closed our function with a `}` of its own: point at that brace.
+  const body = checkedBody(root.body, text)
+  if (!body) {
+    // The program closed our function with a \`}\` of its own: point at that brace.
+    const statement = root.body[0]
+    const block = statement?.type === 'ExpressionStatement' ? wrapperBody(statement.expression) : undefined
     const closing = block ? block.end - 1 - programStart : 0
     throw ProgramSyntaxError.at(source, closing, "Unexpected token '}'")
   }
+  const callee = functionProgram(body)
   return {
     text,
     programStart,
     programEnd: programStart + program.length,
-    body: block.body,
-    strict: functionBody || hasUseStrict(block.body),
+    body,
+    strict: functionBody || hasUseStrict(body),
+    ...(callee ? { callee } : {}),
   }
+}
+
+/** `program` between `open` and `close`, when it parses as one function of ours. */
+function tryParse(open: string, program: string, close: string, functionBody: boolean): ParsedProgram | undefined {
+  const text = open + program + close
+  let root
+  try {
+    root = parse(text, OPTIONS)
+  } catch {
+    return undefined
+  }
+  const body = checkedBody(root.body, text)
+  if (!body) return undefined
+  return {
+    text,
+    programStart: open.length,
+    programEnd: open.length + program.length,
+    body,
+    strict: functionBody || hasUseStrict(body),
+  }
+}
+
+/** The statements of our wrapper function, unless the program escaped it. */
+function checkedBody(statements: ReadonlyArray<Statement | ModuleDeclaration>, text: string): Statement[] | undefined {
+  const statement = statements[0]
+  const block = statement?.type === 'ExpressionStatement' ? wrapperBody(statement.expression) : undefined
+  if (statements.length !== 1 || !block || block.end !== text.length - 1) return undefined
+  return block.body
 }
 
 /**

@@ -92,6 +92,10 @@ export class BindingBridge {
     // A method (not a constructor), named after the member so stack frames read naturally.
     const holder = {
       async [member](args?: unknown) {
+        // A second argument would never reach the tool: say so rather than drop it.
+        if (arguments.length > 1) {
+          throw new TypeErrorOf(`${label} takes one argument (an object of named arguments), got ${arguments.length}`)
+        }
         let tokens: unknown[] | undefined
         let bytes = 0
         if (args !== undefined) {

@@ -140,3 +140,36 @@ describe('using declarations', () => {
     }
   })
 })
+
+describe.each(['function-body', 'script', 'repl', 'scoped-repl'] as const)('%s: the model’s habits, on a real runtime', (format) => {
+  const answer = format === 'function-body' ? 'return 40 + 2' : '40 + 2'
+
+  it('runs a program wrapped in one Markdown fence', async () => {
+    const { run, dispose } = await session(format, false)
+    try {
+      expect(await run(`\`\`\`js\nconsole.log("hi")\n${answer}\n\`\`\``)).toEqual({ output: [{ type: 'text', text: 'hi\n' }], value: 42 })
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('calls a program that is one async arrow and returns its awaited value', async () => {
+    const { run, dispose } = await session(format, false)
+    try {
+      expect((await run('async () => {\n  const a = await Promise.resolve(40)\n  return a + 2\n}')).value).toBe(42)
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('reports an error inside a fenced arrow at the line and column as written', async () => {
+    const { run, dispose } = await session(format, false)
+    try {
+      const result = await run('```ts\nasync () => {\n  await null\n  throw new Error("no")\n}\n```')
+      expect(result.error?.kind).toBe('exception')
+      expect(result.error?.message).toBe('Error: no\n    at program:4:9')
+    } finally {
+      await dispose()
+    }
+  })
+})

@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RUNTIME_DECLARATIONS, type ToolGroup } from 'ptc-runtime'
-import { mcpToolGroup } from 'ptc-runtime/mcp'
+import { type McpClient, mcpToolGroup } from 'ptc-runtime/mcp'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { typecheck } from '../helpers/typecheck.js'
 import { createCatalogueServer } from './fixtures/catalogue-server.mjs'
@@ -174,5 +174,19 @@ describe('an MCP server as a tool group', () => {
     } finally {
       await client.close()
     }
+  })
+
+  it('refuses to mount a server as fetch before asking it for its tools', async () => {
+    let listed = false
+    const client = {
+      listTools: async () => {
+        listed = true
+        return { tools: [] }
+      },
+      callTool: async () => ({ content: [] }),
+      getInstructions: () => undefined,
+    } as unknown as McpClient
+    await expect(mcpToolGroup(client, { global: 'fetch' })).rejects.toThrow('binding global "fetch" would replace the built-in global fetch')
+    expect(listed).toBe(false)
   })
 })

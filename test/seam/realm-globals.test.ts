@@ -1,7 +1,8 @@
 import vm from 'node:vm'
 import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FIXED_REALM_GLOBALS } from '../../src/seam/names.js'
+import { FIXED_REALM_GLOBALS, PORTABLE_RESERVED_WORDS, REALM_BUILTIN_GLOBALS, RESERVED_BINDING_GLOBALS } from '../../src/seam/names.js'
+import { defineToolGroup, validateBindings } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 
 /** Own string-keyed globals that are not configurable: no definition can replace them. */
@@ -61,11 +62,37 @@ describe('globals a binding cannot take', () => {
       await expect(run).rejects.toThrow('binding error class "NaN" names a global of the JavaScript realm')
     })
 
-    it('may replace a configurable Node global such as crypto', async () => {
-      const result = await runtime.run('return await crypto.echo({ ok: true })', {
-        bindings: [{ global: 'crypto', functions: tools }],
-      })
-      expect(result).toEqual({ output: [], value: { ok: true } })
+    it('covers every global a program sees in its realm', async () => {
+      const { value } = await runtime.run('return Reflect.ownKeys(globalThis).filter((key) => typeof key === "string")')
+      const covered = (name: string) =>
+        FIXED_REALM_GLOBALS.has(name) || REALM_BUILTIN_GLOBALS.has(name) || RESERVED_BINDING_GLOBALS.has(name) || PORTABLE_RESERVED_WORDS.has(name)
+      expect(value).toEqual(expect.arrayContaining(['JSON', 'fetch', 'process', 'Buffer']))
+      expect((value as string[]).filter((name) => !covered(name))).toEqual([])
     })
+
+    it.each(['JSON', 'Promise', 'Object', 'Math', 'Array', 'fetch', 'process', 'Buffer', 'crypto', 'setTimeout'])(
+      'is refused at run time with a TypeError naming the built-in %s',
+      async (name) => {
+        const run = runtime.run('return 1', { bindings: [{ global: name, functions: tools }] })
+        await expect(run).rejects.toThrow(TypeError)
+        await expect(run).rejects.toThrow(`binding global "${name}" would replace the built-in global ${name} that programs rely on`)
+      },
+    )
+
+    it('is refused as an error class named after a built-in error', async () => {
+      const run = runtime.run('return 1', {
+        bindings: [{ global: 'tools', functions: tools, errorClass: { name: 'TypeError', memberNameProperty: 'tool' } }],
+      })
+      await expect(run).rejects.toThrow('binding error class "TypeError" would replace the built-in global TypeError')
+    })
+  })
+
+  it('refuses a built-in as a tool group global when the group is defined', () => {
+    const tools = { get: { inputSchema: { type: 'object' }, run: () => null } } as const
+    expect(() => defineToolGroup({ global: 'JSON', tools })).toThrow('binding global "JSON" would replace the built-in global JSON')
+  })
+
+  it('accepts a name a global only inherits, such as hasOwnProperty', () => {
+    expect(() => validateBindings([{ global: 'hasOwnProperty', functions: {} }])).not.toThrow()
   })
 })

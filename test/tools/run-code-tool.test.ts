@@ -45,6 +45,16 @@ describe('the ready run_code tool', () => {
     expect(result).toEqual({ declarations: [], samples: [[]] })
   })
 
+  it('passes a failed tool call to onToolError as well as to the model', async () => {
+    const reports: unknown[] = []
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], onToolError: (report) => reports.push(report) })
+    const text = await tool.execute({ program: "await weather.forecast({ city: 'Atlantis' })" })
+    expect(text).toMatch(/WeatherError: no forecast for Atlantis/)
+    expect(reports).toEqual([
+      { binding: 'weather.forecast', kind: 'threw', message: 'no forecast for Atlantis', cause: expect.any(Error) },
+    ])
+  })
+
   it('answers with the output, then the value, and keeps state for the same owner', async () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather] })
     const conversation = {}

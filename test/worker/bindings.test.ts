@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PtcBindingNamespace } from 'ptc-runtime'
+import type { PtcBindingErrorReport, PtcBindingNamespace } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 
 describe('bindings', () => {
@@ -55,6 +55,60 @@ describe('bindings', () => {
   it('rejects a lossy or undefined resolution with a clear message', async () => {
     expect((await run('try { await tools.lossy() } catch (e) { return e.message }')).value).toMatch(/tools\.lossy resolved a value that is not lossless JSON/)
     expect((await run('try { await tools.undef() } catch (e) { return e.message }')).value).toMatch(/use null/)
+  })
+
+  it('tells the developer through onBindingError when a tool resolves a value the program cannot receive', async () => {
+    const reports: PtcBindingErrorReport[] = []
+    const result = await env.run('try { await tools.lossy() } catch (e) { return e.message }', {
+      bindings: [tools],
+      onBindingError: (report) => reports.push(report),
+    })
+    expect(reports).toEqual([{ binding: 'tools.lossy', kind: 'invalid-value', message: result.value, cause: Number.NaN }])
+  })
+
+  it('tells the developer through onBindingError what a tool threw', async () => {
+    const reports: PtcBindingErrorReport[] = []
+    await env.run('await tools.fail().catch(() => null)', { bindings: [tools], onBindingError: (report) => reports.push(report) })
+    expect(reports).toHaveLength(1)
+    expect(reports[0]).toMatchObject({ binding: 'tools.fail', kind: 'threw', message: 'the catalogue is offline' })
+    expect(reports[0]!.cause).toBeInstanceOf(Error)
+  })
+
+  it('emits a PTC_INVALID_TOOL_VALUE process warning for an invalid value when no hook is given', async () => {
+    const warnings: Array<Error & { code?: string }> = []
+    const listen = (warning: Error & { code?: string }) => warnings.push(warning)
+    process.on('warning', listen)
+    try {
+      await run('await tools.undef().catch(() => null)')
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('warning', listen)
+    }
+    expect(warnings.map(({ code, message }) => ({ code, message }))).toEqual([
+      { code: 'PTC_INVALID_TOOL_VALUE', message: expect.stringMatching(/^tools\.undef resolved undefined/) },
+    ])
+  })
+
+  it('keeps the run going when onBindingError throws', async () => {
+    const result = await env.run('return await tools.fail().catch((e) => e.message)', {
+      bindings: [tools],
+      onBindingError: () => {
+        throw new Error('a broken hook')
+      },
+    })
+    expect(result.value).toBe('the catalogue is offline')
+  })
+
+  it('refuses a second argument in the program without calling the host', async () => {
+    calls.length = 0
+    const result = await run('try { await tools.echo({ q: 1 }, { page: 2 }) } catch (e) { return [e.constructor === TypeError, e.message] }')
+    expect(result.value).toEqual([true, 'tools.echo takes one argument (an object of named arguments), got 2'])
+    expect(calls).toEqual([])
+  })
+
+  it('refuses a tool passed as a callback to map, which adds index and array', async () => {
+    const result = await run('return await Promise.all([{ a: 1 }].map(tools.echo)).catch((e) => e.message)')
+    expect(result.value).toBe('tools.echo takes one argument (an object of named arguments), got 3')
   })
 
   it('turns a host rejection into an instance of the declared error class', async () => {
