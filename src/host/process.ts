@@ -256,7 +256,10 @@ export class ProcessEnvironment implements Environment {
   }
 
   async tidy(thorough: boolean): Promise<boolean> {
-    if (!this.alive) return false
+    if (!this.alive) {
+      await this._sweepAfterExit()
+      return false
+    }
     const reported = thorough || this._spawned
     this._spawned = false
     return reported ? this._sweep(true) : true
@@ -300,6 +303,8 @@ export class ProcessEnvironment implements Environment {
       if (!this._namespaced) await this._endUnconfined()
       // A few helpers end at a time (turns.ts).
       else if (!(await asTeardown(() => this._endNamespace()))) await killProcessTrees(new Set([this._child.pid]), this._marker)
+    } else {
+      await this._sweepAfterExit()
     }
     await this.exited
   }
@@ -315,6 +320,15 @@ export class ProcessEnvironment implements Environment {
     if (reaper === undefined) return false
     const exited = await Promise.race([this.exited.then(() => true), sleep(NAMESPACE_END_MS, false, { ref: false })])
     return exited && isDead(reaper)
+  }
+
+  /**
+   * A helper that died without a namespace (the program had a subprocess kill it, say) leaves
+   * what it started running, out of its tree: those carrying its marker are found and killed.
+   * A namespace dies with its helper.
+   */
+  private async _sweepAfterExit(): Promise<void> {
+    if (this._processExited && !this._namespaced && this._started) await killProcessTrees(new Set(), this._marker)
   }
 
   /**

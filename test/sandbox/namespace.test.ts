@@ -236,4 +236,20 @@ describe.each([
     expect(processesMatching(`sleep ${tag}`)).toEqual([])
     expect((await flying).error).toEqual({ kind: 'abort', message: 'runtime disposed' })
   })
+
+  it('leaves nothing running that a program started before it killed its own helper, once the result is in', async () => {
+    const env = await startRuntime(config)
+    try {
+      const tag = marker()
+      const program = `const cp = await import('node:child_process')
+        cp.spawn('setsid', ['sleep', '${tag}'], { stdio: 'ignore', detached: true }).unref()
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        cp.execSync('kill -9 $PPID')
+        await new Promise((resolve) => setTimeout(resolve, 5000))`
+      expect((await env.run(program)).error?.kind).toBe('worker-exit')
+      expect(processesMatching(`sleep ${tag}`)).toEqual([])
+    } finally {
+      await env.dispose()
+    }
+  })
 })
