@@ -15,6 +15,7 @@ const TABLES = {
   bindings: [],
   throughput: [],
   memory: [],
+  dispose: [],
   transform: ['--expose-gc'],
 }
 

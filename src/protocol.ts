@@ -106,6 +106,16 @@ export interface ReadyMessage {
   type: 'ready'
 }
 
+/**
+ * The run's program is about to start: sent before the initializer or the program is evaluated,
+ * so a worker (or its helper) that ends without having sent it never ran any of the run's code,
+ * and the host may run the program elsewhere.
+ */
+export interface StartedMessage {
+  type: 'started'
+  run: number
+}
+
 /** A text entry is its string; an image entry names an attachment the host issued. */
 export type OutputItem = string | { attachmentId: string }
 
@@ -162,6 +172,7 @@ export interface SpawnedMessage {
 /** Everything a worker sends: `ready` once, then the messages of each run. */
 export type WorkerMessage =
   | ReadyMessage
+  | StartedMessage
   | OutputMessage
   | CallMessage
   | CallsMessage

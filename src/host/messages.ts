@@ -81,6 +81,8 @@ export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | s
         ...(raw.unusable === true ? { unusable: true } : {}),
       }
     }
+    case 'started':
+      return { type, run }
     case 'spawned':
       return isId(raw.pid) ? { type, run, pid: raw.pid } : 'a malformed subprocess report'
     default:

@@ -129,7 +129,17 @@ export class OwnerQueues {
     }
     environment.hold(true)
     const signal = AbortSignal.any([ticket.signal, ticket.controller.signal])
-    const settlement = await ticket.execute(environment, notice, signal)
+    let settlement = await ticket.execute(environment, notice, signal)
+    if (settlement.unstarted && !signal.aborted) {
+      // The environment died before the program started (its helper was killed between runs):
+      // nothing of the program ran, so it runs once more in a fresh environment, told of the
+      // state that was lost.
+      if (slot.environment === environment) slot.environment = undefined
+      await this._hooks.settle(environment, settlement.disposition)
+      environment = slot.environment = this._hooks.take(ticket.key)
+      environment.hold(true)
+      settlement = await ticket.execute(environment, settlement.notice ?? notice, signal)
+    }
     if (settlement.disposition === 'keep') {
       environment.hold(false)
     } else {
@@ -144,7 +154,7 @@ export class OwnerQueues {
       if (!(await environment.audit())) {
         if (slot.environment === environment) slot.environment = undefined
         // Released meanwhile, the owner starts fresh without a notice.
-        if (this._slots.get(owner) === slot) this._notices.set(owner, UNSTOPPED_NOTICE)
+        if (this._slots.get(owner) === slot) this._notices.set(owner, environment.alive ? UNSTOPPED_NOTICE : lostNotice('its worker exited'))
         await this._hooks.settle(environment, 'discard')
       }
     }

@@ -20,11 +20,12 @@ import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { isSpawnReport } from './messages.js'
-import { childrenOf, isChildOf, isDead, killProcessTrees } from './processes.js'
+import { childrenOf, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
-import { NAMESPACE_HELPER_PID, helperOf, sweepHelperNamespace } from './sandbox/namespace.js'
+import { NAMESPACE_HELPER_PID, helperOf, killNamespace, sweepHelperNamespace } from './sandbox/namespace.js'
+import { asTeardown, inTurn } from './turns.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
@@ -32,6 +33,8 @@ const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 const START_TIMEOUT_MS = 30_000
 /** How long disposal lets a starting helper finish forming its process tree before killing it. */
 const READY_GRACE_MS = 2_000
+/** How long disposal waits for a killed helper (or bubblewrap, once its namespace's reaper was killed) to exit. */
+const NAMESPACE_END_MS = 1_000
 /** After the process exits, how long to wait for frames it wrote just before. */
 const EXIT_DRAIN_MS = 100
 const DIAGNOSTIC_CHARS = 2_000
@@ -253,7 +256,10 @@ export class ProcessEnvironment implements Environment {
   }
 
   async tidy(thorough: boolean): Promise<boolean> {
-    if (!this.alive) return false
+    if (!this.alive) {
+      await this._sweepAfterExit()
+      return false
+    }
     const reported = thorough || this._spawned
     this._spawned = false
     return reported ? this._sweep(true) : true
@@ -269,11 +275,11 @@ export class ProcessEnvironment implements Environment {
    * namespace; otherwise the helper's children and, when `marked`, every process with the marker.
    */
   private async _sweep(marked: boolean): Promise<boolean> {
-    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, this._helperPid())).cleared
-    const strays = this._strays()
+    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, await inTurn(() => this._helperPid()))).cleared
+    const strays = await inTurn(() => this._strays())
     if (strays.length === 0 && !marked) return true
     await killProcessTrees(new Set(strays), marked ? this._marker : undefined)
-    return this._strays().every((pid) => isDead(pid))
+    return inTurn(() => this._strays().every((pid) => isDead(pid)))
   }
 
   hold(held: boolean): void {
@@ -289,16 +295,59 @@ export class ProcessEnvironment implements Environment {
    */
   async dispose(): Promise<void> {
     this._listener = undefined
-    // Reading /proc for the kill takes milliseconds: let a result waiting on this turn go first.
-    await new Promise((resolve) => setImmediate(resolve))
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
       // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
       if (this._namespaced) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
-      await killProcessTrees(new Set([this._child.pid]), this._marker)
+      if (!this._namespaced) await this._endUnconfined()
+      // A few helpers end at a time (turns.ts).
+      else if (!(await asTeardown(() => this._endNamespace()))) await killProcessTrees(new Set([this._child.pid]), this._marker)
+    } else {
+      await this._sweepAfterExit()
     }
     await this.exited
+  }
+
+  /**
+   * Ends the helper's PID namespace through its reaper, which the kernel lets exit only once
+   * everything else in the namespace is gone: no process of the machine need be read. False
+   * when that did not work out (no reaper yet, or bubblewrap did not exit), and the caller
+   * falls back to looking for the processes.
+   */
+  private async _endNamespace(): Promise<boolean> {
+    const reaper = await inTurn(() => killNamespace(this._child.pid!))
+    if (reaper === undefined) return false
+    const exited = await Promise.race([this.exited.then(() => true), sleep(NAMESPACE_END_MS, false, { ref: false })])
+    return exited && isDead(reaper)
+  }
+
+  /**
+   * A helper that died without a namespace (the program had a subprocess kill it, say) leaves
+   * what it started running, out of its tree: those carrying its marker are found and killed.
+   * A namespace dies with its helper.
+   */
+  private async _sweepAfterExit(): Promise<void> {
+    if (this._processExited && !this._namespaced && this._started) await killProcessTrees(new Set(), this._marker)
+  }
+
+  /**
+   * Without a namespace, the helper's process group is stopped first, so that nothing in it
+   * starts anything more; what it started is found and killed, sharing the looks at the
+   * machine's processes with every other sweep (process-table.ts); then the helper and its group
+   * are killed, a few helpers at a time (turns.ts).
+   */
+  private async _endUnconfined(): Promise<void> {
+    const pid = this._child.pid!
+    const children = await inTurn(() => {
+      signalGroup(pid, 'SIGSTOP')
+      return childrenOf(pid)
+    })
+    await killProcessTrees(new Set(children), this._marker)
+    await asTeardown(async () => {
+      await inTurn(() => signalGroup(pid, 'SIGKILL'))
+      await Promise.race([this.exited, sleep(NAMESPACE_END_MS, undefined, { ref: false })])
+    })
   }
 
   /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */

@@ -2,26 +2,21 @@
  * Killing what programs started. A worker thread's subprocesses are children of this very
  * process and survive `worker.terminate()`, so the host records each one the worker reports
  * (after checking it really is a direct child) and kills its whole tree at settlement: its
- * process group when it leads one, and every descendant found through /proc. Processes that
- * left both the tree and the group are found by the environment marker every subprocess
- * inherits (a program can still clear its children's environment; only confinement is sure).
+ * process group when it leads one, and every descendant. Processes that left both the tree and
+ * the group are found by the environment marker every subprocess inherits (a program can still
+ * clear its children's environment; only confinement is sure). Both searches need a look at
+ * every process of the machine, taken asynchronously and shared by every sweep waiting for one
+ * (`process-table.ts`); only reads of the few processes already known happen synchronously.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
-
-interface ProcessStat {
-  state: string
-  ppid: number
-  pgrp: number
-}
+import { type ProcessStat, type ProcessTable, parseStat, processTable } from './process-table.js'
+import { inTurn } from './turns.js'
 
 /** `/proc/<pid>/stat`, read through the /proc mounted at `proc` (a PID namespace's own, say). */
 function readStat(pid: number | string, proc = '/proc'): ProcessStat | undefined {
   try {
-    const stat = readFileSync(`${proc}/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]) }
+    return parseStat(readFileSync(`${proc}/${pid}/stat`, 'utf8'))
   } catch {
     return undefined
   }
@@ -37,16 +32,14 @@ export function isChildOf(pid: number, parent = process.pid, proc = '/proc'): bo
   return stat === undefined ? undefined : stat.ppid === parent
 }
 
-function descendantsOf(roots: ReadonlySet<number>): number[] {
-  if (roots.size === 0) return [] // the /proc walk is milliseconds; skip it when there is nothing to walk from
+/** Every descendant of `roots` in `table`. */
+function descendantsOf(roots: ReadonlySet<number>, table: ProcessTable): number[] {
+  if (roots.size === 0) return []
   const children = new Map<number, number[]>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    const stat = readStat(entry)
-    if (!stat) continue
+  for (const [pid, stat] of table.stats) {
     const list = children.get(stat.ppid)
-    if (list) list.push(Number(entry))
-    else children.set(stat.ppid, [Number(entry)])
+    if (list) list.push(pid)
+    else children.set(stat.ppid, [pid])
   }
   const found: number[] = []
   const pending = [...roots]
@@ -59,28 +52,22 @@ function descendantsOf(roots: ReadonlySet<number>): number[] {
   return found
 }
 
-/** Live processes whose environment carries `marker`, other than this one. */
-function markedProcesses(marker: string): number[] {
-  const entry = `${SUBPROCESS_MARKER_VARIABLE}=${marker}`
-  const found: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
-    let environ: string
-    try {
-      environ = readFileSync(`/proc/${name}/environ`, 'latin1')
-    } catch {
-      continue // gone, or another user's
-    }
-    if (environ.split('\0').includes(entry)) found.push(Number(name))
-  }
-  return found
-}
-
 function signal(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL')
   } catch {
     // already gone
+  }
+}
+
+/** Sends `name` to the process group `pid` leads and to `pid` itself, whichever still exist. */
+export function signalGroup(pid: number, name: NodeJS.Signals): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, name)
+    } catch {
+      // gone
+    }
   }
 }
 
@@ -128,6 +115,10 @@ export function childrenOf(pid: number): number[] {
   return children
 }
 
+/** How long a sweep keeps looking for what it must kill, once it has looked twice. */
+const SWEEP_MS = 1000
+const POLL_MS = 5
+
 /**
  * SIGKILLs each recorded child, its process group when it leads one, all descendants and, with
  * a `marker`, every process carrying it; then looks again until nothing is found alive (briefly,
@@ -136,35 +127,37 @@ export function childrenOf(pid: number): number[] {
  */
 export async function killProcessTrees(pids: ReadonlySet<number>, marker?: string): Promise<void> {
   if (process.platform !== 'linux' || (pids.size === 0 && marker === undefined)) return
-  for (const pid of pids) {
-    const stat = readStat(pid)
-    if (stat?.pgrp === pid) signal(-pid)
+  // Every synchronous step (a few small reads and signals) waits for its turn of the host's
+  // event loop, shared with every other sweep (turns.ts).
+  await inTurn(() => {
+    for (const pid of pids) {
+      const stat = readStat(pid)
+      if (stat?.pgrp === pid) signal(-pid)
+    }
+  })
+  const deadline = Date.now() + SWEEP_MS
+  // Look again only once the last targets are dead, and stop after two looks in a row find
+  // nothing alive. One is not proof: a process in the middle of exec shows an empty
+  // environment, so its marker is missed for that moment.
+  let emptyLooks = 0
+  for (let looks = 0; emptyLooks < 2 && (looks < 2 || Date.now() < deadline); looks++) {
+    const table = await processTable(marker !== undefined)
+    const targets = await inTurn(() => {
+      const candidates = new Set([...pids, ...descendantsOf(pids, table), ...(marker === undefined ? [] : (table.marked.get(marker) ?? []))])
+      const alive = [...candidates].filter((pid) => !isDead(pid))
+      for (const pid of alive) signal(pid)
+      return alive
+    })
+    emptyLooks = targets.length === 0 ? emptyLooks + 1 : 0
+    await until(() => targets.every((pid) => isDead(pid)), deadline)
   }
-  const found = (): number[] =>
-    [...new Set([...pids, ...descendantsOf(pids), ...(marker === undefined ? [] : markedProcesses(marker))])].filter(
-      (pid) => !isDead(pid),
-    )
   // The recorded pids are this process's own children, spawned by a worker thread, and only that
   // worker's event loop will ever reap them: wait until they are reaped, not merely dead, or a
   // worker terminated right after this would leave them as zombies of the host for good.
-  const reaped = (): boolean => [...pids].every((pid) => readStat(pid)?.ppid !== process.pid)
-  // Walking /proc costs milliseconds of this thread: walk again only once the last targets are
-  // dead, and stop after two walks in a row find nothing alive. One is not proof: a process in
-  // the middle of exec shows an empty environment, so its marker is missed for that moment.
-  let targets: number[] | undefined = []
-  let emptyWalks = 0
-  await waitBriefly(() => {
-    if (targets?.every((pid) => isDead(pid))) {
-      targets = found()
-      for (const pid of targets) signal(pid)
-      emptyWalks = targets.length === 0 ? emptyWalks + 1 : 0
-      if (emptyWalks === 2) targets = undefined
-    }
-    return targets === undefined && reaped()
-  })
+  await until(() => [...pids].every((pid) => readStat(pid)?.ppid !== process.pid), deadline)
 }
 
-/** Polls `done` every 5 ms for at most a second: killed processes take a moment to die and be reaped. */
-async function waitBriefly(done: () => boolean): Promise<void> {
-  for (let waited = 0; waited < 1000 && !done(); waited += 5) await sleep(5)
+/** Polls `done` every few milliseconds until it holds or `deadline` (a `Date.now()`) passes. */
+async function until(done: () => boolean, deadline: number): Promise<void> {
+  while (!(await inTurn(done)) && Date.now() < deadline) await sleep(POLL_MS)
 }

@@ -255,8 +255,15 @@ export class WorkerPtcRuntime extends PtcRuntime {
         return settlement
       }, signal)
     }
-    const environment = this._source!.take(key, 'one-shot')
-    const settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
+    let environment = this._source!.take(key, 'one-shot')
+    let settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
+    if (settlement.unstarted && !signal.aborted) {
+      // Its environment died before the program started (a pooled helper killed while idle):
+      // nothing ran, so it runs once more in a fresh one.
+      await this._source!.settle(environment, settlement.disposition)
+      environment = this._source!.take(key, 'one-shot')
+      settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
+    }
     await this._source!.settle(environment, settlement.disposition)
     return settlement.result
   }

@@ -46,6 +46,11 @@ export interface Settlement {
   disposition: Disposition
   /** When the owner's state was lost with the environment: the line its next run prints. */
   notice?: string
+  /**
+   * The environment ended before the run's code started (a pooled or kept helper that died):
+   * nothing of the program ran, and the caller may run it once more in a fresh environment.
+   */
+  unstarted?: true
 }
 
 /**
@@ -104,6 +109,10 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     let settled = false
     /** The program was sent; before that, a failure lost nothing and the program never ran. */
     let sent = false
+    /** The worker said the run's code is starting; before that, none of it ran. */
+    let started = false
+    /** The environment ended (or never started) before the run's code started. */
+    let endedUnstarted = false
     /** This run carried the environment initializer, and the initializer failed. */
     let initializing = false
     let initializerFailed = false
@@ -132,6 +141,12 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       const result = ledger.finish(outcome)
       const kind = result.error?.kind
       const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && LOST[kind] !== null)
+      if (endedUnstarted) {
+        // State was lost only if earlier runs left some here (this run's own start counts once it was sent).
+        const earlier = environment.runs > (sent ? 1 : 0)
+        const lost = earlier ? { notice: lostNotice(LOST['worker-exit']!) } : {}
+        return resolve({ result, disposition: 'discard', unstarted: true, ...lost })
+      }
       // Nothing was lost when the program never ran here or only the initializer failed.
       const notice = !sent || initializerFailed ? undefined : lostNotice((kind && LOST[kind]) ?? 'its environment ended')
       if (discarded && !(plan.oneShot && byWorker)) {
@@ -174,6 +189,9 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
             if (settled) return
           }
           return
+        case 'started':
+          started = true
+          return
         case 'spawned':
           if (!environment.adoptSubprocess(message.pid)) {
             return fail('protocol', 'the program broke the runtime protocol: a subprocess report for a foreign process')
@@ -210,7 +228,10 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       rawOutput(text) {
         if (!ledger.text(text)) settle({ value: undefined })
       },
-      exit: (failure) => settle({ error: failure }),
+      exit(failure) {
+        if (!started && failure.kind === 'worker-exit') endedUnstarted = true
+        settle({ error: failure })
+      },
     }
 
     function start(): void {
@@ -243,7 +264,13 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
 
     if (plan.signal.aborted) return onAbort()
     plan.signal.addEventListener('abort', onAbort, { once: true })
-    void environment.ready.then((refusal) => (refusal ? settle({ error: refusal }) : start()))
+    void environment.ready.then((refusal) => {
+      if (!refusal) return start()
+      // A helper that could not start (killed while starting, say) ran nothing; a sandbox that
+      // cannot be set up fails the same way again.
+      if (refusal.kind === 'worker-exit') endedUnstarted = true
+      settle({ error: refusal })
+    })
   })
 }
 

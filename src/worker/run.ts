@@ -60,6 +60,8 @@ export class WorkerRun {
         { unusable: true },
       )
     }
+    // From here on the run's code may have run: the host must not run the program again.
+    this._post({ type: 'started', run: message.run })
     if (message.initializer) {
       try {
         await this._evaluate(message.initializer, 'initializer', state)

@@ -208,3 +208,48 @@ describe.each([
     await env.runtime.release(owner)
   })
 })
+
+// Disposal ends namespaces through their reaper and, without bubblewrap, looks for marked
+// processes anywhere on the machine: either way nothing a program started outlives it.
+describe.each([
+  ['in its PID namespace', {}],
+  ['without bubblewrap', { sandbox: { mode: 'danger-full-access' as const, bwrapPath: '/nonexistent/bwrap' } }],
+])('runtime disposal, %s', (_where, config) => {
+  it('leaves nothing running that a kept environment or an in-flight run started, even out of the tree and group', async () => {
+    const env = await startRuntime({ retainState: true, ...config })
+    const tag = marker()
+    const escape = (suffix: string) => `cp.spawn('setsid', ['sleep', '${tag}${suffix}'], { stdio: 'ignore', detached: true }).unref()`
+    // Started by a timer after the kept run's result: nothing has swept it yet.
+    const kept = `const cp = await import('node:child_process'); setTimeout(() => ${escape('1')}, 100); return 1`
+    expect((await env.run(kept, { stateOwner: {} })).value).toBe(1)
+    let spawned!: () => void
+    const started = new Promise<void>((resolve) => (spawned = resolve))
+    const bindings = [{ global: 'tools', functions: { spawned: async () => (spawned(), null) } }]
+    const flying = env.run(`const cp = await import('node:child_process'); ${escape('2')}; await tools.spawned(); await new Promise(() => {})`, {
+      bindings,
+      timeoutMs: null,
+    })
+    await started
+    await until(() => processesMatching(`sleep ${tag}`).length === 2)
+    expect(processesMatching(`sleep ${tag}`)).toHaveLength(2)
+    await env.dispose()
+    expect(processesMatching(`sleep ${tag}`)).toEqual([])
+    expect((await flying).error).toEqual({ kind: 'abort', message: 'runtime disposed' })
+  })
+
+  it('leaves nothing running that a program started before it killed its own helper, once the result is in', async () => {
+    const env = await startRuntime(config)
+    try {
+      const tag = marker()
+      const program = `const cp = await import('node:child_process')
+        cp.spawn('setsid', ['sleep', '${tag}'], { stdio: 'ignore', detached: true }).unref()
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        cp.execSync('kill -9 $PPID')
+        await new Promise((resolve) => setTimeout(resolve, 5000))`
+      expect((await env.run(program)).error?.kind).toBe('worker-exit')
+      expect(processesMatching(`sleep ${tag}`)).toEqual([])
+    } finally {
+      await env.dispose()
+    }
+  })
+})

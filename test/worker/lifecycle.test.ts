@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
-import { startRuntime } from '../helpers/runtime.js'
+import { childProcesses } from '../helpers/processes.mjs'
+import { startRuntime, textOf } from '../helpers/runtime.js'
 
 describe('provider lifecycle', () => {
   it('disposal aborts in-flight runs with "runtime disposed" and awaits every worker', async () => {
@@ -93,5 +94,77 @@ describe('provider lifecycle', () => {
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
     expect(output.trim()).toBe('{"output":[],"value":1}')
+  })
+})
+
+/** The helper process under `pid`: bubblewrap's only descendant that has no child (or `pid` itself, unwrapped). */
+function helperUnder(pid: number): number {
+  for (let current = pid; ; ) {
+    let children: number[] = []
+    try {
+      children = readFileSync(`/proc/${current}/task/${current}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+    } catch {
+      return current
+    }
+    if (children.length === 0) return current
+    current = children[0]!
+  }
+}
+
+/** SIGKILLs the helper process of every environment this process has. */
+function killHelpers(): void {
+  for (const child of childProcesses()) process.kill(helperUnder(child), 'SIGKILL')
+}
+
+/** Resolves once this process has `count` helpers whose process trees are complete. */
+async function helpersStarted(count: number): Promise<void> {
+  while (childProcesses().filter((child) => readFileSync(`/proc/${helperUnder(child)}/comm`, 'utf8').trim() === 'node').length < count) {
+    await sleep(20)
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('a helper that died before its run started', () => {
+  it('a pooled spare killed while idle is replaced, and the run gets its value', async () => {
+    const env = await startRuntime({ poolSize: 1 })
+    try {
+      await helpersStarted(1)
+      await sleep(500) // ready, most likely; a spare killed while starting is replaced the same way
+      killHelpers()
+      expect(await env.run('return 42')).toEqual({ output: [], value: 42 })
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it("a kept environment whose helper was killed between runs is replaced: the next run starts fresh and is told", async () => {
+    const env = await startRuntime({ poolSize: 0, retainState: true })
+    try {
+      const owner = {}
+      expect((await env.run('globalThis.kept = 1; return 1', { stateOwner: owner })).value).toBe(1)
+      await sleep(200) // the host's audit of the kept environment, which follows the result, is done
+      killHelpers()
+      expect(await env.run('return typeof globalThis.kept', { stateOwner: owner })).toEqual({
+        output: [{ type: 'text', text: '[earlier state was lost because its worker exited; this run starts in a fresh environment]\n' }],
+        value: 'undefined',
+      })
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('a program that ran before its helper died is not run again: worker-exit, and the owner is told', async () => {
+    const env = await startRuntime({ poolSize: 0, retainState: true })
+    const marker = mkdtempSync(path.join(tmpdir(), 'ptc-ran-once-'))
+    try {
+      const owner = {}
+      const program = `(await import('node:fs')).appendFileSync(${JSON.stringify(path.join(marker, 'runs'))}, 'x'); process.exit(7)`
+      const result = await env.run(program, { stateOwner: owner })
+      expect(result.error?.kind).toBe('worker-exit')
+      expect(readFileSync(path.join(marker, 'runs'), 'utf8')).toBe('x')
+      expect(textOf(await env.run('return 1', { stateOwner: owner }))).toMatch(/^\[earlier state was lost because its worker exited/)
+    } finally {
+      await env.dispose()
+      rmSync(marker, { recursive: true, force: true })
+    }
   })
 })

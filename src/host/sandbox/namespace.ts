@@ -20,6 +20,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf, isDead } from '../processes.js'
+import { inTurn } from '../turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
 export const NAMESPACE_HELPER_PID = 2
@@ -45,6 +46,25 @@ const reaperOf = (bwrapPid: number) => childrenOf(bwrapPid).find((pid) => namesp
 export function helperOf(bwrapPid: number): number | undefined {
   const reaper = reaperOf(bwrapPid)
   return reaper === undefined ? undefined : childrenOf(reaper).find((pid) => namespacePids(pid).at(-1) === NAMESPACE_HELPER_PID)
+}
+
+/**
+ * Ends the PID namespace under `bwrapPid` without looking for its processes: SIGKILL to its
+ * reaper (PID 1 inside) makes the kernel kill every other process of the namespace, and the
+ * reaper's exit completes only once they are all gone. bwrap, its parent, then reaps it and
+ * exits, so once bwrap has exited and the reaper is gone, nothing of the namespace runs. Returns
+ * the reaper's host PID, or `undefined` when there is none to kill (bwrap has not formed its
+ * tree yet, or is gone).
+ */
+export function killNamespace(bwrapPid: number): number | undefined {
+  const reaper = reaperOf(bwrapPid)
+  if (reaper === undefined) return undefined
+  try {
+    process.kill(reaper, 'SIGKILL')
+  } catch {
+    // gone meanwhile
+  }
+  return reaper
 }
 
 /** Live processes of the namespace under `bwrapPid` other than its reaper and the helper. */
@@ -100,21 +120,26 @@ function runningStrays(helperPid: number): number[] {
  */
 export async function sweepHelperNamespace(bwrapPid: number, helperPid?: number): Promise<{ found: boolean; cleared: boolean }> {
   const running = () => (helperPid === undefined ? [] : runningStrays(helperPid))
-  // Nothing running in the namespace's own listing: no tree to walk.
-  if (helperPid !== undefined && running().length === 0) return { found: false, cleared: true }
+  // Nothing running in the namespace's own listing: no tree to walk. Each pass's reads and
+  // signals wait for a turn of the host's event loop, shared with every other sweep (turns.ts).
+  if (helperPid !== undefined && (await inTurn(running)).length === 0) return { found: false, cleared: true }
   let found = false
   for (let pass = 0; pass < PASSES; pass++) {
-    const targets = strays(bwrapPid)
-    if (targets.length === 0 && running().length === 0) return { found, cleared: true }
-    found = true
-    for (const pid of targets) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {
-        // already gone
+    const cleared = await inTurn(() => {
+      const targets = strays(bwrapPid)
+      if (targets.length === 0 && running().length === 0) return true
+      for (const pid of targets) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // already gone
+        }
       }
-    }
+      return false
+    })
+    if (cleared) return { found, cleared: true }
+    found = true
     await sleep(PASS_PAUSE_MS)
   }
-  return { found, cleared: strays(bwrapPid).length === 0 && running().length === 0 }
+  return { found, cleared: await inTurn(() => strays(bwrapPid).length === 0 && running().length === 0) }
 }

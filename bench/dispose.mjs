@@ -1,0 +1,118 @@
+/**
+ * Table: disposal at scale. Runtime disposal with many runs in flight (each must settle
+ * promptly), and with many idle retained environments (all must be gone), on each host. The
+ * host's event loop must stay responsive throughout: `monitorEventLoopDelay` records how long it
+ * was blocked, and the thread host, which reads no helper's processes, is the reference.
+ *
+ * `node bench/run.mjs dispose`; `BENCH_DISPOSE_INFLIGHT` and `BENCH_DISPOSE_RETAINED` change
+ * the counts (100 and 300; 20 and 40 with BENCH_QUICK=1).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { startOurs } from './ours.mjs'
+import { fmt, machine, note, now, scale, settle, summarize, table, target, times } from './stats.mjs'
+
+const IN_FLIGHT = Number(process.env.BENCH_DISPOSE_INFLIGHT) || scale(100, 20)
+const RETAINED = Number(process.env.BENCH_DISPOSE_RETAINED) || scale(300, 40)
+/** Environments started at once while the retained ones are made. */
+const LANES = 8
+
+const HOSTS = [
+  { name: 'thread host', config: { isolation: 'thread' } },
+  { name: 'process host (default)', config: { isolation: 'process' } },
+  // No bubblewrap: no PID namespace, so the host finds the program's processes in /proc.
+  { name: 'process host, no bubblewrap', config: { isolation: 'process', sandbox: { mode: 'danger-full-access', bwrapPath: '/nonexistent/bwrap' } } },
+]
+
+/** Runs `during` while recording the event loop's delay; resolves its value and the longest block in ms. */
+async function monitored(during) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 })
+  histogram.enable()
+  try {
+    const value = await during()
+    return { value, maxDelayMs: histogram.max / 1e6 }
+  } finally {
+    histogram.disable()
+  }
+}
+
+/** `count` runs waiting forever in their programs, disposed at once: how long each takes to settle. */
+async function inFlight(host, count) {
+  const ours = await startOurs({ ...host.config, poolSize: 0 })
+  let started = 0
+  let allStarted
+  const running = new Promise((resolve) => (allStarted = resolve))
+  const tools = { started: async () => {
+    if (++started === count) allStarted()
+    return null
+  } }
+  const settled = []
+  let begin
+  const runs = Array.from({ length: count }, () =>
+    ours.run({ program: 'await tools.started(); await new Promise(() => {})', bindings: [{ global: 'tools', functions: tools }], timeoutMs: null }).then((result) => {
+      settled.push(now() - begin)
+      return result
+    }),
+  )
+  await running
+  await settle({ minMs: 50, maxMs: 10_000 })
+  const { value: disposeMs, maxDelayMs } = await monitored(async () => {
+    begin = now()
+    await ours.dispose()
+    return now() - begin
+  })
+  const results = await Promise.all(runs)
+  const wrong = results.filter((result) => result.error?.kind !== "abort").length
+  if (wrong > 0) console.error(JSON.stringify(results.find((result) => result.error?.kind !== "abort")))
+  return { settle: summarize(settled), settleMax: Math.max(...settled), disposeMs, maxDelayMs, wrong }
+}
+
+/** `count` state owners, each with a kept environment after one run, disposed at once. */
+async function retained(host, count) {
+  const ours = await startOurs({ ...host.config, retainState: true, poolSize: 0 })
+  let made = 0
+  let failed = 0
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      while (made < count) {
+        made++
+        const result = await ours.run({ program: 'globalThis.kept = 1; return 1', bindings: [], stateOwner: {} })
+        if (result.error) failed++
+      }
+    }),
+  )
+  await settle({ minMs: 50, maxMs: 10_000 })
+  const { value: disposeMs, maxDelayMs } = await monitored(async () => {
+    const begin = now()
+    await ours.dispose()
+    return now() - begin
+  })
+  return { disposeMs, maxDelayMs, failed }
+}
+
+console.log(`\n## Disposal at scale\n\n${machine()}; ${IN_FLIGHT} runs in flight, ${RETAINED} idle retained environments.`)
+const flights = []
+for (const host of HOSTS) flights.push([host, await inFlight(host, IN_FLIGHT)])
+const thread = flights[0][1]
+table(
+  `Disposing a runtime with ${IN_FLIGHT} runs in flight`,
+  ['host', 'settle median ms', 'settle p95 ms', 'settle max ms', 'dispose ms', 'vs thread', 'max event-loop delay ms', 'not "abort"'],
+  flights.map(([host, m]) => [host.name, fmt(m.settle.median), fmt(m.settle.p95), fmt(m.settleMax), fmt(m.disposeMs), times(m.disposeMs / thread.disposeMs), fmt(m.maxDelayMs), m.wrong]),
+)
+for (const [host, m] of flights.slice(1)) {
+  target(`${host.name}: every in-flight run settles within 1 s of disposal`, `${fmt(m.settleMax)} ms`, m.settleMax < 1000)
+  target(`${host.name}: the event loop is never blocked over 50 ms`, `${fmt(m.maxDelayMs)} ms`, m.maxDelayMs < 50)
+}
+
+const kept = []
+for (const host of HOSTS) kept.push([host, await retained(host, RETAINED)])
+const threadKept = kept[0][1]
+table(
+  `Disposing a runtime with ${RETAINED} idle retained environments`,
+  ['host', 'dispose ms', 'vs thread', 'max event-loop delay ms', 'failed setup runs'],
+  kept.map(([host, m]) => [host.name, fmt(m.disposeMs), times(m.disposeMs / threadKept.disposeMs), fmt(m.maxDelayMs), m.failed]),
+)
+for (const [host, m] of kept.slice(1)) {
+  target(`${host.name}: ${RETAINED} idle retained environments disposed in under 10 s`, `${fmt(m.disposeMs / 1000)} s`, m.disposeMs < 10_000)
+  target(`${host.name}: the event loop is never blocked over 50 ms`, `${fmt(m.maxDelayMs)} ms`, m.maxDelayMs < 50)
+}
+note('settle: from the start of disposal to each run\'s result; max event-loop delay: the longest the host\'s event loop was held during disposal (monitorEventLoopDelay, 1 ms resolution).')

@@ -1,0 +1,38 @@
+/**
+ * The shared look at the machine's processes that sweeps without a PID namespace rely on: one
+ * look serves every request made before it started, and it finds subprocess markers exactly.
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { processTable } from '../../src/host/process-table.js'
+import { SUBPROCESS_MARKER_VARIABLE } from '../../src/protocol.js'
+
+const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+
+describe.skipIf(process.platform !== 'linux')('the machine process table', () => {
+  it('serves every request made before a look starts with that look, and later ones with the next', async () => {
+    const first = processTable(false)
+    const second = processTable(true)
+    expect(second).toBe(first)
+    const table = await first
+    expect(table.stats.get(process.ppid)).toBeDefined()
+    expect(table.stats.has(process.pid)).toBe(false)
+    expect(processTable(false)).not.toBe(first)
+  })
+
+  it('finds a marker only as a variable of its own, not inside another value', async () => {
+    const marker = `test-${process.pid}-${Date.now()}`
+    const marked = spawn('sleep', ['30'], { env: { PATH: process.env.PATH, [SUBPROCESS_MARKER_VARIABLE]: marker }, stdio: 'ignore' })
+    const decoy = spawn('sleep', ['30'], { env: { PATH: process.env.PATH, DECOY: `${SUBPROCESS_MARKER_VARIABLE}=${marker}` }, stdio: 'ignore' })
+    try {
+      // Until it has exec'd, a child shows its parent's environment.
+      for (const child of [marked, decoy]) while (comm(child.pid!) !== 'sleep') await new Promise((resolve) => setTimeout(resolve, 5))
+      const table = await processTable(true)
+      expect(table.marked.get(marker)).toEqual([marked.pid])
+    } finally {
+      marked.kill('SIGKILL')
+      decoy.kill('SIGKILL')
+    }
+  })
+})
