@@ -18,6 +18,8 @@ export interface ProcessStat {
   state: string
   ppid: number
   pgrp: number
+  /** A kernel thread (PF_KTHREAD): it has no environment to carry a marker. */
+  kernel: boolean
 }
 
 export interface ProcessTable {
@@ -31,11 +33,13 @@ export interface ProcessTable {
 const READS_IN_FLIGHT = 16
 const READ_BYTES = 64 * 1024
 const MARKER_ENTRY = `${SUBPROCESS_MARKER_VARIABLE}=`
+/** The `flags` bit of a kernel thread (include/linux/sched.h); a third of this VM's processes. */
+const PF_KTHREAD = 0x00200000
 
 /** The `/proc/<pid>/stat` fields a sweep needs, parsed (the command name may hold spaces and parentheses). */
 export function parseStat(text: string): ProcessStat {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]) }
+  return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]), kernel: (Number(fields[6]) & PF_KTHREAD) !== 0 }
 }
 
 /** Every marker value in a NUL-separated environment block. */
@@ -88,8 +92,9 @@ async function walk(markers: boolean): Promise<ProcessTable> {
       // Gone meanwhile, or another user's environment: nothing to note.
       const stat = await readProcFile(`/proc/${pid}/stat`, buffer, 'utf8')
       if (stat === undefined) continue
-      stats.set(pid, parseStat(stat))
-      if (!markers) continue
+      const parsed = parseStat(stat)
+      stats.set(pid, parsed)
+      if (!markers || parsed.kernel) continue
       const environ = await readProcFile(`/proc/${pid}/environ`, buffer, 'latin1')
       markersIn(environ ?? '', (marker) => {
         const list = marked.get(marker)

@@ -34,7 +34,7 @@ const START_TIMEOUT_MS = 30_000
 /** How long disposal lets a starting helper finish forming its process tree before killing it. */
 const READY_GRACE_MS = 2_000
 /** How long disposal waits for a killed helper (or bubblewrap, once its namespace's reaper was killed) to exit. */
-const NAMESPACE_END_MS = 1_000
+const KILLED_EXIT_MS = 1_000
 /** After the process exits, how long to wait for frames it wrote just before. */
 const EXIT_DRAIN_MS = 100
 const DIAGNOSTIC_CHARS = 2_000
@@ -154,6 +154,8 @@ export class ProcessEnvironment implements Environment {
   /** The helper's output said an allocation failed for good. */
   private _outOfMemory = false
   private _timer: NodeJS.Timeout | undefined
+  /** What the marker finds was killed after the helper died: disposal need not look again. */
+  private _sweptAfterExit = false
   private _helper: number | undefined
 
   constructor(launch: ProcessLaunch) {
@@ -318,7 +320,7 @@ export class ProcessEnvironment implements Environment {
   private async _endNamespace(): Promise<boolean> {
     const reaper = await inTurn(() => killNamespace(this._child.pid!))
     if (reaper === undefined) return false
-    const exited = await Promise.race([this.exited.then(() => true), sleep(NAMESPACE_END_MS, false, { ref: false })])
+    const exited = await Promise.race([this.exited.then(() => true), sleep(KILLED_EXIT_MS, false, { ref: false })])
     return exited && isDead(reaper)
   }
 
@@ -328,7 +330,9 @@ export class ProcessEnvironment implements Environment {
    * A namespace dies with its helper.
    */
   private async _sweepAfterExit(): Promise<void> {
-    if (this._processExited && !this._namespaced && this._started) await killProcessTrees(new Set(), this._marker)
+    if (!this._processExited || this._namespaced || !this._started || this._sweptAfterExit) return
+    await killProcessTrees(new Set(), this._marker)
+    this._sweptAfterExit = true
   }
 
   /**
@@ -346,7 +350,7 @@ export class ProcessEnvironment implements Environment {
     await killProcessTrees(new Set(children), this._marker)
     await asTeardown(async () => {
       await inTurn(() => signalGroup(pid, 'SIGKILL'))
-      await Promise.race([this.exited, sleep(NAMESPACE_END_MS, undefined, { ref: false })])
+      await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
     })
   }
 
