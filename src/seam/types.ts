@@ -14,6 +14,16 @@ export const PROGRAM_FORMATS = ['function-body', 'script', 'repl', 'scoped-repl'
 /** Which evaluation form `program` follows. */
 export type PtcProgramFormat = (typeof PROGRAM_FORMATS)[number]
 
+/** Every program language, the one list the type, the config schema and `resolve` derive from. */
+export const PROGRAM_LANGUAGES = ['javascript', 'typescript'] as const
+
+/**
+ * The language `program` is written in. `typescript` programs may carry type annotations,
+ * interfaces, `as`, generics and `satisfies`; their types are erased (not checked) before the
+ * program runs, keeping every position.
+ */
+export type PtcProgramLanguage = (typeof PROGRAM_LANGUAGES)[number]
+
 /** What a binding may resolve: lossless JSON, in which host-issued images may appear anywhere. */
 export type PtcBindingValue =
   | PtcJsonValue
@@ -109,6 +119,8 @@ export interface PtcRunSandbox {
 export interface PtcRunRequest {
   /** Source text in the provider's `programFormat`. */
   program: string
+  /** The program's language; omitted: the provider's `language`. */
+  language?: PtcProgramLanguage
   /** Namespaces installed as globals for this run. */
   bindings: PtcBindingNamespace[]
   /** Drop the completion without validating it. */

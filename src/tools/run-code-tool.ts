@@ -79,9 +79,10 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   }
   const bindings = groups.map((group) => group.namespace)
   validateBindings(bindings)
+  const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
   const description = [
-    'Run a JavaScript program that calls the tools declared below, and read what it printed and what it returned.',
+    `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
     `You get back the printed output first (beyond ${budget.maxOutputChars} characters its middle is cut), ` +
       `then the result as JSON or the error (cut after ${budget.maxValueChars} characters).`,
@@ -95,7 +96,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     description,
     inputSchema: {
       type: 'object',
-      properties: { program: { type: 'string', description: `The program (${runtime.programFormat} format).` } },
+      properties: { program: { type: 'string', description: `The program (${runtime.programFormat} format${runtime.language === 'typescript' ? ', TypeScript' : ''}).` } },
       required: ['program'],
       additionalProperties: false,
     },

@@ -100,4 +100,18 @@ describe('the ready run_code tool', () => {
     expect(() => createRunCodeTool({ runtime: env.runtime, groups: [weather, weather] })).toThrow('binding global "weather" is declared twice')
     expect(() => createRunCodeTool({ runtime: env.runtime, groups: [], maxOutputChars: 0 })).toThrow('createRunCodeTool: maxOutputChars must be a positive integer, got 0')
   })
+
+  it('tells the model that TypeScript is accepted when the runtime takes TypeScript', async () => {
+    const typescript = await startRuntime({ language: 'typescript', timeoutMs: 10_000 })
+    try {
+      const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [weather] })
+      expect(tool.description).toMatch(/^Run a TypeScript program that calls the tools declared below/)
+      expect(tool.description).toContain('TypeScript is accepted')
+      expect(tool.inputSchema.properties.program.description).toBe('The program (function-body format, TypeScript).')
+      const text = await tool.execute({ program: "const day = await weather.forecast({ city: 'Oslo' }) as { highC: number }\nreturn day.highC" })
+      expect(text).toBe('Result:\n14')
+    } finally {
+      await typescript.dispose()
+    }
+  })
 })
