@@ -61,9 +61,13 @@ export interface RunCodeTool {
   execute(input: { program: string }, options?: RunCodeCallOptions): Promise<string>
 }
 
-/** The declarations of what the runtime itself puts in every environment. */
+/**
+ * The declarations of what the runtime itself puts in every environment. `Image` is declared
+ * as an interface, so these declarations also compile beside TypeScript's DOM library (whose
+ * `Image` is a value: a class would be a duplicate identifier there).
+ */
 export const RUNTIME_DECLARATIONS = `/** An image a tool returned; \`inspect(image)\` shows it to you. */
-declare class Image { readonly path: string; readonly width: number; readonly height: number; readonly mediaType: string }
+interface Image { readonly path: string; readonly width: number; readonly height: number; readonly mediaType: string }
 /** Shows an Image; prints a readable rendering of any other value. */
 declare function inspect(value: unknown): void`
 
