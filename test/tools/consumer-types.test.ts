@@ -21,6 +21,15 @@ describe('a strict TypeScript consumer of the built package', () => {
     expect(diagnostics([consumer], { module, moduleResolution, lib: ['lib.es2023.d.ts'] })).toEqual([])
   })
 
+  it('compiles the AI SDK path without @types/json-schema under NodeNext', () => {
+    const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
+    const host = ts.createCompilerHost(options)
+    const exists = host.fileExists.bind(host)
+    host.fileExists = (name) => !name.includes('/@types/json-schema/') && exists(name)
+    const aiConsumer = fileURLToPath(new URL('./fixtures/ai-consumer.ts', import.meta.url))
+    expect(diagnostics([aiConsumer], { ...options, types: ['node'] }, host)).toEqual([])
+  })
+
   it('compiles the declarations the model reads beside the DOM library', () => {
     const group = defineToolGroup({
       global: 'camera',
