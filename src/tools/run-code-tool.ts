@@ -8,6 +8,7 @@ import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace } from '../seam/types.js'
 import type { ToolGroup } from './group.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
+import { createProgramChecker } from './typecheck.js'
 
 /** What `createRunCodeTool` needs. */
 export interface RunCodeToolOptions {
@@ -28,6 +29,14 @@ export interface RunCodeToolOptions {
    * value the program cannot receive (see `PtcRunRequest.onBindingError`).
    */
   onToolError?: (report: PtcBindingErrorReport) => void
+  /**
+   * Type-check each program against the declarations the model read before running it (needs
+   * the optional peer `typescript`). A program that does not check is not run: the model reads
+   * the compiler's messages at its own lines and columns as an `exception`. Meant for
+   * TypeScript programs; globals and modules the declarations do not describe are left to run
+   * time. Default `false`.
+   */
+  typecheck?: boolean
 }
 
 /** Per call: whose retained state the program sees, and a way to stop it. */
@@ -85,11 +94,13 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   validateBindings(bindings)
   const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
+  const checker = options.typecheck === true ? createProgramChecker(declarations, runtime.programFormat) : undefined
   const description = [
     `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
     `You get back the printed output first (beyond ${budget.maxOutputChars} characters its middle is cut), ` +
       `then the result as JSON or the error (cut after ${budget.maxValueChars} characters).`,
+    checker ? 'Each program is type-checked against these declarations before it runs; one that does not check does not run.' : '',
     `Tools available as globals:\n\`\`\`ts\n${declarations}\n\`\`\``,
   ]
     .filter((part) => part !== '')
@@ -108,6 +119,8 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     async execute(input, call = {}) {
       const program = input?.program
       if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
+      const mistakes = checker?.check(program)
+      if (mistakes !== undefined) return resultText({ output: [], error: { kind: 'exception', message: mistakes } }, budget)
       const spec = runtime.resolve({
         program,
         bindings,
