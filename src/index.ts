@@ -9,7 +9,7 @@ export {
   RESERVED_ERROR_MEMBERS,
   validateBindings,
 } from './seam/names.js'
-export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
+export { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
   PtcBindingErrorClass,
@@ -21,6 +21,7 @@ export type {
   PtcJsonValue,
   PtcOutput,
   PtcProgramFormat,
+  PtcProgramLanguage,
   PtcRunFailure,
   PtcRunRequest,
   PtcRunResult,

@@ -4,7 +4,7 @@
  */
 import path from 'node:path'
 import Schema from 'schemastery'
-import { PROGRAM_FORMATS, SANDBOX_MODES } from '../seam/types.js'
+import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -36,6 +36,8 @@ export const Config = Schema.object({
   maxPendingCallBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),
   programFormat: Schema.union(PROGRAM_FORMATS).default('function-body'),
+  /** `typescript`: programs may carry types, erased before they run (by amaro). */
+  language: Schema.union(PROGRAM_LANGUAGES).default('javascript'),
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),

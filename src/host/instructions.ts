@@ -2,7 +2,7 @@
  * The text a consumer puts in front of the model: how to write a program for this runtime.
  * Short and accurate; every sentence is something the model can act on.
  */
-import type { PtcProgramFormat } from '../seam/types.js'
+import type { PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 
 const FORMATS: Record<PtcProgramFormat, string> = {
   'function-body':
@@ -23,11 +23,16 @@ const STATE: Record<PtcProgramFormat, string> = {
     'Each call starts with copies of the top-level variables earlier calls left; redeclaring a name does not change what earlier functions captured.',
 }
 
+/** What erasure accepts (src/transform/typescript.ts); everything else is plain JavaScript. */
+const TYPESCRIPT =
+  'TypeScript is accepted: type annotations, interfaces, type aliases, `as`, `!`, generics and `satisfies` are erased before the program runs, without type checking. Enums, namespaces and constructor parameter properties are not supported.'
+
 /** What lowering forgives (src/transform/habits.ts), so the model need not fear it. */
 const HABITS = 'A program that is one function expression (`async () => { ... }`) is called and its value is the result; one Markdown fence around the program is ignored.'
 
 export interface InstructionFacts {
   format: PtcProgramFormat
+  language?: PtcProgramLanguage
   retainsState: boolean
   timeoutMs: number
   maxOutputBytes: number
@@ -39,6 +44,7 @@ export interface InstructionFacts {
 export function executionInstructions(facts: InstructionFacts): string {
   const lines = [
     FORMATS[facts.format],
+    ...(facts.language === 'typescript' ? [TYPESCRIPT] : []),
     HABITS,
     'Tools are global objects of async functions: `const r = await tools.search({ q: "x" })`. Arguments and results are plain JSON. Call independent tools concurrently with Promise.all. A failed tool call throws; catch it to recover.',
     'The result must be plain JSON (objects, arrays, strings, finite numbers, booleans, null); return nothing when you have only printed.',

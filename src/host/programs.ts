@@ -4,8 +4,9 @@
  * environment state are cached (scoped-repl lowering depends on the carried names).
  */
 import { type ProgramCode, REHEARSAL_SOURCE } from '../protocol.js'
-import type { PtcProgramFormat } from '../seam/types.js'
+import type { PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../transform/index.js'
+import { typeEraser } from './typescript.js'
 
 const CACHE_SIZE = 64
 
@@ -15,14 +16,15 @@ export class ProgramCache {
   constructor(private readonly _format: PtcProgramFormat) {}
 
   /** Lowers `source`; throws ProgramSyntaxError when it does not parse. */
-  lower(source: string, carried: Iterable<string> = []): LoweredProgram & ProgramCode {
+  lower(source: string, carried: Iterable<string> = [], language: PtcProgramLanguage = 'javascript'): LoweredProgram & ProgramCode {
     const names = this._format === 'scoped-repl' ? [...carried].sort() : []
-    const key = names.length > 0 ? `${names.join(',')}\u0000${source}` : source
+    const key = `${language}\u0000${names.join(',')}\u0000${source}`
     let lowered = this._entries.get(key)
     if (lowered) {
       this._entries.delete(key)
     } else {
-      lowered = lowerProgram(source, this._format, { carried: names })
+      const eraser = language === 'typescript' ? typeEraser() : undefined
+      lowered = lowerProgram(source, this._format, { carried: names, eraser })
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
     }
     this._entries.set(key, lowered)

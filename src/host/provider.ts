@@ -9,8 +9,10 @@ import path from 'node:path'
 import type { Context } from 'cordis'
 import { validateBindings } from '../seam/names.js'
 import { PtcRuntime } from '../seam/runtime.js'
+import { PROGRAM_LANGUAGES } from '../seam/types.js'
 import type {
   PtcProgramFormat,
+  PtcProgramLanguage,
   PtcRunFailure,
   PtcRunRequest,
   PtcRunResult,
@@ -33,6 +35,7 @@ import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
 import { ThreadEnvironment } from './thread.js'
 import { abortMessage } from './foreign-message.js'
+import { typeEraser } from './typescript.js'
 
 const NAME = 'WorkerPtcRuntime'
 /** The environment key of runs without a sandbox policy. */
@@ -46,7 +49,6 @@ const UNCONFINED = ''
 export class WorkerPtcRuntime extends PtcRuntime {
   /** The configuration schema Cordis validates `ctx.plugin(WorkerPtcRuntime, config)` against. */
   static Config = Config
-  readonly language = 'javascript'
 
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
   private readonly _programs: ProgramCache
@@ -71,6 +73,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     checkConfig(config)
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
+    if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
     this._sandbox = config.sandbox && new Sandbox(config.sandbox, this._config.cwd)
     this._owners = new OwnerQueues(
       {
@@ -80,6 +83,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
       },
       config.idleMs,
     )
+  }
+
+  /** The language programs are written in unless a request says otherwise. */
+  get language(): PtcProgramLanguage {
+    return this._config.language
   }
 
   /** Where each environment's worker lives: `'process'` (a helper process) or `'thread'` (this process). */
@@ -106,6 +114,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   override get executionInstructions(): string {
     return executionInstructions({
       format: this._config.programFormat,
+      language: this._config.language,
       retainsState: this._config.retainState,
       timeoutMs: this.timeout.defaultMs,
       maxOutputBytes: this._config.maxOutputBytes,
@@ -118,6 +127,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (this._disposed) throw new Error(`${NAME}: resolve() after disposal`)
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
     checkStateOwner(request.stateOwner, 'stateOwner')
+    if (request.language !== undefined) checkLanguage(request.language, 'language')
     if (request.onBindingError !== undefined && typeof request.onBindingError !== 'function') {
       throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
     }
@@ -162,7 +172,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (typeof program !== 'string') throw new TypeError(`${NAME}: the initializer program must be a string`)
     if (this._initializer !== undefined) throw new Error(`${NAME}: an environment initializer is already registered`)
     if (this._admitted) throw new Error(`${NAME}: an environment initializer must be registered before the first run`)
-    this._programs.lower(program) // throws ProgramSyntaxError when it does not parse
+    this._programs.lower(program, [], this.language) // throws ProgramSyntaxError when it does not parse
     this._initializer = program
     let cleanup: Promise<void> | undefined
     return () => {
@@ -214,11 +224,12 @@ export class WorkerPtcRuntime extends PtcRuntime {
     // Never run unconfined what a policy says to confine.
     const unavailable = policy && this._sandbox!.unavailable(policy)
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
+    const language = spec.language ?? this.language
     let program
     let initializer
     try {
-      program = this._programs.lower(spec.program)
-      initializer = this._initializer === undefined ? undefined : this._programs.lower(this._initializer)
+      program = this._programs.lower(spec.program, [], language)
+      initializer = this._initializer === undefined ? undefined : this._programs.lower(this._initializer, [], this.language)
     } catch (error) {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
@@ -229,7 +240,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const lowerFor = (environment: Environment) => {
       if (!scoped) return program
       const inherited = environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried
-      return this._programs.lower(spec.program, inherited)
+      return this._programs.lower(spec.program, inherited, language)
     }
     const plan: RunPlan = {
       program,
@@ -316,6 +327,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     }
     existingDirectory(spec.cwd, 'spec.cwd') // it may have been removed since resolve()
     checkStateOwner(spec.stateOwner, 'spec.stateOwner')
+    if (spec.language !== undefined) checkLanguage(spec.language, 'spec.language')
     const { timeoutMs } = spec
     if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
       throw new TypeError(`${NAME}: spec.timeoutMs must be a positive finite number or null; pass the request through resolve() first`)
@@ -332,6 +344,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
       throw new TypeError(`${NAME}: ${(error as Error).message}`)
     }
   }
+}
+
+/** A known language, whose eraser (for TypeScript) loads here: a missing one is the caller's to fix. */
+function checkLanguage(language: unknown, field: string): void {
+  if (!(PROGRAM_LANGUAGES as readonly unknown[]).includes(language)) {
+    throw new TypeError(`${NAME}: ${field} must be one of ${PROGRAM_LANGUAGES.join(', ')}, got ${JSON.stringify(language)}`)
+  }
+  if (language === 'typescript') typeEraser()
 }
 
 /** State owners are compared by identity: a string or number would be shared by every equal value. */

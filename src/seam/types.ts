@@ -14,6 +14,16 @@ export const PROGRAM_FORMATS = ['function-body', 'script', 'repl', 'scoped-repl'
 /** Which evaluation form `program` follows. */
 export type PtcProgramFormat = (typeof PROGRAM_FORMATS)[number]
 
+/** Every program language, the one list the type, the config schema and `resolve` derive from. */
+export const PROGRAM_LANGUAGES = ['javascript', 'typescript'] as const
+
+/**
+ * The language `program` is written in. `typescript` programs may carry type annotations,
+ * interfaces, `as`, generics and `satisfies`; their types are erased (not checked) before the
+ * program runs, keeping every position.
+ */
+export type PtcProgramLanguage = (typeof PROGRAM_LANGUAGES)[number]
+
 /** What a binding may resolve: lossless JSON, in which host-issued images may appear anywhere. */
 export type PtcBindingValue =
   | PtcJsonValue
@@ -24,8 +34,13 @@ export type PtcBindingValue =
 /**
  * A host function exposed to programs as `<global>.<member>(args)`. `call.signal` aborts when
  * the run settles (any outcome), so the host can stop in-flight work.
+ *
+ * `args` is whatever lossless JSON the program passed, never checked against a schema. It is
+ * typed `any` by default so a strict TypeScript user can annotate the shape they expect
+ * (`async ({ city }: { city: string }) => …`) without a cast; name it (`PtcBindingFunction<{
+ * city: string }>`) to type a function on its own.
  */
-export type PtcBindingFunction = (args: unknown, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
+export type PtcBindingFunction<Args = any> = (args: Args, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
 
 /**
  * A binding call that failed because of the host side, reported to the developer through
@@ -58,8 +73,13 @@ export interface PtcBindingErrorClass {
 export interface PtcBindingNamespace {
   /** Program-visible global name; must be a portable identifier (see `validateBindings`). */
   global: string
-  /** Member name → host function. Any string is a member name, `__proto__` included. */
-  functions: Record<string, PtcBindingFunction>
+  /**
+   * Member name → host function. Any string is a member name, `__proto__` included. Values may
+   * be typed `undefined` so an array literal of namespaces with different members type-checks
+   * (TypeScript widens each to `{ a: F; b?: undefined }`); a member that is not a function is
+   * refused by `validateBindings`.
+   */
+  functions: Record<string, PtcBindingFunction | undefined>
   /** When given, rejected calls become instances of this class inside the program. */
   errorClass?: PtcBindingErrorClass
 }
@@ -109,6 +129,8 @@ export interface PtcRunSandbox {
 export interface PtcRunRequest {
   /** Source text in the provider's `programFormat`. */
   program: string
+  /** The program's language; omitted: the provider's `language`. */
+  language?: PtcProgramLanguage
   /** Namespaces installed as globals for this run. */
   bindings: PtcBindingNamespace[]
   /** Drop the completion without validating it. */

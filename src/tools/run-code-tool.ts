@@ -8,6 +8,7 @@ import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace } from '../seam/types.js'
 import type { ToolGroup } from './group.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
+import { createProgramChecker } from './typecheck.js'
 
 /** What `createRunCodeTool` needs. */
 export interface RunCodeToolOptions {
@@ -28,6 +29,14 @@ export interface RunCodeToolOptions {
    * value the program cannot receive (see `PtcRunRequest.onBindingError`).
    */
   onToolError?: (report: PtcBindingErrorReport) => void
+  /**
+   * Type-check each program against the declarations the model read before running it (needs
+   * the optional peer `typescript`). A program that does not check is not run: the model reads
+   * the compiler's messages at its own lines and columns as an `exception`. Meant for
+   * TypeScript programs; globals and modules the declarations do not describe are left to run
+   * time. Default `false`.
+   */
+  typecheck?: boolean
 }
 
 /** Per call: whose retained state the program sees, and a way to stop it. */
@@ -61,9 +70,13 @@ export interface RunCodeTool {
   execute(input: { program: string }, options?: RunCodeCallOptions): Promise<string>
 }
 
-/** The declarations of what the runtime itself puts in every environment. */
+/**
+ * The declarations of what the runtime itself puts in every environment. `Image` is declared
+ * as an interface, so these declarations also compile beside TypeScript's DOM library (whose
+ * `Image` is a value: a class would be a duplicate identifier there).
+ */
 export const RUNTIME_DECLARATIONS = `/** An image a tool returned; \`inspect(image)\` shows it to you. */
-declare class Image { readonly path: string; readonly width: number; readonly height: number; readonly mediaType: string }
+interface Image { readonly path: string; readonly width: number; readonly height: number; readonly mediaType: string }
 /** Shows an Image; prints a readable rendering of any other value. */
 declare function inspect(value: unknown): void`
 
@@ -79,12 +92,15 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   }
   const bindings = groups.map((group) => group.namespace)
   validateBindings(bindings)
+  const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
+  const checker = options.typecheck === true ? createProgramChecker(declarations, runtime.programFormat) : undefined
   const description = [
-    'Run a JavaScript program that calls the tools declared below, and read what it printed and what it returned.',
+    `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
     `You get back the printed output first (beyond ${budget.maxOutputChars} characters its middle is cut), ` +
       `then the result as JSON or the error (cut after ${budget.maxValueChars} characters).`,
+    checker ? 'Each program is type-checked against these declarations before it runs; one that does not check does not run.' : '',
     `Tools available as globals:\n\`\`\`ts\n${declarations}\n\`\`\``,
   ]
     .filter((part) => part !== '')
@@ -95,7 +111,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     description,
     inputSchema: {
       type: 'object',
-      properties: { program: { type: 'string', description: `The program (${runtime.programFormat} format).` } },
+      properties: { program: { type: 'string', description: `The program (${runtime.programFormat} format${runtime.language === 'typescript' ? ', TypeScript' : ''}).` } },
       required: ['program'],
       additionalProperties: false,
     },
@@ -103,6 +119,8 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     async execute(input, call = {}) {
       const program = input?.program
       if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
+      const mistakes = checker?.check(program)
+      if (mistakes !== undefined) return resultText({ output: [], error: { kind: 'exception', message: mistakes } }, budget)
       const spec = runtime.resolve({
         program,
         bindings,

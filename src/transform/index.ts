@@ -8,5 +8,6 @@ export { PositionMap } from './position-map.js'
 export { ProgramSyntaxError } from './syntax-error.js'
 
 export type { LoweredProgram } from './lower.js'
+export type { TypeEraser } from './typescript.js'
 export type { ProgramHooks, ProgramState } from './hooks.js'
 export type { SerializedPositions } from './positions.js'

@@ -16,6 +16,7 @@ import { FUNCTION_BODY_OPEN, PARSE_CLOSE, type ParsedProgram, parseProgram } fro
 import { programFile, type SerializedPositions } from './positions.js'
 import { lowerToGlobals } from './repl.js'
 import { scanProgram } from './scan.js'
+import type { TypeEraser } from './typescript.js'
 import { lowerToScope } from './scoped-repl.js'
 import { refuseUsing, supportsUsing } from './using.js'
 
@@ -33,6 +34,8 @@ export interface LoweredProgram {
 export interface LowerOptions {
   /** scoped-repl: names the environment's carried scope holds (usually all earlier `declared`). */
   carried?: readonly string[]
+  /** Given: the program is TypeScript, and this erases its types (see typescript.ts). */
+  eraser?: TypeEraser | undefined
 }
 
 const FORMATS: ReadonlySet<string> = new Set(PROGRAM_FORMATS)
@@ -45,7 +48,7 @@ const FORMATS: ReadonlySet<string> = new Set(PROGRAM_FORMATS)
 export function lowerProgram(source: string, format: PtcProgramFormat, options: LowerOptions = {}): LoweredProgram {
   if (!FORMATS.has(format)) throw new TypeError(`unknown program format "${String(format)}"`)
   const functionBody = format === 'function-body'
-  const parsed = parseProgram(source, functionBody)
+  const parsed = parseProgram(source, functionBody, options.eraser)
   if (!supportsUsing()) refuseUsing(parsed, source)
   const scan = scanProgram(parsed, { completion: !functionBody, script: !functionBody, source })
   const edits = new ProgramEdits(parsed.text, parsed.programStart, parsed.programEnd)

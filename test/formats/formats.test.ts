@@ -173,3 +173,53 @@ describe.each(['function-body', 'script', 'repl', 'scoped-repl'] as const)('%s: 
     }
   })
 })
+
+describe('TypeScript programs on a real runtime', () => {
+  it('runs a typed program when the runtime is configured with language typescript, and says so', async () => {
+    const env = await startRuntime({ language: 'typescript', programFormat: 'script', timeoutMs: 10_000 })
+    try {
+      expect(env.runtime.language).toBe('typescript')
+      expect(env.runtime.executionInstructions).toMatch(/TypeScript is accepted: type annotations, interfaces/)
+      const result = await env.run('interface Day { city: string; highC: number }\nconst days: Day[] = [{ city: "Oslo", highC: 14 }]\ndays.map((d: Day): string => d.city) satisfies string[]')
+      expect(result).toEqual({ output: [], value: ['Oslo'] })
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('reports a thrown error and its stack frames at the program’s own line and column', async () => {
+    const env = await startRuntime({ language: 'typescript', timeoutMs: 10_000 })
+    try {
+      const source = 'function fail(reason: string): never {\n  throw new Error(reason as string)\n}\nconst n: number = 1; fail(`n=${n as number}`)'
+      const result = await env.run(source)
+      expect(result.error).toEqual({ kind: 'exception', message: 'Error: n=1\n    at fail (program:2:9)\n    at program:4:22' })
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('runs a typed program per request on a JavaScript runtime, and reports a type syntax error at its position', async () => {
+    const env = await startRuntime({ timeoutMs: 10_000 })
+    try {
+      expect(env.runtime.executionInstructions).not.toMatch(/TypeScript/)
+      expect((await env.run('const n: number = 41\nreturn n + 1', { language: 'typescript' })).value).toBe(42)
+      const invalid = await env.run('const a = 1\nlet b: = 2', { language: 'typescript' })
+      expect(invalid.error?.kind).toBe('exception')
+      expect(invalid.error?.message).toMatch(/^SyntaxError: .* \(line 2, column 8\)\nlet b: = 2\n {7}\^$/)
+      expect((await env.run('const n: number = 1\nreturn n')).error?.message).toMatch(/^SyntaxError: Unexpected token \(line 1, column 8\)/)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('refuses an unknown language at resolve, naming the field and the choices', async () => {
+    const env = await startRuntime()
+    try {
+      expect(() => env.runtime.resolve({ program: '', bindings: [], language: 'python' as never })).toThrow(
+        'language must be one of javascript, typescript, got "python"',
+      )
+    } finally {
+      await env.dispose()
+    }
+  })
+})

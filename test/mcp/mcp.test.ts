@@ -59,7 +59,7 @@ describe('an MCP server as a tool group', () => {
          const tree = await catalogue['category-tree']()
          const names = tree.children.flatMap((child) => [child.name, ...child.children.map((c) => c.name)])
          const photo = await catalogue.photo({ sku: 'MUG-01', format: 'png' })
-         if (typeof photo !== 'string') for (const part of photo) if (part instanceof Image) inspect(part)
+         if (typeof photo !== 'string') for (const part of photo) if (typeof part !== 'string') inspect(part.width)
          try { await catalogue.restock({ sku: 'MUG-01', quantity: 1 }) } catch (error) { if (error instanceof CatalogueError) console.log(error.tool) }
          return [mug.price.toFixed(2), ...mug.tags, ...names]`,
         `await catalogue.photo({ sku: 'MUG-01', format: 'bmp' })`,

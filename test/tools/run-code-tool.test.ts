@@ -100,4 +100,61 @@ describe('the ready run_code tool', () => {
     expect(() => createRunCodeTool({ runtime: env.runtime, groups: [weather, weather] })).toThrow('binding global "weather" is declared twice')
     expect(() => createRunCodeTool({ runtime: env.runtime, groups: [], maxOutputChars: 0 })).toThrow('createRunCodeTool: maxOutputChars must be a positive integer, got 0')
   })
+
+  it('tells the model that TypeScript is accepted when the runtime takes TypeScript', async () => {
+    const typescript = await startRuntime({ language: 'typescript', timeoutMs: 10_000 })
+    try {
+      const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [weather] })
+      expect(tool.description).toMatch(/^Run a TypeScript program that calls the tools declared below/)
+      expect(tool.description).toContain('TypeScript is accepted')
+      expect(tool.inputSchema.properties.program.description).toBe('The program (function-body format, TypeScript).')
+      const text = await tool.execute({ program: "const day = await weather.forecast({ city: 'Oslo' }) as { highC: number }\nreturn day.highC" })
+      expect(text).toBe('Result:\n14')
+    } finally {
+      await typescript.dispose()
+    }
+  })
+
+  describe('with typecheck', () => {
+    let typescript: Awaited<ReturnType<typeof startRuntime>>
+    let forecasts = 0
+    const counted = defineToolGroup({
+      global: 'weather',
+      tools: {
+        forecast: {
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          outputSchema: { type: 'object', properties: { highC: { type: 'number' } }, required: ['highC'] },
+          run: () => {
+            forecasts++
+            return { highC: 14 }
+          },
+        },
+      },
+    })
+    beforeAll(async () => {
+      typescript = await startRuntime({ language: 'typescript', timeoutMs: 10_000 })
+    })
+    afterAll(() => typescript.dispose())
+
+    it('does not run a program whose tool call does not type-check, and says where', async () => {
+      const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [counted], typecheck: true })
+      expect(tool.description).toContain('Each program is type-checked against these declarations before it runs')
+      forecasts = 0
+      const text = await tool.execute({ program: "const first = await weather.forecast({ city: 'Oslo' })\nconst day = await weather.forecast({ town: 'Oslo' })\nreturn day.highC" })
+      expect(text).toMatch(/^Error \(exception\): The program does not type-check against the declared tools; nothing ran\.\nTS2353: Object literal may only specify known properties, and 'town' does not exist in type '\{ city: string; \}'\. \(line 2, column 38\)$/)
+      expect(forecasts).toBe(0)
+    })
+
+    it('runs a program that type-checks, fenced, with Node globals left to run time', async () => {
+      const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [counted], typecheck: true })
+      const program = "```ts\nconst day: { highC: number } = await weather.forecast({ city: 'Oslo' })\nconsole.log(process.cwd() !== '')\nreturn day.highC.toFixed(1)\n```"
+      expect(await tool.execute({ program })).toBe('Output:\ntrue\nResult:\n"14.0"')
+    })
+
+    it('reports a misspelled member of a tool result at its position', async () => {
+      const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [counted], typecheck: true })
+      const text = await tool.execute({ program: "const day = await weather.forecast({ city: 'Oslo' })\nreturn day.highF" })
+      expect(text).toMatch(/TS2551: Property 'highF' does not exist on type '\{ highC: number; \}'\. Did you mean 'highC'\? \(line 2, column 12\)/)
+    })
+  })
 })

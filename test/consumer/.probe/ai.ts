@@ -1,0 +1,2 @@
+import { aiTool } from 'ptc-runtime/ai'
+void aiTool

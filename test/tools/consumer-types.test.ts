@@ -1,0 +1,47 @@
+import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+import { defineToolGroup, RUNTIME_DECLARATIONS } from 'ptc-runtime'
+
+const consumer = fileURLToPath(new URL('./fixtures/consumer.ts', import.meta.url))
+
+/** `TS<code>: <message>` for every diagnostic of compiling `files` with `options`. */
+function diagnostics(files: string[], options: ts.CompilerOptions, host?: ts.CompilerHost): string[] {
+  const program = ts.createProgram(files, { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, types: ['node'], ...options }, host)
+  return ts.getPreEmitDiagnostics(program).map((d) => `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`)
+}
+
+describe('a strict TypeScript consumer of the built package', () => {
+  // ptc-runtime resolves to dist/ through the package's own exports, as in a project that installed it.
+  it.each([
+    ['Bundler', ts.ModuleKind.ESNext, ts.ModuleResolutionKind.Bundler],
+    ['NodeNext', ts.ModuleKind.NodeNext, ts.ModuleResolutionKind.NodeNext],
+    ['Node16', ts.ModuleKind.Node16, ts.ModuleResolutionKind.Node16],
+  ])('annotates binding arguments and mixes namespaces without casts under %s', (_, module, moduleResolution) => {
+    expect(diagnostics([consumer], { module, moduleResolution, lib: ['lib.es2023.d.ts'] })).toEqual([])
+  })
+
+  it('compiles the AI SDK path without @types/json-schema under NodeNext', () => {
+    const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
+    const host = ts.createCompilerHost(options)
+    const exists = host.fileExists.bind(host)
+    host.fileExists = (name) => !name.includes('/@types/json-schema/') && exists(name)
+    const aiConsumer = fileURLToPath(new URL('./fixtures/ai-consumer.ts', import.meta.url))
+    expect(diagnostics([aiConsumer], { ...options, types: ['node'] }, host)).toEqual([])
+  })
+
+  it('compiles the declarations the model reads beside the DOM library', () => {
+    const group = defineToolGroup({
+      global: 'camera',
+      tools: { snap: { inputSchema: { type: 'object' }, outputSchema: { type: 'string' }, run: () => 'ok' } },
+    })
+    const files = new Map([['/model.d.ts', `${RUNTIME_DECLARATIONS}\n${group.declarations}`], ['/program.ts', 'export const width = (shot: Image): number => shot.width\nvoid new Image(1, 1).naturalWidth']])
+    const options: ts.CompilerOptions = { lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'], types: [], module: ts.ModuleKind.ESNext }
+    const host = ts.createCompilerHost(options)
+    const read = host.getSourceFile.bind(host)
+    host.getSourceFile = (name, language) => (files.has(name) ? ts.createSourceFile(name, files.get(name)!, language) : read(name, language))
+    const exists = host.fileExists.bind(host)
+    host.fileExists = (name) => files.has(name) || exists(name)
+    expect(diagnostics([...files.keys()], options, host)).toEqual([])
+  })
+})
