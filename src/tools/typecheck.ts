@@ -82,9 +82,15 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
       // A fence's lines become blank, as when the program runs.
       text = open + unfence(program) + close
       version++
-      const diagnostics = [...service.getSyntacticDiagnostics(PROGRAM), ...service.getSemanticDiagnostics(PROGRAM)].filter(
-        (diagnostic) => !LEFT_TO_RUN_TIME.has(diagnostic.code) && !(repl && diagnostic.code === 2448),
-      )
+      let found: readonly TS.Diagnostic[]
+      try {
+        found = [...service.getSyntacticDiagnostics(PROGRAM), ...service.getSemanticDiagnostics(PROGRAM)]
+      } catch {
+        // The check is an aid: a compiler crash on a strange program lets it run unchecked,
+        // where the runtime's own failures still describe it.
+        return undefined
+      }
+      const diagnostics = found.filter((diagnostic) => !LEFT_TO_RUN_TIME.has(diagnostic.code) && !(repl && diagnostic.code === 2448))
       if (diagnostics.length === 0) return undefined
       const file = service.getProgram()!.getSourceFile(PROGRAM)!
       const lines = diagnostics.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => {

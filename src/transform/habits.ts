@@ -73,11 +73,16 @@ export function functionProgram(body: readonly Statement[]): FunctionProgram | u
 const isDirective = (statement: Statement) => statement.type === 'ExpressionStatement' && statement.directive !== undefined
 
 /**
- * Whether a program starts with `function` or `async function` and no name: a function
- * expression that only parses when it is not read as a declaration. Comments may come first.
+ * A program starting with `function` or `async function` and no name, after comments. A block
+ * comment ends at its first `*\/` and nowhere else: a lazy `[\s\S]*?` could end at any later
+ * one, and a hostile program of many comments would make the host backtrack exponentially.
  */
-const ANONYMOUS_FUNCTION = /^(?:\s|\/\/[^\n\r\u2028\u2029]*|\/\*[\s\S]*?\*\/)*(?:async\s+)?function\s*\*?\s*\(/
+const ANONYMOUS_FUNCTION = /^(?:\s|\/\/[^\n\r\u2028\u2029]*|\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\/)*(?:async\s+)?function\s*\*?\s*\(/
 
+/**
+ * Whether a program is headed by an anonymous function: an expression that only parses when
+ * it is not read as a declaration.
+ */
 export function startsWithAnonymousFunction(program: string): boolean {
   return ANONYMOUS_FUNCTION.test(program)
 }

@@ -36,7 +36,8 @@ export function eraseTypes(program: string, source: string, erase: TypeEraser): 
       failure = error
       continue
     }
-    if (erased.length !== text.length) throw new Error('the TypeScript eraser changed the program’s length')
+    // Positions would no longer be the program's own: refuse rather than misreport them.
+    if (erased.length !== text.length) throw ProgramSyntaxError.at(source, 0, 'the types of this program could not be erased in place')
     return erased.slice(wrapper.open.length, wrapper.open.length + program.length)
   }
   throw programError(failure, source, PLAIN.open)
@@ -56,8 +57,16 @@ function isEraserError(error: unknown): error is EraserError {
   return typeof code === 'string' && typeof message === 'string' && Number.isSafeInteger(startLine) && Number.isSafeInteger(startColumn)
 }
 
-function programError(error: unknown, source: string, open: string): unknown {
-  if (!isEraserError(error)) return error
+/**
+ * The eraser's failure as a syntax error of the program. Anything it throws is the program's
+ * doing (a hostile program must get a result, never make `run` reject), so a failure without a
+ * position still becomes one, at the start.
+ */
+function programError(error: unknown, source: string, open: string): ProgramSyntaxError {
+  if (!isEraserError(error)) {
+    const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'unknown failure'
+    return ProgramSyntaxError.at(source, 0, `TypeScript could not be erased: ${message.split('\n')[0]}`)
+  }
   const lines = new LineIndex(source)
   const line = Math.min(Math.max(0, error.startLine - 1 - countLineBreaks(open).breaks), lines.lineOf(source.length))
   const rule = error.message.split('\n')[0]!.replace(/ in strip-only mode$/, ' (only types are erased)')

@@ -86,3 +86,10 @@ describe.each(FORMATS)('%s: a program that is one function expression', (format)
     expect(() => lowerProgram('function () {}\nlet x = 1', format)).toThrow(/line 1, column 10/)
   })
 })
+
+test('a program of many block comments is lowered in linear time', () => {
+  const source = '/* */ '.repeat(5000) + 'x'
+  const started = performance.now()
+  lowerProgram(source, 'script')
+  expect(performance.now() - started).toBeLessThan(2000)
+})

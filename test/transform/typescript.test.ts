@@ -84,3 +84,12 @@ describe.each(FORMATS)('%s: TypeScript programs', (format) => {
 test('top-level return in a script-like TypeScript program is refused as in JavaScript', () => {
   expect(() => lowerProgram('const x: number = 1\nreturn x', 'script', { eraser })).toThrow(/return is not allowed at the top level of a script/)
 })
+
+test('an eraser failure without a position is a syntax error of the program, not a crash', () => {
+  const broken: TypeEraser = () => {
+    throw 'panicked'
+  }
+  expect(() => lowerProgram('let a: number = 1', 'script', { eraser: broken })).toThrow(
+    new ProgramSyntaxError('SyntaxError: TypeScript could not be erased: panicked (line 1, column 1)\nlet a: number = 1\n^', 1, 1),
+  )
+})

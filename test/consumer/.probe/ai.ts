@@ -1,2 +1,0 @@
-import { aiTool } from 'ptc-runtime/ai'
-void aiTool
