@@ -117,6 +117,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (this._disposed) throw new Error(`${NAME}: resolve() after disposal`)
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
     checkStateOwner(request.stateOwner, 'stateOwner')
+    checkMaxCalls(request.maxCalls, 'maxCalls')
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace root.
       const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
@@ -238,6 +239,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxOutputBytes: limit,
       maxPendingCalls: this._config.maxPendingCalls,
       maxPendingCallBytes: this._config.maxPendingCallBytes,
+      maxCalls: spec.maxCalls ?? this._config.maxCalls,
+      maxCallResultBytes: this._config.maxCallResultBytes,
       oneShot: false,
     }
     const key = policy ? this._keyOf(policy) : UNCONFINED
@@ -304,6 +307,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     }
     existingDirectory(spec.cwd, 'spec.cwd') // it may have been removed since resolve()
     checkStateOwner(spec.stateOwner, 'spec.stateOwner')
+    checkMaxCalls(spec.maxCalls, 'spec.maxCalls')
     const { timeoutMs } = spec
     if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
       throw new TypeError(`${NAME}: spec.timeoutMs must be a positive finite number or null; pass the request through resolve() first`)
@@ -326,6 +330,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
 function checkStateOwner(owner: unknown, field: string): void {
   if (owner === undefined || (typeof owner === 'object' && owner !== null) || typeof owner === 'function') return
   throw new TypeError(`${NAME}: ${field} must be an object or a function (owners are told apart by identity), got ${owner === null ? 'null' : typeof owner}`)
+}
+
+function checkMaxCalls(value: unknown, field: string): void {
+  if (value === undefined || (Number.isSafeInteger(value) && (value as number) > 0)) return
+  throw new TypeError(`${NAME}: ${field} must be a positive integer, got ${String(value)}`)
 }
 
 function existingDirectory(value: unknown, field: string): string {

@@ -13,6 +13,7 @@ import { CallDispatcher } from './calls.js'
 import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
 import { parseWorkerMessage } from './messages.js'
+import { startRunTelemetry } from './telemetry.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -25,6 +26,10 @@ export interface RunPlan {
   maxOutputBytes: number
   maxPendingCalls: number
   maxPendingCallBytes: number
+  /** Binding calls the run may start. */
+  maxCalls: number
+  /** JSON bytes one binding call may resolve. */
+  maxCallResultBytes: number
   /** A first text line for the output (the notice that earlier state was lost). */
   notice?: string
   /** No run follows in this environment (see `RunMessage.oneShot`). */
@@ -96,11 +101,18 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     let byWorker = false
     let timer: NodeJS.Timeout | undefined
 
-    const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, plan.maxPendingCallBytes, {
+    const telemetry = startRunTelemetry()
+    const budget = {
+      maxPending: plan.maxPendingCalls,
+      maxPendingBytes: plan.maxPendingCallBytes,
+      maxCalls: plan.maxCalls,
+      maxResultBytes: plan.maxCallResultBytes,
+    }
+    const calls = new CallDispatcher(run, plan.bindings, budget, {
       reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
-    })
+    }, telemetry)
 
     const onAbort = () => fail('abort', reasonText(plan.signal.reason))
 
@@ -109,9 +121,12 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       settled = true
       if (timer) clearTimeout(timer)
       plan.signal.removeEventListener('abort', onAbort)
-      calls.close()
+      // A call still running when the program completed is one it never awaited.
+      const completed = byWorker && !('error' in outcome)
+      calls.close(completed ? 'the program completed without awaiting this call' : 'the run ended before this call settled')
       environment.attach(undefined)
-      const result = ledger.finish(outcome)
+      const result = ledger.finish(outcome, calls.trace())
+      telemetry?.end(result)
       const kind = result.error?.kind
       const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && kind in LOST)
       // Nothing was lost when the program never ran here or only the initializer failed.
@@ -202,6 +217,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       const initializer = environment.runs++ === 0 ? plan.initializer : undefined
       initializing = initializer !== undefined
       sent = true
+      calls.begin()
       const message: RunMessage = {
         type: 'run',
         run,

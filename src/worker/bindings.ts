@@ -77,11 +77,14 @@ export class BindingBridge {
   }
 
   /**
-   * The run has sent its terminal message. A binding it installed may still be called later (a
+   * The run is sending its terminal message. A binding it installed may still be called later (a
    * retained environment keeps the program's timers); such a call has no run to serve it, so it
    * rejects here instead of reaching the host as traffic of whatever run is current there.
    */
   close(): void {
+    // Calls made in the run's last tick still go out, ahead of the terminal message: the host
+    // records each call the program started, and reports those it never awaited.
+    if (!this._closed && this._outbox.length > 0) this._flush()
     this._closed = true
   }
 
