@@ -1,5 +1,6 @@
 export { PtcRuntime } from './seam/runtime.js'
 export { PtcImage } from './seam/image.js'
+export { PtcCallRefusal } from './seam/refusal.js'
 export {
   BOOTSTRAP_NAME,
   DUNDER_MEMBER,
@@ -15,6 +16,9 @@ export type {
   PtcBindingFunction,
   PtcBindingNamespace,
   PtcBindingValue,
+  PtcCallLimits,
+  PtcCallOutcome,
+  PtcCallRecord,
   PtcFailureKind,
   PtcJsonValue,
   PtcOutput,
