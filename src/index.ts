@@ -36,7 +36,7 @@ export type {
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
 export { defineToolGroup } from './tools/group.js'
-export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition } from './tools/group.js'
+export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition, ToolGroupMember } from './tools/group.js'
 export type { JsonSchema } from './tools/schema-types.js'
 export { RUNTIME_DECLARATIONS, createRunCodeTool } from './tools/run-code-tool.js'
 export type { RunCodeCallOptions, RunCodeTool, RunCodeToolOptions } from './tools/run-code-tool.js'

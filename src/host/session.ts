@@ -250,5 +250,6 @@ function shapeOf(namespace: PtcBindingNamespace): NamespaceShape {
   if (namespace.errorClass) {
     shape.errorClass = { name: namespace.errorClass.name, memberNameProperty: namespace.errorClass.memberNameProperty }
   }
+  if (namespace.positional === true) shape.positional = true
   return shape
 }

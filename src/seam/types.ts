@@ -57,6 +57,12 @@ export interface PtcBindingNamespace {
   functions: Record<string, PtcBindingFunction>
   /** When given, rejected calls become instances of this class inside the program. */
   errorClass?: PtcBindingErrorClass
+  /**
+   * Members receive the program's first two arguments as an array (`f(a, b)` → `[a, b]`,
+   * `f(a)` → `[a]`) instead of the first alone, for functions with options after their
+   * subject (`catalog.search(query, { limit })`).
+   */
+  positional?: boolean
   /** Member name → its call budgets; members without an entry have only the run's. */
   limits?: Record<string, PtcCallLimits>
 }

@@ -47,6 +47,22 @@ export interface ToolGroup {
   namespace: PtcBindingNamespace
   /** TypeScript declarations of the global, its named types and its error class. */
   declarations: string
+  /** The group's description, as given (`''` without one). */
+  description: string
+  /** Each tool, as in-program discovery (`createRunCodeTool`'s `catalog`) finds and shows it. */
+  tools: readonly ToolGroupMember[]
+}
+
+/** One tool of a group, as discovery sees it. */
+export interface ToolGroupMember {
+  /** `global.member`, e.g. `github.create_issue`. */
+  name: string
+  /** The tool's description (`''` without one). */
+  description: string
+  /** The names and descriptions of its argument's properties, as one text to search. */
+  parameters: string
+  /** The TypeScript declaration of this tool alone, with the named types it uses; built at first read. */
+  readonly declaration: string
 }
 
 /**
@@ -99,7 +115,30 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
   }
   validateBindings([namespace])
-  return { namespace, declarations: declarationsOf(definition, resultFallback) }
+  const members = Object.entries(tools).map(([name, tool]): ToolGroupMember => {
+    let declaration: string | undefined
+    return {
+      name: `${global}.${name}`,
+      description: tool.description?.trim() ?? '',
+      parameters: parameterText(tool.inputSchema),
+      get declaration() {
+        declaration ??= declarationsOf({ global, tools: { [name]: tool } }, resultFallback)
+        return declaration
+      },
+    }
+  })
+  return { namespace, declarations: declarationsOf(definition, resultFallback), description: description?.trim() ?? '', tools: members }
+}
+
+/** The property names and descriptions of an object schema, one level deep. */
+function parameterText(schema: JsonSchema): string {
+  if (typeof schema !== 'object' || typeof schema.properties !== 'object' || schema.properties === null) return ''
+  return Object.entries(schema.properties as Record<string, unknown>)
+    .map(([key, property]) => {
+      const text = typeof property === 'object' && property !== null ? (property as { description?: unknown }).description : undefined
+      return typeof text === 'string' ? `${key} ${text}` : key
+    })
+    .join(' ')
 }
 
 function declarationsOf({ global, description, errorClass, tools }: ToolGroupDefinition, resultFallback: ResultTypeFallback): string {

@@ -92,9 +92,12 @@ export class BindingBridge {
     const bridge = this
     const label = `${shape.global}.${member}`
     const memberProperty = shape.errorClass?.memberNameProperty
+    const positional = shape.positional === true
     // A method (not a constructor), named after the member so stack frames read naturally.
     const holder = {
-      async [member](args?: unknown) {
+      async [member](first?: unknown, second?: unknown) {
+        // Array literals define their elements: no setter planted on Array.prototype runs.
+        const args = positional ? (second === undefined ? [first] : [first, second]) : first
         let tokens: unknown[] | undefined
         let bytes = 0
         if (args !== undefined) {
