@@ -196,7 +196,8 @@ export class CallDispatcher {
         then(value)
       }
       try {
-        invoke(AbortSignal.any([this._controller.signal, own.signal])).then(settle(resolve), settle(reject))
+        // A binding function of the caller's own may answer synchronously.
+        Promise.resolve(invoke(AbortSignal.any([this._controller.signal, own.signal]))).then(settle(resolve), settle(reject))
       } catch (error) {
         settle(reject)(error)
       }

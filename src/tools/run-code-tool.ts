@@ -84,8 +84,13 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     maxOutputChars: positive(options.maxOutputChars ?? 10_000, 'maxOutputChars'),
     maxValueChars: positive(options.maxValueChars ?? 10_000, 'maxValueChars'),
   }
-  const total = groups.reduce((sum, group) => sum + group.tools.length, 0)
+  const total = groups.reduce((sum, group) => sum + Object.keys(group.namespace.functions).length, 0)
   const discovery = discoveryOn(options.discovery ?? DEFAULT_DISCOVERY_THRESHOLD, total)
+  // A group assembled by hand (as before discovery existed) has declarations but no members to index.
+  const unlisted = discovery ? groups.find((group) => !Array.isArray(group.tools)) : undefined
+  if (unlisted) {
+    throw new TypeError(`createRunCodeTool: discovery needs each group's tools list; group "${unlisted.namespace.global}" has none (build it with defineToolGroup or mcpToolGroup, or pass discovery: 'never')`)
+  }
   const bindings = groups.map((group) => group.namespace)
   if (discovery) bindings.push(catalogNamespace(new ToolCatalog(groups)))
   validateBindings(bindings)
@@ -149,7 +154,7 @@ function discoveryText(groups: readonly ToolGroup[], total: number): string {
   const first = groups.flatMap((group) => group.tools)[0]?.name ?? 'group.tool'
   const declarations = groups.map((group) => {
     const { global, errorClass } = group.namespace
-    const line = group.description.split('\n')[0]!.trim()
+    const line = (group.description ?? '').split('\n')[0]!.trim()
     const summary = `${line === '' ? '' : `${line.replace(/\.?$/, '.')} `}${group.tools.length} tools: find them with ${CATALOG_GLOBAL}.search.`
     const block = `${docComment(summary, '')}declare const ${global}: ToolGroup`
     if (!errorClass) return block

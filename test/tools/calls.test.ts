@@ -94,6 +94,13 @@ describe('validated calls with budgets', () => {
     expect(calls[0]!.durationMs).toBeGreaterThanOrEqual(190)
   })
 
+  it('a binding that answers synchronously within its timeoutMs is served', async () => {
+    const sync = { global: 'sync', functions: { now: (() => 42) as never }, limits: { now: { timeoutMs: 1000 } } }
+    const result = await env.run('return await sync.now()', { bindings: [sync] })
+    expect(result.value).toBe(42)
+    expect(result.calls).toMatchObject([{ tool: 'sync.now', outcome: 'ok', resultBytes: 2 }])
+  })
+
   it('a result over maxResultBytes rejects in the program, and the trace has its size', async () => {
     const { value, calls } = await failureOf('issues.dump({ size: 2000 })')
     expect(value.message).toMatch(/^issues\.dump resolved 2002 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)

@@ -58,6 +58,13 @@ describe('in-program tool discovery', () => {
     expect(() => createRunCodeTool({ runtime, groups: large, discovery: -1 })).toThrow("discovery must be 'always', 'never' or a tool count")
   })
 
+  it('a hand-built group without a tools list works without discovery and is refused with it', () => {
+    const functions = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`f${index}`, async () => null]))
+    const handBuilt = { namespace: { global: 'legacy', functions }, declarations: 'declare const legacy: object' } as unknown as ToolGroup
+    expect(createRunCodeTool({ runtime: env.runtime, groups: [handBuilt], discovery: 'never' }).description).toContain('declare const legacy: object')
+    expect(() => createRunCodeTool({ runtime: env.runtime, groups: [handBuilt] })).toThrow('discovery needs each group\'s tools list; group "legacy" has none')
+  })
+
   it('describes 2 000 tools as their groups, a count and one line each, in under 2 000 tokens', () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: large })
     expect(tool.description).toContain('0 of 2000 tools shown.')
