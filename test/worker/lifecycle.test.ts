@@ -92,6 +92,6 @@ describe('provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(output.trim()).toBe('{"output":[],"value":1}')
+    expect(output.trim()).toBe('{"output":[],"value":1,"calls":[]}')
   })
 })
