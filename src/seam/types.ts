@@ -23,7 +23,8 @@ export type PtcBindingValue =
 
 /**
  * A host function exposed to programs as `<global>.<member>(args)`. `call.signal` aborts when
- * the run settles (any outcome), so the host can stop in-flight work.
+ * the run settles (any outcome) or the call runs past its `timeoutMs`, so the host can stop
+ * in-flight work. Throwing a `PtcCallRefusal` refuses the call (the trace says `refused`).
  */
 export type PtcBindingFunction = (args: unknown, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
 
