@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIME_DECLARATIONS, type ToolGroup } from 'ptc-runtime'
+import { RUNTIME_DECLARATIONS, type ToolGroup, createRunCodeTool } from 'ptc-runtime'
 import { mcpToolGroup } from 'ptc-runtime/mcp'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { typecheck } from '../helpers/typecheck.js'
@@ -149,6 +149,13 @@ describe('an MCP server as a tool group', () => {
       expect(result.calls).toMatchObject([{ tool: 'catalogue.wait', outcome: 'timeout' }])
       for (let tries = 0; catalogue.seen.cancelled === cancelled && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 20))
       expect(catalogue.seen.cancelled).toBe(cancelled + 1)
+    })
+
+    it("is searchable through catalog from the server's tool descriptions", async () => {
+      const tool = createRunCodeTool({ runtime: env.runtime, groups: [group], discovery: 'always' })
+      expect(tool.description).toContain('0 of 8 tools shown.')
+      const result = await env.run(`const [hit] = await catalog.search('order more of a product', { limit: 1 }); return [hit.name, hit.description]`, { bindings: tool.bindings })
+      expect(result.value).toEqual(['catalogue.restock', 'Orders more of a product.'])
     })
 
     it('cancels the server-side call when the run ends first', async () => {
