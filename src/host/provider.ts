@@ -108,6 +108,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       retainsState: this._config.retainState,
       timeoutMs: this.timeout.defaultMs,
       maxOutputBytes: this._config.maxOutputBytes,
+      maxCalls: this._config.maxCalls,
       maxMemoryMb: this._config.maxMemoryMb,
       ...(this._sandbox ? { sandbox: this._sandbox.instructions } : {}),
     })
