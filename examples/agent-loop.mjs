@@ -11,6 +11,8 @@
 //    answers with the text the model reads next (output, then value or failure, cut to a budget).
 // 4. Each program runs with the conversation as its state owner, so a later program sees what
 //    an earlier one declared.
+// 5. The host has a few hundred tools, too many to declare in the description: the tool lists
+//    the groups, and programs find tools with `catalog.search` and `catalog.describe`.
 //
 // The model here is a stand-in that replays a recorded conversation
 // (`agent-loop.conversation.json`), so the example runs offline and deterministically. Swap
@@ -114,6 +116,25 @@ const fx = defineToolGroup({
   },
 })
 
+// The rest of the host's API: three services of 100 generated tools each. With them the groups
+// hold 303 tools, past the threshold of 40, so the model discovers tools inside its programs.
+const VERBS = ['create', 'get', 'list', 'update', 'delete', 'archive', 'restore', 'export', 'share', 'watch']
+const NOUNS = ['ticket', 'campaign', 'shelf', 'label', 'comment', 'webhook', 'report', 'template', 'member', 'schedule']
+const services = ['support', 'marketing', 'warehouse'].map((service) => {
+  /** @type {Record<string, import('ptc-runtime').JsonSchemaTool>} */
+  const tools = {}
+  for (const verb of VERBS) {
+    for (const noun of NOUNS) {
+      tools[`${verb}_${noun}`] = {
+        description: `${verb[0]?.toUpperCase()}${verb.slice(1)} a ${noun} in ${service}.`,
+        inputSchema: { type: 'object', properties: { id: { type: 'string', description: `The ${noun} id` } } },
+        run: async ({ id }) => ({ service, verb, noun, id: id ?? null }),
+      }
+    }
+  }
+  return defineToolGroup({ global: service, description: `The ${service} API.`, tools })
+})
+
 // ---------------------------------------------------------------------------------------------
 // A stand-in model: replays the assistant turns of a recorded conversation. Each recorded turn
 // may say what the previous tool result contained when it was recorded; if the replay sees
@@ -132,7 +153,7 @@ class ReplayModel {
    * @returns {Promise<Message>}
    */
   async respond(messages, tool) {
-    if (!tool.description.includes('declare const crm')) throw new Error('the model was not shown the tool declarations')
+    if (!tool.description.includes('declare const crm')) throw new Error('the model was not shown the tool groups')
     const turn = this.turns[this.next++]
     if (!turn) throw new Error('the recorded conversation has no further turn')
     const last = messages.at(-1)?.content ?? ''
@@ -152,7 +173,7 @@ await ctx.plugin(WorkerPtcRuntime, { programFormat: 'repl', retainState: true, t
 const runtime = ctx.ptcRuntime
 
 // Small budgets, so the recorded conversation shows output being cut.
-const tool = createRunCodeTool({ runtime, groups: [crm, fx], maxOutputChars: 600, maxValueChars: 2000 })
+const tool = createRunCodeTool({ runtime, groups: [crm, fx, ...services], maxOutputChars: 600, maxValueChars: 2000 })
 const model = new ReplayModel(recording)
 const conversation = {} // the state owner: one retained environment per conversation
 

@@ -1,5 +1,6 @@
 export { PtcRuntime } from './seam/runtime.js'
 export { PtcImage } from './seam/image.js'
+export { PtcCallRefusal } from './seam/refusal.js'
 export {
   BOOTSTRAP_NAME,
   DUNDER_MEMBER,
@@ -17,6 +18,9 @@ export type {
   PtcBindingFunction,
   PtcBindingNamespace,
   PtcBindingValue,
+  PtcCallLimits,
+  PtcCallOutcome,
+  PtcCallRecord,
   PtcFailureKind,
   PtcJsonValue,
   PtcOutput,
@@ -35,7 +39,7 @@ export type {
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
 export { defineToolGroup } from './tools/group.js'
-export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition } from './tools/group.js'
+export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition, ToolGroupMember } from './tools/group.js'
 export type { JsonSchema } from './tools/schema-types.js'
 export { RUNTIME_DECLARATIONS, createRunCodeTool } from './tools/run-code-tool.js'
 export type { RunCodeCallOptions, RunCodeTool, RunCodeToolOptions } from './tools/run-code-tool.js'

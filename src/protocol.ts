@@ -14,6 +14,8 @@ export interface NamespaceShape {
   global: string
   members: string[]
   errorClass?: { name: string; memberNameProperty: string }
+  /** Members send their first two arguments as an array (see `PtcBindingNamespace.positional`). */
+  positional?: true
 }
 
 /** A lowered program as it crosses to the worker. */

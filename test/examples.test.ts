@@ -20,7 +20,9 @@ describe('examples', () => {
       expect(stderr).toBe('')
     })
 
-    it('offers run_code with the runtime instructions and declarations generated from the schemas', () => {
+    it('offers run_code with the runtime instructions and the groups; programs read declarations generated from the schemas through catalog', () => {
+      expect(stdout).toContain('0 of 303 tools shown.')
+      expect(stdout).toContain('crm.findCustomers - Customers of one country.')
       expect(stdout).toContain('"name": "run_code"')
       expect(stdout).toContain('"description": "The program (repl format)."')
       expect(stdout).toContain('Top-level declarations persist between calls')

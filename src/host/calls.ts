@@ -1,16 +1,28 @@
 /**
  * The host side of binding calls for one run: checks each call against the declared
  * namespaces (own properties only, so `__proto__` or `constructor` never reach a prototype),
- * re-validates arguments, invokes the host function, validates what it resolved and replies
- * exactly once per call id. Replies stop when the run settles.
+ * re-validates arguments, enforces the run's call budgets (`maxCalls`, a member's `timeoutMs`
+ * and `maxResultBytes`), invokes the host function, validates what it resolved and replies
+ * exactly once per call id. Replies stop when the run settles. Every call it sees goes into the
+ * run's trace (`PtcRunResult.calls`), and into a span when OpenTelemetry is installed.
  */
+import { performance } from 'node:perf_hooks'
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
+import { PtcCallRefusal } from '../seam/refusal.js'
 import type {
-  ImageAttachmentRef, PtcBindingErrorReport, PtcBindingFunction, PtcBindingNamespace, PtcJsonValue,
+  ImageAttachmentRef,
+  PtcBindingErrorReport,
+  PtcBindingFunction,
+  PtcBindingNamespace,
+  PtcCallLimits,
+  PtcCallOutcome,
+  PtcCallRecord,
+  PtcJsonValue,
 } from '../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
+import type { CallTelemetry, RunTelemetry } from './telemetry.js'
 
 const { hasOwn } = Object
 const MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
@@ -42,6 +54,34 @@ export interface CallHost {
   failed(report: PtcBindingErrorReport): void
 }
 
+/** The call budgets of one run. */
+export interface CallBudget {
+  /** Calls in flight at once; more is a protocol violation (the worker holds this too). */
+  maxPending: number
+  /** JSON bytes of the arguments in flight; a call over it is refused. */
+  maxPendingBytes: number
+  /** Calls the run may start; later ones are refused. */
+  maxCalls: number
+  /** JSON bytes one call may resolve, unless its member's own limit is smaller. */
+  maxResultBytes: number
+}
+
+/**
+ * Refused calls past `maxCalls` still get a record, up to this many: a program looping on
+ * refusals must not grow the trace without bound. Later ones are refused without a record.
+ */
+const REFUSED_PAST_BUDGET = 100
+
+/** A call's record while it runs. */
+interface TraceEntry {
+  record: PtcCallRecord
+  started: number
+  finished: boolean
+  /** It ran past its member's `timeoutMs`. */
+  timedOut: boolean
+  span: CallTelemetry | undefined
+}
+
 export class CallDispatcher {
   private _nextId = 1
   private _pending = 0
@@ -55,60 +95,145 @@ export class CallDispatcher {
    * so a program that stops reading its replies cannot make the host buffer them without bound.
    */
   private _outbox: Array<{ reply: ReplyMessage; bytes: number }> = []
+  /** Every call this run started, in start order. */
+  private readonly _trace: TraceEntry[] = []
+  /** When the program was sent: call offsets count from here. */
+  private _origin = performance.now()
 
   constructor(
     private readonly _run: number,
     private readonly _bindings: readonly PtcBindingNamespace[],
-    private readonly _maxPending: number,
-    private readonly _maxPendingBytes: number,
+    private readonly _budget: CallBudget,
     private readonly _host: CallHost,
+    private readonly _telemetry?: RunTelemetry,
   ) {}
 
-  /** Stops replying and aborts `call.signal` for every in-flight host function. */
-  close(): void {
+  /** The program was sent: offsets in the trace count from now. */
+  begin(): void {
+    this._origin = performance.now()
+  }
+
+  /**
+   * Stops replying and aborts `call.signal` for every in-flight host function. The calls still
+   * running are recorded as `aborted`, with `reason` (why they will never be answered).
+   */
+  close(reason = 'the run ended before this call settled'): void {
     this._open = false
+    for (const entry of this._trace) if (!entry.finished) this._finish(entry, 'aborted', reason)
     this._controller.abort(new Error('the run has settled'))
+  }
+
+  /** The records of every call, in start order. */
+  trace(): PtcCallRecord[] {
+    return this._trace.map((entry) => ({ ...entry.record }))
   }
 
   dispatch(call: CallMessage): void {
     if (call.id !== this._nextId) return this._host.violation(`binding call id ${call.id} is out of sequence`)
     this._nextId++
-    if (++this._pending > this._maxPending) {
-      return this._host.violation(`more than ${this._maxPending} binding calls are pending at once (maxPendingCalls)`)
+    if (++this._pending > this._budget.maxPending) {
+      return this._host.violation(`more than ${this._budget.maxPending} binding calls are pending at once (maxPendingCalls)`)
     }
+    const label = `${call.global}.${call.name}`
+    const entry = this._start(label)
     const namespace = this._bindings.find((candidate) => candidate.global === call.global)
     const fn = namespace && hasOwn(namespace.functions, call.name) ? namespace.functions[call.name] : undefined
-    if (typeof fn !== 'function') return this._host.violation(`a call to the undeclared binding ${call.global}.${call.name}`)
+    if (typeof fn !== 'function') {
+      this._finish(entry, 'refused', 'an undeclared binding')
+      return this._host.violation(`a call to the undeclared binding ${label}`)
+    }
     let args: unknown
     if (call.args !== undefined) {
       const decoded = decodeWire(call.args)
-      if (!decoded.ok) return this._host.violation(`binding arguments that are not lossless JSON (${decoded.reason})`)
+      if (!decoded.ok) {
+        this._finish(entry, 'refused', 'arguments that are not lossless JSON')
+        return this._host.violation(`binding arguments that are not lossless JSON (${decoded.reason})`)
+      }
       args = decoded.value
+    }
+    const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
+    if (entry) entry.record.argumentBytes = bytes
+    const { maxCalls, maxPendingBytes } = this._budget
+    if (call.id > maxCalls) {
+      const message = `${label}: this run has made its ${maxCalls} calls (maxCalls); do more per call or finish the work in another run`
+      return this._refuse(call.id, entry, message)
     }
     // Arguments the host holds for tools are bounded: over budget, the call fails in the
     // program and its arguments are dropped here, never passed on or kept.
-    const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
-    if (this._pendingBytes + bytes > this._maxPendingBytes) {
-      const message = overBudgetCallMessage(`${call.global}.${call.name}`, bytes, this._maxPendingBytes)
-      return this._queue({ type: 'reply', run: this._run, id: call.id, ok: false, message }, 0)
-    }
+    if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
-    void this._invoke(call, fn, args, bytes)
+    const limits = namespace!.limits && hasOwn(namespace!.limits, call.name) ? namespace!.limits[call.name] : undefined
+    void this._invoke(call, fn, args, bytes, entry!, limits)
   }
 
-  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number): Promise<void> {
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
     try {
-      const value = await fn(args, { signal: this._controller.signal })
-      reply = this._resolution(call.id, label, value)
+      const value = await this._call(fn, args, label, entry, limits?.timeoutMs)
+      reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes))
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
-      if (this._open) this._host.failed({ binding: label, kind: 'threw', message, cause: error })
+      if (this._open && !PtcCallRefusal.is(error)) this._host.failed({ binding: label, kind: 'threw', message, cause: error })
+      this._finish(entry, entry.timedOut ? 'timeout' : PtcCallRefusal.is(error) ? 'refused' : 'error', message)
     }
     this._queue(reply, bytes)
+  }
+
+  /**
+   * Runs the host function inside its call's span; with a time budget, the call rejects when it
+   * runs out, and the function's signal aborts (it may still finish: its result is dropped).
+   */
+  private _call(fn: PtcBindingFunction, args: unknown, label: string, entry: TraceEntry, timeoutMs: number | undefined): Promise<unknown> {
+    const invoke = (signal: AbortSignal) => (entry.span ? entry.span.within(() => fn(args, { signal })) : fn(args, { signal }))
+    if (timeoutMs === undefined) return invoke(this._controller.signal)
+    const own = new AbortController()
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        entry.timedOut = true
+        const error = new Error(`${label} did not finish within its time budget of ${timeoutMs} ms (timeoutMs)`)
+        own.abort(error)
+        reject(error)
+      }, timeoutMs)
+      const settle = <T>(then: (value: T) => void) => (value: T) => {
+        clearTimeout(timer)
+        then(value)
+      }
+      try {
+        // A binding function of the caller's own may answer synchronously.
+        Promise.resolve(invoke(AbortSignal.any([this._controller.signal, own.signal]))).then(settle(resolve), settle(reject))
+      } catch (error) {
+        settle(reject)(error)
+      }
+    })
+  }
+
+  /** A record for a call that just arrived; none for refusals past the budget's allowance. */
+  private _start(tool: string): TraceEntry | undefined {
+    if (this._trace.length >= this._budget.maxCalls + REFUSED_PAST_BUDGET) return undefined
+    const started = performance.now()
+    const record: PtcCallRecord = { tool, startMs: round(started - this._origin), durationMs: 0, outcome: 'ok', argumentBytes: 0 }
+    const entry: TraceEntry = { record, started, finished: false, timedOut: false, span: this._telemetry?.call(tool) }
+    this._trace.push(entry)
+    return entry
+  }
+
+  private _finish(entry: TraceEntry | undefined, outcome: PtcCallOutcome, error?: string, resultBytes?: number): void {
+    if (entry === undefined || entry.finished) return
+    entry.finished = true
+    const { record } = entry
+    record.durationMs = round(performance.now() - entry.started)
+    record.outcome = outcome
+    if (error !== undefined) record.error = error
+    if (resultBytes !== undefined) record.resultBytes = resultBytes
+    entry.span?.end(record)
+  }
+
+  private _refuse(id: number, entry: TraceEntry | undefined, message: string): void {
+    this._finish(entry, 'refused', message)
+    this._queue({ type: 'reply', run: this._run, id, ok: false, message }, 0)
   }
 
   private _queue(reply: ReplyMessage, bytes: number): void {
@@ -128,8 +253,12 @@ export class CallDispatcher {
     })
   }
 
-  private _resolution(id: number, label: string, value: unknown): ReplyMessage {
-    const fail = (message: string): ReplyMessage => ({ type: 'reply', run: this._run, id, ok: false, message })
+  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, maxBytes: number): ReplyMessage {
+    let resultBytes: number | undefined
+    const fail = (message: string): ReplyMessage => {
+      this._finish(entry, 'error', message, resultBytes)
+      return { type: 'reply', run: this._run, id, ok: false, message }
+    }
     if (value === undefined) return fail(`${label} resolved undefined; tools must resolve JSON values (use null for nothing)`)
     let badImage: string | undefined
     const images = new Map<object, Record<string, string | number>>()
@@ -148,7 +277,18 @@ export class CallDispatcher {
     })
     if (badImage !== undefined) return fail(`${label} resolved an invalid PtcImage: ${badImage}`)
     if (!snapshot.ok) return fail(`${label} resolved a value that is not lossless JSON (${snapshot.reason})`)
+    // An image counts as its path and attachment, what the program receives for it.
+    resultBytes = jsonByteLength(snapshot.value)
+    if (resultBytes > maxBytes) {
+      return fail(`${label} resolved ${resultBytes} bytes of JSON, over its budget of ${maxBytes} (maxResultBytes); ask for less: a page, a filter, fewer fields`)
+    }
     const tokens = encodeWire(snapshot.value, (leaf) => images.get(leaf)!)
+    this._finish(entry, 'ok', undefined, resultBytes)
     return { type: 'reply', run: this._run, id, ok: true, value: tokens }
   }
+}
+
+/** Trace times are kept to a tenth of a millisecond. */
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10
 }

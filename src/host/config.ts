@@ -34,6 +34,14 @@ export const Config = Schema.object({
   maxPendingCalls: Schema.natural().min(1).default(128),
   /** JSON bytes of the arguments of binding calls in flight at once, per environment. */
   maxPendingCallBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
+  /**
+   * Binding calls one run may start (a request's `maxCalls` overrides it). 1 000 lets a program
+   * walk a few pages of results one call per item, and stops a runaway loop long before it
+   * floods the tools behind the bindings.
+   */
+  maxCalls: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(1000),
+  /** JSON bytes one binding call may resolve; a tool's own `maxResultBytes` may lower it. */
+  maxCallResultBytes: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),
   programFormat: Schema.union(PROGRAM_FORMATS).default('function-body'),
   /** `typescript`: programs may carry types, erased before they run (by amaro). */

@@ -36,6 +36,8 @@ export interface InstructionFacts {
   retainsState: boolean
   timeoutMs: number
   maxOutputBytes: number
+  /** Tool calls one program may make (`maxCalls`). */
+  maxCalls: number
   /** The kernel-enforced memory budget of an environment; absent on the thread host. */
   maxMemoryMb?: number
   sandbox?: string
@@ -50,7 +52,7 @@ export function executionInstructions(facts: InstructionFacts): string {
     'The result must be plain JSON (objects, arrays, strings, finite numbers, booleans, null); return nothing when you have only printed.',
     'console.log and process.stdout.write print text; inspect(image) shows an Image a tool returned (its path, width, height and mediaType are readable).',
     'Node built-ins load with `await import("node:fs")`. Relative paths and subprocesses use the working directory; process.env is empty.',
-    `Limits: ${duration(facts.timeoutMs)} per call by default; ${size(facts.maxOutputBytes)} of printed output and result together.`,
+    `Limits: ${duration(facts.timeoutMs)} per call by default; ${size(facts.maxOutputBytes)} of printed output and result together; ${facts.maxCalls} tool calls per program.`,
     ...(facts.maxMemoryMb === undefined ? [] : [`Memory: ${facts.maxMemoryMb} MiB in all (heap, buffers, WebAssembly); a program that allocates more is stopped.`]),
     facts.retainsState ? STATE[facts.format] : 'Each call starts in a fresh environment: nothing persists between calls.',
   ]

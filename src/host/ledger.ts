@@ -5,7 +5,7 @@
  * meters too, but only this count is trusted.
  */
 import { fitJsonString, jsonByteLength, jsonStringByteLength } from '../json/index.js'
-import type { ImageAttachmentRef, PtcJsonValue, PtcOutput, PtcRunFailure, PtcRunResult } from '../seam/types.js'
+import type { ImageAttachmentRef, PtcCallRecord, PtcJsonValue, PtcOutput, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 
 function entryBytes(entry: PtcOutput): number {
   return entry.type === 'text' ? jsonStringByteLength(entry.text) : jsonByteLength(entry as unknown as PtcJsonValue)
@@ -37,20 +37,23 @@ export class OutputLedger {
     return this._add({ type: 'image', attachment })
   }
 
-  /** Builds the result, turning it into `output-limit` when anything does not fit. */
-  finish(outcome: { value?: PtcJsonValue } | { error: PtcRunFailure }): PtcRunResult {
+  /**
+   * Builds the result, turning it into `output-limit` when anything does not fit. The call
+   * trace is not metered: `maxCalls` bounds it.
+   */
+  finish(outcome: { value?: PtcJsonValue } | { error: PtcRunFailure }, calls: PtcCallRecord[] = []): PtcRunResult {
     if (!this._overflowed) {
       if ('error' in outcome) {
         if (this._used + jsonStringByteLength(outcome.error.message) <= this.maxBytes) {
-          return { output: this._entries, error: outcome.error }
+          return { output: this._entries, error: outcome.error, calls }
         }
       } else if (outcome.value === undefined) {
-        return { output: this._entries }
+        return { output: this._entries, calls }
       } else if (this._used + jsonByteLength(outcome.value) <= this.maxBytes) {
-        return { output: this._entries, value: outcome.value }
+        return { output: this._entries, value: outcome.value, calls }
       }
     }
-    return this._limited()
+    return { ...this._limited(), calls }
   }
 
   private _add(entry: PtcOutput): boolean {
@@ -67,7 +70,7 @@ export class OutputLedger {
   }
 
   /** The fitting prefix of the output plus an `output-limit` failure whose message also fits. */
-  private _limited(): PtcRunResult {
+  private _limited(): Omit<PtcRunResult, 'calls'> {
     let message = this.limitMessage
     let messageBytes = jsonStringByteLength(message)
     if (2 + messageBytes > this.maxBytes) {

@@ -118,6 +118,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       retainsState: this._config.retainState,
       timeoutMs: this.timeout.defaultMs,
       maxOutputBytes: this._config.maxOutputBytes,
+      maxCalls: this._config.maxCalls,
       maxMemoryMb: this._config.maxMemoryMb,
       ...(this._sandbox ? { sandbox: this._sandbox.instructions } : {}),
     })
@@ -131,6 +132,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (request.onBindingError !== undefined && typeof request.onBindingError !== 'function') {
       throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
     }
+    checkMaxCalls(request.maxCalls, 'maxCalls')
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace root.
       const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
@@ -253,6 +255,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxOutputBytes: limit,
       maxPendingCalls: this._config.maxPendingCalls,
       maxPendingCallBytes: this._config.maxPendingCallBytes,
+      maxCalls: spec.maxCalls ?? this._config.maxCalls,
+      maxCallResultBytes: this._config.maxCallResultBytes,
       oneShot: false,
       onBindingError: spec.onBindingError,
     }
@@ -328,6 +332,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     existingDirectory(spec.cwd, 'spec.cwd') // it may have been removed since resolve()
     checkStateOwner(spec.stateOwner, 'spec.stateOwner')
     if (spec.language !== undefined) checkLanguage(spec.language, 'spec.language')
+    checkMaxCalls(spec.maxCalls, 'spec.maxCalls')
     const { timeoutMs } = spec
     if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
       throw new TypeError(`${NAME}: spec.timeoutMs must be a positive finite number or null; pass the request through resolve() first`)
@@ -358,6 +363,11 @@ function checkLanguage(language: unknown, field: string): void {
 function checkStateOwner(owner: unknown, field: string): void {
   if (owner === undefined || (typeof owner === 'object' && owner !== null) || typeof owner === 'function') return
   throw new TypeError(`${NAME}: ${field} must be an object or a function (owners are told apart by identity), got ${owner === null ? 'null' : typeof owner}`)
+}
+
+function checkMaxCalls(value: unknown, field: string): void {
+  if (value === undefined || (Number.isSafeInteger(value) && (value as number) > 0)) return
+  throw new TypeError(`${NAME}: ${field} must be a positive integer, got ${String(value)}`)
 }
 
 function existingDirectory(value: unknown, field: string): string {

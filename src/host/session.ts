@@ -14,6 +14,7 @@ import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
 import { parseWorkerMessage } from './messages.js'
 import { abortMessage } from './foreign-message.js'
+import { startRunTelemetry } from './telemetry.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -26,6 +27,10 @@ export interface RunPlan {
   maxOutputBytes: number
   maxPendingCalls: number
   maxPendingCallBytes: number
+  /** Binding calls the run may start. */
+  maxCalls: number
+  /** JSON bytes one binding call may resolve. */
+  maxCallResultBytes: number
   /** A first text line for the output (the notice that earlier state was lost). */
   notice?: string
   /** No run follows in this environment (see `RunMessage.oneShot`). */
@@ -122,12 +127,19 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     let byWorker = false
     let timer: NodeJS.Timeout | undefined
 
-    const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, plan.maxPendingCallBytes, {
+    const telemetry = startRunTelemetry()
+    const budget = {
+      maxPending: plan.maxPendingCalls,
+      maxPendingBytes: plan.maxPendingCallBytes,
+      maxCalls: plan.maxCalls,
+      maxResultBytes: plan.maxCallResultBytes,
+    }
+    const calls = new CallDispatcher(run, plan.bindings, budget, {
       reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
-    })
+    }, telemetry)
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
 
@@ -136,9 +148,12 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       settled = true
       if (timer) clearTimeout(timer)
       plan.signal.removeEventListener('abort', onAbort)
-      calls.close()
+      // A call still running when the program completed is one it never awaited.
+      const completed = byWorker && !('error' in outcome)
+      calls.close(completed ? 'the program completed without awaiting this call' : 'the run ended before this call settled')
       environment.attach(undefined)
-      const result = ledger.finish(outcome)
+      const result = ledger.finish(outcome, calls.trace())
+      telemetry?.end(result)
       const kind = result.error?.kind
       const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && LOST[kind] !== null)
       if (endedUnstarted) {
@@ -241,6 +256,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       const initializer = environment.runs++ === 0 ? plan.initializer : undefined
       initializing = initializer !== undefined
       sent = true
+      calls.begin()
       const message: RunMessage = {
         type: 'run',
         run,
@@ -279,5 +295,6 @@ function shapeOf(namespace: PtcBindingNamespace): NamespaceShape {
   if (namespace.errorClass) {
     shape.errorClass = { name: namespace.errorClass.name, memberNameProperty: namespace.errorClass.memberNameProperty }
   }
+  if (namespace.positional === true) shape.positional = true
   return shape
 }

@@ -30,6 +30,10 @@ export interface McpToolGroupOptions {
    * owns the files: it shows them to the model and deletes them when the conversation ends.
    */
   imageDirectory?: string
+  /** Time budget of each call, in ms; past it the call rejects in the program, naming the tool. */
+  timeoutMs?: number
+  /** JSON bytes each call may resolve; a larger result rejects in the program instead. */
+  maxResultBytes?: number
 }
 
 /**
@@ -37,8 +41,9 @@ export interface McpToolGroupOptions {
  * tool group: each tool is a member whose call maps to `callTool`. A result's
  * `structuredContent` becomes the value; otherwise its content does (text as a string, images
  * as `PtcImage`s, see `CONTENT_RESULT_TYPE`). An `isError` result rejects with the server's
- * message, as an instance of the group's error class. Tools listed later are not picked up:
- * call again to refresh.
+ * message, as an instance of the group's error class, and so does an argument that does not fit
+ * the tool's `inputSchema` (checked here, before the server is asked). Tools listed later are
+ * not picked up: call again to refresh.
  */
 export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptions): Promise<ToolGroup> {
   const { global } = options
@@ -55,6 +60,8 @@ export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptio
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       inputSchema: tool.inputSchema,
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
       async run(args, { signal }) {
         const result = await client.callTool({ name, arguments: args ?? {} }, undefined, { signal })
         // Servers before protocol 2024-11-05 answer with `toolResult`.

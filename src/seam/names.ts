@@ -126,6 +126,7 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
         throw new TypeError(`binding "${global}.${member}" must be a function`)
       }
     }
+    checkLimits(global, namespace)
   }
   for (const { global, errorClass } of bindings) {
     if (errorClass === undefined) continue
@@ -147,6 +148,26 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
         `binding error member property ${JSON.stringify(member)} of "${name}" must be a non-empty string, ` +
           `not one of ${[...RESERVED_ERROR_MEMBERS].join(', ')} and not a __dunder__ name`,
       )
+    }
+  }
+}
+
+/** A member's budgets are positive integers, and only declared members have them. */
+function checkLimits(global: string, namespace: PtcBindingNamespace): void {
+  const { limits } = namespace
+  if (limits === undefined) return
+  if (typeof limits !== 'object' || limits === null) throw new TypeError(`binding global "${global}" has limits that are not an object`)
+  for (const member of Object.keys(limits)) {
+    if (!Object.hasOwn(namespace.functions, member)) throw new Error(`binding global "${global}" has limits for "${member}", which is not one of its functions`)
+    const entry = limits[member]
+    if (typeof entry !== 'object' || entry === null) throw new TypeError(`limits of "${global}.${member}" must be an object`)
+    for (const field of ['timeoutMs', 'maxResultBytes'] as const) {
+      const value = entry[field]
+      // setTimeout clamps longer delays to 1 ms.
+      const max = field === 'timeoutMs' ? 2_147_483_647 : Number.MAX_SAFE_INTEGER
+      if (value !== undefined && !(Number.isSafeInteger(value) && value > 0 && value <= max)) {
+        throw new TypeError(`limits of "${global}.${member}": ${field} must be a positive integer up to ${max}, got ${String(value)}`)
+      }
     }
   }
 }

@@ -33,12 +33,13 @@ export type PtcBindingValue =
 
 /**
  * A host function exposed to programs as `<global>.<member>(args)`. `call.signal` aborts when
- * the run settles (any outcome), so the host can stop in-flight work.
+ * the run settles (any outcome) or the call runs past its `timeoutMs`, so the host can stop
+ * in-flight work. Throwing a `PtcCallRefusal` refuses the call (the trace says `refused`).
  *
- * `args` is whatever lossless JSON the program passed, never checked against a schema. It is
- * typed `any` by default so a strict TypeScript user can annotate the shape they expect
- * (`async ({ city }: { city: string }) => …`) without a cast; name it (`PtcBindingFunction<{
- * city: string }>`) to type a function on its own.
+ * `args` is whatever lossless JSON the program passed (checked against a schema only by tool
+ * groups). It is typed `any` by default so a strict TypeScript user can annotate the shape they
+ * expect (`async ({ city }: { city: string }) => …`) without a cast; name it
+ * (`PtcBindingFunction<{ city: string }>`) to type a function on its own.
  */
 export type PtcBindingFunction<Args = any> = (args: Args, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
 
@@ -69,6 +70,20 @@ export interface PtcBindingErrorClass {
   memberNameProperty: string
 }
 
+/** Budgets of one call to one member, enforced by the host. */
+export interface PtcCallLimits {
+  /**
+   * Time budget of one call, in ms: past it the call rejects in the program with a message
+   * naming the member, and the function's `call.signal` aborts.
+   */
+  timeoutMs?: number
+  /**
+   * Bytes of the JSON the call may resolve; over it the call rejects in the program. The run's
+   * `maxCallResultBytes` applies as well: the smaller budget wins.
+   */
+  maxResultBytes?: number
+}
+
 /** One program-visible global object of async host functions. */
 export interface PtcBindingNamespace {
   /** Program-visible global name; must be a portable identifier (see `validateBindings`). */
@@ -82,6 +97,14 @@ export interface PtcBindingNamespace {
   functions: Record<string, PtcBindingFunction | undefined>
   /** When given, rejected calls become instances of this class inside the program. */
   errorClass?: PtcBindingErrorClass
+  /**
+   * Members receive the program's first two arguments as an array (`f(a, b)` → `[a, b]`,
+   * `f(a)` → `[a]`) instead of the first alone, for functions with options after their
+   * subject (`catalog.search(query, { limit })`).
+   */
+  positional?: boolean
+  /** Member name → its call budgets; members without an entry have only the run's. */
+  limits?: Record<string, PtcCallLimits>
 }
 
 /** Every sandbox mode, the one list the type, the config schema and policy checks derive from. */
@@ -152,6 +175,10 @@ export interface PtcRunRequest {
    * What the hook throws is ignored.
    */
   onBindingError?: (report: PtcBindingErrorReport) => void
+   * Binding calls this run may start; later calls are refused in the program. Omitted: the
+   * provider's `maxCalls` (1 000 by default).
+   */
+  maxCalls?: number
 }
 
 /** A request after `resolve`: every choice made explicit. */
@@ -198,8 +225,40 @@ export interface PtcRunFailure {
   message: string
 }
 
+/** How one binding call ended; see `PtcCallRecord.outcome`. */
+export type PtcCallOutcome = 'ok' | 'error' | 'aborted' | 'timeout' | 'refused'
+
+/** One binding call of a run, as the host saw it. */
+export interface PtcCallRecord {
+  /** `global.member`, e.g. `github.search_issues`. */
+  tool: string
+  /** When the call reached the host, in ms since the program was sent. */
+  startMs: number
+  /** From `startMs` to the call's settlement (or to the run's end, for `aborted`), in ms. */
+  durationMs: number
+  /**
+   * `ok`: the tool resolved and the program received the value. `error`: the tool threw, or
+   * what it resolved was refused (not lossless JSON, over `maxResultBytes`). `timeout`: it ran
+   * past its `timeoutMs`. `refused`: the host refused it before the tool ran (invalid arguments,
+   * `maxCalls`, the argument budget, an undeclared member). `aborted`: the run ended first;
+   * when the program completed, that call was never awaited.
+   */
+  outcome: PtcCallOutcome
+  /** The message the program received (or, for `aborted`, why the call has no answer). */
+  error?: string
+  /** JSON bytes of the argument (0 when the program passed none). */
+  argumentBytes: number
+  /** JSON bytes of what the tool resolved; present when it resolved. */
+  resultBytes?: number
+}
+
 /** Everything a run produced. `error` is present exactly when the run failed. */
 export interface PtcRunResult {
+  /**
+   * Every binding call the program started, in start order, whatever the outcome of the run.
+   * Empty when it made none.
+   */
+  calls: PtcCallRecord[]
   /** Printed text and inspected images, in emission order. */
   output: PtcOutput[]
   /** The completion value; absent when the program completed with `undefined` or failed. */

@@ -4,8 +4,9 @@
  * declarations of the same namespace that the model reads.
  */
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue } from '../seam/types.js'
+import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcCallLimits } from '../seam/types.js'
 import { docComment } from './doc-comment.js'
+import { argumentCheck } from './validation.js'
 import { type JsonSchema, NamedTypes, type SchemaScope, describe, propertyKey, typeText } from './schema-types.js'
 
 /** One host tool: what the model is told about it, and the function that does the work. */
@@ -17,10 +18,15 @@ export interface JsonSchemaTool {
   /** JSON Schema of what the tool resolves; without it the declared result is `unknown`. */
   outputSchema?: JsonSchema
   /**
-   * Does the work. Receives the program's argument (lossless JSON, not checked against
-   * `inputSchema`) and `call.signal`, which aborts when the run settles.
+   * Does the work. Receives the program's argument (lossless JSON that fits `inputSchema`: a
+   * call whose argument does not is refused before `run`) and `call.signal`, which aborts when
+   * the run settles or the call runs past `timeoutMs`.
    */
   run(args: any, call: { signal: AbortSignal }): PtcBindingValue | Promise<PtcBindingValue>
+  /** Time budget of one call, in ms; past it the call rejects in the program, naming the tool. */
+  timeoutMs?: number
+  /** JSON bytes one call may resolve; a larger result rejects in the program instead. */
+  maxResultBytes?: number
 }
 
 /** Tools the program sees as the members of one global object. */
@@ -41,6 +47,22 @@ export interface ToolGroup {
   namespace: PtcBindingNamespace
   /** TypeScript declarations of the global, its named types and its error class. */
   declarations: string
+  /** The group's description, as given (`''` without one). */
+  description: string
+  /** Each tool, as in-program discovery (`createRunCodeTool`'s `catalog`) finds and shows it. */
+  tools: readonly ToolGroupMember[]
+}
+
+/** One tool of a group, as discovery sees it. */
+export interface ToolGroupMember {
+  /** `global.member`, e.g. `github.create_issue`. */
+  name: string
+  /** The tool's description (`''` without one). */
+  description: string
+  /** The names and descriptions of its argument's properties, as one text to search. */
+  parameters: string
+  /** The TypeScript declaration of this tool alone, with the named types it uses; built at first read. */
+  readonly declaration: string
 }
 
 /**
@@ -51,7 +73,9 @@ export type ResultTypeFallback = (name: string) => string
 
 /**
  * Builds a group's binding namespace and its TypeScript declarations from JSON-Schema tools.
- * Throws, naming the field and the rule, when the definition is malformed: a bad global or
+ * Each call's argument is checked against its tool's `inputSchema` (see `validation.ts`)
+ * before `run`; a mismatch rejects in the program with the group's error class, naming the
+ * tool and the JSON path of the first error. Throws, naming the field and the rule, when the definition is malformed: a bad global or
  * error-class name, a tool without `run`, a schema that is not a schema, or a `$ref` that
  * does not resolve inside its schema.
  */
@@ -66,6 +90,7 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
   if (description !== undefined && typeof description !== 'string') throw new TypeError(`tool group "${global}": description must be a string`)
 
   const functions: Record<string, PtcBindingFunction> = {}
+  const limits: Record<string, PtcCallLimits> = {}
   for (const [name, tool] of Object.entries(tools)) {
     const field = `tool group "${global}": tools[${JSON.stringify(name)}]`
     if (typeof tool !== 'object' || tool === null) throw new TypeError(`${field} must be an object`)
@@ -73,11 +98,47 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
     if (tool.description !== undefined && typeof tool.description !== 'string') throw new TypeError(`${field}.description must be a string`)
     if (tool.inputSchema === undefined) throw new TypeError(`${field}.inputSchema is required (a JSON Schema)`)
     const run = tool.run
-    functions[name] = async (args, call) => run(args, call)
+    const check = argumentCheck(`${global}.${name}`, tool.inputSchema)
+    functions[name] = async (args, call) => {
+      check(args)
+      return run(args, call)
+    }
+    const { timeoutMs, maxResultBytes } = tool
+    if (timeoutMs !== undefined || maxResultBytes !== undefined) {
+      limits[name] = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(maxResultBytes !== undefined ? { maxResultBytes } : {}) }
+    }
   }
-  const namespace: PtcBindingNamespace = { global, functions, ...(errorClass ? { errorClass } : {}) }
+  const namespace: PtcBindingNamespace = {
+    global,
+    functions,
+    ...(errorClass ? { errorClass } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+  }
   validateBindings([namespace])
-  return { namespace, declarations: declarationsOf(definition, resultFallback) }
+  const members = Object.entries(tools).map(([name, tool]): ToolGroupMember => {
+    let declaration: string | undefined
+    return {
+      name: `${global}.${name}`,
+      description: tool.description?.trim() ?? '',
+      parameters: parameterText(tool.inputSchema),
+      get declaration() {
+        declaration ??= declarationsOf({ global, tools: { [name]: tool } }, resultFallback)
+        return declaration
+      },
+    }
+  })
+  return { namespace, declarations: declarationsOf(definition, resultFallback), description: description?.trim() ?? '', tools: members }
+}
+
+/** The property names and descriptions of an object schema, one level deep. */
+function parameterText(schema: JsonSchema): string {
+  if (typeof schema !== 'object' || typeof schema.properties !== 'object' || schema.properties === null) return ''
+  return Object.entries(schema.properties as Record<string, unknown>)
+    .map(([key, property]) => {
+      const text = typeof property === 'object' && property !== null ? (property as { description?: unknown }).description : undefined
+      return typeof text === 'string' ? `${key} ${text}` : key
+    })
+    .join(' ')
 }
 
 function declarationsOf({ global, description, errorClass, tools }: ToolGroupDefinition, resultFallback: ResultTypeFallback): string {

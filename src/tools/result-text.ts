@@ -2,7 +2,7 @@
  * A run's result as the text a model reads next: what the program printed, then its value or
  * its failure, each cut to a budget with a marker that says what was cut.
  */
-import type { PtcRunResult } from '../seam/types.js'
+import type { PtcCallRecord, PtcRunResult } from '../seam/types.js'
 
 /** How much of a result the model gets to read, in characters. */
 export interface ResultTextBudget {
@@ -14,7 +14,9 @@ export interface ResultTextBudget {
 
 /**
  * The text of a result: `Output:` (images as one bracketed line each), then `Result:` with the
- * value as indented JSON or `Error (kind): message`. Long output keeps its beginning and its end,
+ * value as indented JSON or `Error (kind): message`. After a failure, the tools whose calls
+ * completed are listed, so a retry can skip work already done; after a success, the calls the
+ * program never awaited. Long output keeps its beginning and its end,
  * because both tend to matter (headers and totals); the value is cut at the end.
  */
 export function resultText(result: PtcRunResult, budget: ResultTextBudget): string {
@@ -27,7 +29,23 @@ export function resultText(result: PtcRunResult, budget: ResultTextBudget): stri
   if (output !== '') sections.push(`Output:\n${keepEnds(output, budget.maxOutputChars)}`)
   if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
   else if ('value' in result) sections.push(`Result:\n${cutEnd(JSON.stringify(result.value, null, 2), budget.maxValueChars, 'result')}`)
+  const calls = result.calls ?? []
+  const completed = tally(calls.filter((call) => call.outcome === 'ok'))
+  if (result.error && completed !== '') {
+    sections.push(`Calls that completed before the failure (their effects happened; do not repeat them): ${completed}`)
+  }
+  const unawaited = tally(calls.filter((call) => call.outcome === 'aborted'))
+  if (!result.error && unawaited !== '') {
+    sections.push(`Calls the program never awaited (it finished first; they may or may not have taken effect): ${unawaited}`)
+  }
   return sections.length === 0 ? 'The program finished without output or result.' : sections.join('\n')
+}
+
+/** `a.b ×2, c.d`: each tool once, in order of first call, with its count. */
+function tally(calls: readonly PtcCallRecord[]): string {
+  const counts = new Map<string, number>()
+  for (const call of calls) counts.set(call.tool, (counts.get(call.tool) ?? 0) + 1)
+  return [...counts].map(([tool, count]) => (count === 1 ? tool : `${tool} ×${count}`)).join(', ')
 }
 
 function cutEnd(text: string, max: number, what: string): string {

@@ -6,6 +6,8 @@
 import type { PtcRuntime } from '../seam/runtime.js'
 import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace } from '../seam/types.js'
+import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } from './catalog.js'
+import { docComment } from './doc-comment.js'
 import type { ToolGroup } from './group.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
 import { createProgramChecker } from './typecheck.js'
@@ -37,6 +39,13 @@ export interface RunCodeToolOptions {
    * time. Default `false`.
    */
   typecheck?: boolean
+   * In-program tool discovery. A number: on when the groups hold more tools than it (default
+   * 40); `'always'` or `'never'`. When on, the description lists each group with its tool count
+   * and one line instead of every declaration, and programs get the global `catalog`
+   * (`search(query, { limit })`, `describe('group.tool')`), served by the host from the
+   * groups' schemas.
+   */
+  discovery?: number | 'always' | 'never'
 }
 
 /** Per call: whose retained state the program sees, and a way to stop it. */
@@ -60,8 +69,10 @@ export interface RunCodeTool {
     required: ['program']
     additionalProperties: false
   }
-  /** The namespaces every run installs. */
+  /** The namespaces every run installs (with discovery on, `catalog`'s last). */
   bindings: PtcBindingNamespace[]
+  /** Whether in-program discovery is on: the description then declares groups, not tools. */
+  discovery: boolean
   /**
    * Runs `program` and resolves with the text the model reads: the output first, then the value
    * or the failure, each cut to the budget. Rejects only when `program` is not a string or the
@@ -90,7 +101,15 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     maxOutputChars: positive(options.maxOutputChars ?? 10_000, 'maxOutputChars'),
     maxValueChars: positive(options.maxValueChars ?? 10_000, 'maxValueChars'),
   }
+  const total = groups.reduce((sum, group) => sum + Object.keys(group.namespace.functions).length, 0)
+  const discovery = discoveryOn(options.discovery ?? DEFAULT_DISCOVERY_THRESHOLD, total)
+  // A group assembled by hand (as before discovery existed) has declarations but no members to index.
+  const unlisted = discovery ? groups.find((group) => !Array.isArray(group.tools)) : undefined
+  if (unlisted) {
+    throw new TypeError(`createRunCodeTool: discovery needs each group's tools list; group "${unlisted.namespace.global}" has none (build it with defineToolGroup or mcpToolGroup, or pass discovery: 'never')`)
+  }
   const bindings = groups.map((group) => group.namespace)
+  if (discovery) bindings.push(catalogNamespace(new ToolCatalog(groups)))
   validateBindings(bindings)
   const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
@@ -101,7 +120,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     `You get back the printed output first (beyond ${budget.maxOutputChars} characters its middle is cut), ` +
       `then the result as JSON or the error (cut after ${budget.maxValueChars} characters).`,
     checker ? 'Each program is type-checked against these declarations before it runs; one that does not check does not run.' : '',
-    `Tools available as globals:\n\`\`\`ts\n${declarations}\n\`\`\``,
+    discovery ? discoveryText(groups, total) : `Tools available as globals:\n\`\`\`ts\n${declarations}\n\`\`\``,
   ]
     .filter((part) => part !== '')
     .join('\n\n')
@@ -116,6 +135,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       additionalProperties: false,
     },
     bindings,
+    discovery,
     async execute(input, call = {}) {
       const program = input?.program
       if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
@@ -132,6 +152,46 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       return resultText(await runtime.run(spec), budget)
     },
   }
+}
+
+/** What a group is before its tools are found: `catalog.describe` gives each one's real type. */
+const TOOL_GROUP_TYPE = '/** Each tool: `await group.tool(args)`; its declaration says which args. */\ntype ToolGroup = { [tool: string]: (args?: object) => Promise<any> }'
+
+/** Above this many tools, the description declares groups and programs search for tools. */
+export const DEFAULT_DISCOVERY_THRESHOLD = 40
+
+function discoveryOn(setting: number | 'always' | 'never', total: number): boolean {
+  if (setting === 'always') return true
+  if (setting === 'never') return false
+  if (!Number.isSafeInteger(setting) || setting < 0) {
+    throw new TypeError(`createRunCodeTool: discovery must be 'always', 'never' or a tool count (a non-negative integer), got ${JSON.stringify(setting)}`)
+  }
+  return total > setting
+}
+
+/**
+ * The description's tool section with discovery on: how to find tools (models that were told
+ * only "search" called it as a tool of their own, so the text says where it works), then each
+ * group as a global with its count and the first line of its description, and its error class.
+ */
+function discoveryText(groups: readonly ToolGroup[], total: number): string {
+  const first = groups.flatMap((group) => group.tools)[0]?.name ?? 'group.tool'
+  const declarations = groups.map((group) => {
+    const { global, errorClass } = group.namespace
+    const line = (group.description ?? '').split('\n')[0]!.trim()
+    const summary = `${line === '' ? '' : `${line.replace(/\.?$/, '.')} `}${group.tools.length} tools: find them with ${CATALOG_GLOBAL}.search.`
+    const block = `${docComment(summary, '')}declare const ${global}: ToolGroup`
+    if (!errorClass) return block
+    return `${block}\ndeclare class ${errorClass.name} extends Error { ${errorClass.memberNameProperty}: string } // a failed ${global} call`
+  })
+  return [
+    `0 of ${total} tools shown. Find the ones you need inside your program with the global \`${CATALOG_GLOBAL}\`: ` +
+      `\`await ${CATALOG_GLOBAL}.search('words for what you need', { limit: 5 })\` resolves to the best matches, each \`{ name, description, declaration }\`, ` +
+      `and \`await ${CATALOG_GLOBAL}.describe('${first}')\` to one tool's declaration. ` +
+      `Search works only inside a program: \`${CATALOG_GLOBAL}\` is not a tool you can call directly. ` +
+      'Search and call in the same program when the match is clear; print what you found when it is not.',
+    `Tools available as globals:\n\`\`\`ts\n${[RUNTIME_DECLARATIONS, CATALOG_DECLARATION, TOOL_GROUP_TYPE, ...declarations].join('\n\n')}\n\`\`\``,
+  ].join('\n\n')
 }
 
 function positive(value: number, field: string): number {

@@ -77,11 +77,14 @@ export class BindingBridge {
   }
 
   /**
-   * The run has sent its terminal message. A binding it installed may still be called later (a
+   * The run is sending its terminal message. A binding it installed may still be called later (a
    * retained environment keeps the program's timers); such a call has no run to serve it, so it
    * rejects here instead of reaching the host as traffic of whatever run is current there.
    */
   close(): void {
+    // Calls made in the run's last tick still go out, ahead of the terminal message: the host
+    // records each call the program started, and reports those it never awaited.
+    if (!this._closed && this._outbox.length > 0) this._flush()
     this._closed = true
   }
 
@@ -89,13 +92,17 @@ export class BindingBridge {
     const bridge = this
     const label = `${shape.global}.${member}`
     const memberProperty = shape.errorClass?.memberNameProperty
+    const positional = shape.positional === true
     // A method (not a constructor), named after the member so stack frames read naturally.
     const holder = {
-      async [member](args?: unknown) {
-        // A second argument would never reach the tool: say so rather than drop it.
-        if (arguments.length > 1) {
-          throw new TypeErrorOf(`${label} takes one argument (an object of named arguments), got ${arguments.length}`)
+      async [member](first?: unknown, second?: unknown) {
+        // An argument past what the member takes would never reach the host: say so rather than drop it.
+        if (arguments.length > (positional ? 2 : 1)) {
+          const takes = positional ? 'at most two arguments' : 'one argument (an object of named arguments)'
+          throw new TypeErrorOf(`${label} takes ${takes}, got ${arguments.length}`)
         }
+        // Array literals define their elements: no setter planted on Array.prototype runs.
+        const args = positional ? (second === undefined ? [first] : [first, second]) : first
         let tokens: unknown[] | undefined
         let bytes = 0
         if (args !== undefined) {

@@ -106,6 +106,7 @@ describe('ptc-run', () => {
         { type: 'text', text: 'Lima: 22 C\n' },
       ],
       value: ['Lima'],
+      calls: [expect.objectContaining({ tool: 'weather.forecast', outcome: 'ok' }), expect.objectContaining({ tool: 'weather.forecast', outcome: 'ok' })],
     })
   })
 
@@ -117,7 +118,7 @@ describe('ptc-run', () => {
 
   it('--tools turns the long export form into a namespace with a typed error class', async () => {
     const result = await ptcRun(['typed-error.js', '--tools', './tools.mjs', '--json'])
-    expect(JSON.parse(result.stdout)).toEqual({ output: [], value: { typed: true, tool: 'count', message: 'unknown sku B-2' } })
+    expect(JSON.parse(result.stdout)).toEqual({ output: [], value: { typed: true, tool: 'count', message: 'unknown sku B-2' }, calls: [expect.objectContaining({ tool: 'inventory.count', outcome: 'error' })] })
   })
 
   it('--timeout sets the time budget of the run', async () => {

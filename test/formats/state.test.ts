@@ -58,7 +58,7 @@ describe('retained state', () => {
     await withRuntime('function-body', async ({ run }) => {
       const owner = {}
       await run('globalThis.kept = 1; throw new Error("oops")', { stateOwner: owner })
-      expect(await run('return kept', { stateOwner: owner })).toEqual({ output: [], value: 1 })
+      expect(await run('return kept', { stateOwner: owner })).toEqual({ calls: [], output: [], value: 1 })
     })
   })
 
@@ -112,7 +112,7 @@ describe('the environment initializer', () => {
       const tools = { global: 'tools', functions: { first: async () => 'from host' } }
       const owner = {}
       const one = await run('return [boot, first]', { stateOwner: owner, bindings: [tools] })
-      expect(one).toEqual({ output: [{ type: 'text', text: 'booted\n' }], value: [1, 'from host'] })
+      expect(one).toEqual({ calls: [expect.objectContaining({ tool: 'tools.first', outcome: 'ok' })], output: [{ type: 'text', text: 'booted\n' }], value: [1, 'from host'] })
       expect((await run('return boot', { stateOwner: owner, bindings: [tools] })).value).toBe(1)
       expect((await run('return boot', { bindings: [tools] })).value).toBe(1)
     })

@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RUNTIME_DECLARATIONS, type ToolGroup } from 'ptc-runtime'
+import { RUNTIME_DECLARATIONS, type ToolGroup, createRunCodeTool } from 'ptc-runtime'
 import { type McpClient, mcpToolGroup } from 'ptc-runtime/mcp'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { typecheck } from '../helpers/typecheck.js'
@@ -130,12 +130,41 @@ describe('an MCP server as a tool group', () => {
       expect(result.error).toEqual({ kind: 'exception', message: 'CatalogueError: no product NOPE\n    at program:2:10' })
     })
 
+    it('refuses an argument that does not fit the tool schema before the server is asked', async () => {
+      const before = catalogue.seen.calls
+      const result = await env.run(
+        `return await catalogue.restock({ sku: 'MUG-01', quantity: 0 }).catch((error) => [error instanceof CatalogueError, error.tool, error.message])`,
+        { bindings: [group.namespace] },
+      )
+      expect(result.value).toEqual([true, 'restock', 'catalogue.restock: invalid arguments: $.quantity must be >= 1'])
+      expect(result.calls).toMatchObject([{ tool: 'catalogue.restock', outcome: 'refused' }])
+      expect(catalogue.seen.calls).toBe(before)
+    })
+
+    it('a call past the group timeoutMs rejects naming the tool and cancels the server-side call', async () => {
+      const timed = await mcpToolGroup(client, { global: 'catalogue', imageDirectory, timeoutMs: 200 })
+      const cancelled = catalogue.seen.cancelled
+      const result = await env.run('return await catalogue.wait().catch((error) => error.message)', { bindings: [timed.namespace] })
+      expect(result.value).toBe('catalogue.wait did not finish within its time budget of 200 ms (timeoutMs)')
+      expect(result.calls).toMatchObject([{ tool: 'catalogue.wait', outcome: 'timeout' }])
+      for (let tries = 0; catalogue.seen.cancelled === cancelled && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(catalogue.seen.cancelled).toBe(cancelled + 1)
+    })
+
+    it("is searchable through catalog from the server's tool descriptions", async () => {
+      const tool = createRunCodeTool({ runtime: env.runtime, groups: [group], discovery: 'always' })
+      expect(tool.description).toContain('0 of 8 tools shown.')
+      const result = await env.run(`const [hit] = await catalog.search('order more of a product', { limit: 1 }); return [hit.name, hit.description]`, { bindings: tool.bindings })
+      expect(result.value).toEqual(['catalogue.restock', 'Orders more of a product.'])
+    })
+
     it('cancels the server-side call when the run ends first', async () => {
+      const cancelled = catalogue.seen.cancelled
       const result = await env.run('await catalogue.wait()', { bindings: [group.namespace], timeoutMs: 300 })
       expect(result.error?.kind).toBe('timeout')
       // The cancellation is a notification: wait (generously, for a loaded machine) for the server to have handled it.
-      for (let tries = 0; catalogue.seen.cancelled === 0 && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 20))
-      expect(catalogue.seen.cancelled).toBe(1)
+      for (let tries = 0; catalogue.seen.cancelled === cancelled && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(catalogue.seen.cancelled).toBe(cancelled + 1)
     })
   })
 
@@ -154,7 +183,8 @@ describe('an MCP server as a tool group', () => {
          return [lamp.name, image.width, image.height, failure instanceof ShopFailure, failure.operation, failure.message, (await shop.stats()).listPages]`,
         { bindings: [group.namespace] },
       )
-      expect(result).toEqual({ output: [], value: ['Desk lamp', 3, 2, true, 'restock', 'LAMP-3 is discontinued', 4] })
+      expect(result).toMatchObject({ output: [], value: ['Desk lamp', 3, 2, true, 'restock', 'LAMP-3 is discontinued', 4] })
+      expect(result.calls.map((call) => `${call.tool} ${call.outcome}`)).toEqual(['shop.lookup ok', 'shop.photo ok', 'shop.restock error', 'shop.stats ok'])
       // Without an image directory, images go to a fresh temporary one.
       const [, image] = (await group.namespace.functions.photo!({ sku: 'MUG-01', format: 'gif' }, { signal: new AbortController().signal })) as [string, { path: string }]
       expect(path.basename(path.dirname(image.path))).toMatch(/^ptc-mcp-images-/)

@@ -62,7 +62,7 @@ describe.skipIf(!bwrap)('file confinement', () => {
     const result = await env.run(fsProgram(`return fs.readFileSync('input.txt', 'utf8')`), {
       sandboxPolicy: { mode: 'read-only', workspaceRoot: ws },
     })
-    expect(result).toEqual({ output: [], value: 'from the host', sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
+    expect(result).toEqual({ calls: [], output: [], value: 'from the host', sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
 
   it('workspace-write allows writes inside the workspace root and the writable roots', async () => {

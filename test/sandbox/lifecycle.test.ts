@@ -34,7 +34,7 @@ describe('sandbox-unavailable', () => {
   it('still runs danger-full-access policies, which need no confinement, when bwrap is missing', async () => {
     const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: 'no-such-bwrap-anywhere' } })
     const result = await env.run('return 1', { sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
-    expect(result).toEqual({ output: [], value: 1, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
+    expect(result).toEqual({ calls: [], output: [], value: 1, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
     expect((await env.run('return 1')).error?.kind).toBe('sandbox-unavailable')
     await env.dispose()
   })
@@ -82,7 +82,7 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
     const env = await startRuntime({ sandbox: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
     expect(env.runtime.executionInstructions).toMatch(/Files and network are not sandboxed/)
     const result = await env.run(`const fs = await import('node:fs'); fs.writeFileSync('free.txt', 'x'); return fs.readlinkSync('/proc/self/cwd')`)
-    expect(result).toEqual({ output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
+    expect(result).toEqual({ calls: [], output: [], value: temp.dir, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
     expect(existsSync(path.join(temp.dir, 'free.txt'))).toBe(true)
     await env.dispose()
   })
@@ -112,7 +112,7 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
+    expect(JSON.parse(output)).toEqual({ calls: [], output: [], value: 1, sandbox: { mode: 'read-only', network: 'none', denied: false, enforcement: 'full' } })
   })
 
   it('restarts an owner environment when its sandbox policy changes, telling the next run', async () => {

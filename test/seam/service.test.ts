@@ -13,7 +13,7 @@ class EchoRuntime extends PtcRuntime {
   }
 
   async run(spec: PtcRunSpec): Promise<PtcRunResult> {
-    return { output: [{ type: 'text', text: spec.program }] }
+    return { output: [{ type: 'text', text: spec.program }], calls: [] }
   }
 
   protected override async stop() {
@@ -27,7 +27,7 @@ describe('the ptcRuntime service', () => {
     await root.plugin(EchoRuntime)
     const spec = root.ptcRuntime.resolve({ program: 'hi', bindings: [] })
     expect(spec).toMatchObject({ cwd: '/', timeoutMs: 1000 })
-    expect(await root.ptcRuntime.run(spec)).toEqual({ output: [{ type: 'text', text: 'hi' }] })
+    expect(await root.ptcRuntime.run(spec)).toEqual({ output: [{ type: 'text', text: 'hi' }], calls: [] })
     await root.fiber.dispose()
   })
 

@@ -8,7 +8,7 @@ describe('the vocabulary lists', () => {
     try {
       expect(env.runtime.programFormat).toBe(programFormat)
       const program = programFormat === 'function-body' ? 'return 6 * 7' : '6 * 7'
-      expect(await env.run(program)).toEqual({ output: [], value: 42 })
+      expect(await env.run(program)).toEqual({ calls: [], output: [], value: 42 })
     } finally {
       await env.dispose()
     }

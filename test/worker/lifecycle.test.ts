@@ -25,7 +25,7 @@ describe('provider lifecycle', () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () => env.run('setImmediate(() => process.exit(3)); return "done"')),
     )
-    for (const result of results) expect(result).toEqual({ output: [], value: 'done' })
+    for (const result of results) expect(result).toEqual({ calls: [], output: [], value: 'done' })
     await env.dispose()
   })
 
@@ -74,7 +74,7 @@ describe('provider lifecycle', () => {
          return Object.getOwnPropertyNames(globalThis).filter((name) => /rehears/i.test(name))`,
         { stateOwner: owner },
       )
-      expect(first).toEqual({ output: [], value: [] })
+      expect(first).toEqual({ calls: [], output: [], value: [] })
       const second = await env.run('boom()', { stateOwner: owner })
       expect(second.error?.message).toBe('Error: kaboom\n    at globalThis.boom (program of run 1:1:33)\n    at program:1:1')
       expect((await env.run('return [typeof rehearsal, typeof echoed, typeof both]')).value).toEqual(['undefined', 'undefined', 'undefined'])
@@ -93,7 +93,7 @@ describe('provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(output.trim()).toBe('{"output":[],"value":1}')
+    expect(output.trim()).toBe('{"output":[],"value":1,"calls":[]}')
   })
 })
 

@@ -61,7 +61,7 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
     const controller = new AbortController()
     controller.abort(new Error('user pressed stop'))
     const result = await env.run('return 1', { signal: controller.signal })
-    expect(result).toEqual({ output: [], error: { kind: 'abort', message: 'user pressed stop' } })
+    expect(result).toEqual({ calls: [], output: [], error: { kind: 'abort', message: 'user pressed stop' } })
   })
 
   it('a syntax error resolves exception with the line and column of the program', async () => {

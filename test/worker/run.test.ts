@@ -16,6 +16,7 @@ describe('running function-body programs', () => {
 
   it('returns the completion value as lossless JSON', async () => {
     expect(await env.run('return { a: [1, "two", null, true], b: { c: 1.5 } }')).toEqual({
+      calls: [],
       output: [],
       value: { a: [1, 'two', null, true], b: { c: 1.5 } },
     })
@@ -23,7 +24,7 @@ describe('running function-body programs', () => {
 
   it('omits the value key for an undefined completion', async () => {
     const result = await env.run('const x = 1')
-    expect(result).toEqual({ output: [] })
+    expect(result).toEqual({ calls: [], output: [] })
     expect('value' in result).toBe(false)
   })
 
@@ -38,7 +39,7 @@ describe('running function-body programs', () => {
   })
 
   it('drops the completion without validating it when asked', async () => {
-    expect(await env.run('return new Map()', { discardCompletion: true })).toEqual({ output: [] })
+    expect(await env.run('return new Map()', { discardCompletion: true })).toEqual({ calls: [], output: [] })
   })
 
   it('passes a 10 000-deep nested completion', async () => {

@@ -55,7 +55,7 @@ describe('process.stdout and process.stderr capture output as Node encodes it', 
       process.stdout.write('b')
       process.stderr.write(new Uint8Array([0xf0, 0x9f]))
       return 1`)
-    expect(atEnd).toEqual({ output: [{ type: 'text', text: 'b' }, { type: 'text', text: '\ufffd' }], value: 1 })
+    expect(atEnd).toEqual({ calls: [], output: [{ type: 'text', text: 'b' }, { type: 'text', text: '\ufffd' }], value: 1 })
     const atFailure = await env.run(`process.stdout.write(new Uint8Array([0xc3])); throw new Error('stop')`)
     expect(textOf(atFailure)).toBe('\ufffd')
     expect(atFailure.error?.kind).toBe('exception')
@@ -136,6 +136,7 @@ describe('output never reaches the host process', () => {
     const { stdout, stderr } = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
     expect(stderr).toBe('')
     expect(JSON.parse(stdout)).toEqual({
+      calls: [],
       output: [
         { type: 'text', text: 'written' },
         { type: 'text', text: ' ended' },

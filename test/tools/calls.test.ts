@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defineToolGroup } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+
+let ran: unknown[] = []
+
+const issues = defineToolGroup({
+  global: 'issues',
+  errorClass: { name: 'IssuesError', memberNameProperty: 'tool' },
+  tools: {
+    search: {
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string' },
+          limit: { type: 'integer', minimum: 1, maximum: 100 },
+          labels: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      run: (args) => {
+        ran.push(args)
+        return [{ id: 1 }]
+      },
+    },
+    slow: {
+      inputSchema: { type: 'object' },
+      timeoutMs: 200,
+      run: (_args, { signal }) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => resolve('stopped'), { once: true })
+        }),
+    },
+    dump: {
+      inputSchema: { type: 'object', properties: { size: { type: 'integer' } } },
+      maxResultBytes: 1000,
+      run: ({ size }) => 'x'.repeat(size),
+    },
+    legacy: {
+      // A draft-07 tuple: the dialect named in $schema decides how `items` reads.
+      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } } },
+      run: ({ pair }) => pair,
+    },
+  },
+})
+
+describe('validated calls with budgets', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ isolation: 'thread', timeoutMs: 10_000, maxCalls: 5 })
+  })
+  afterAll(() => env.dispose())
+
+  const failureOf = async (call: string) => {
+    ran = []
+    const result = await env.run(`return await ${call}.then(() => 'resolved', (error) => ({ typed: error instanceof IssuesError, tool: error.tool, message: error.message }))`, { bindings: [issues.namespace] })
+    return { value: result.value as { typed: boolean; tool: string; message: string }, calls: result.calls }
+  }
+
+  it('a wrong argument rejects in the program with the group error class, the tool and the path, and the tool never runs', async () => {
+    const { value, calls } = await failureOf(`issues.search({ query: 'bug', labels: [{ name: 'p1' }, { name: 7 }] })`)
+    expect(value).toEqual({ typed: true, tool: 'search', message: 'issues.search: invalid arguments: $.labels[1].name must be string' })
+    expect(ran).toEqual([])
+    expect(calls).toMatchObject([{ tool: 'issues.search', outcome: 'refused', error: value.message }])
+  })
+
+  it('a missing required property and an unknown one are named by their path', async () => {
+    expect((await failureOf('issues.search({ limit: 3 })')).value.message).toBe('issues.search: invalid arguments: $.query is required')
+    expect((await failureOf(`issues.search({ query: 'x', lmit: 3 })`)).value.message).toBe('issues.search: invalid arguments: $.lmit is not allowed (no such property)')
+    expect((await failureOf(`issues.search({ query: 'x', limit: 500 })`)).value.message).toBe('issues.search: invalid arguments: $.limit must be <= 100')
+  })
+
+  it('a call without an argument is checked as an empty object', async () => {
+    expect((await failureOf('issues.search()')).value.message).toBe('issues.search: invalid arguments: $.query is required')
+  })
+
+  it('an argument that fits reaches the tool unchanged', async () => {
+    ran = []
+    const result = await env.run(`return await issues.search({ query: 'bug', limit: 2 })`, { bindings: [issues.namespace] })
+    expect(result.value).toEqual([{ id: 1 }])
+    expect(ran).toEqual([{ query: 'bug', limit: 2 }])
+  })
+
+  it('a draft-07 schema is read as draft 7', async () => {
+    const result = await env.run(`return [await issues.legacy({ pair: ['a', 1] }), await issues.legacy({ pair: [1, 'a'] }).catch((error) => error.message)]`, { bindings: [issues.namespace] })
+    expect(result.value).toEqual([['a', 1], 'issues.legacy: invalid arguments: $.pair[0] must be string'])
+  })
+
+  it('a call past its timeoutMs rejects naming the tool, and its signal aborts', async () => {
+    const { value, calls } = await failureOf('issues.slow({})')
+    expect(value.message).toBe('issues.slow did not finish within its time budget of 200 ms (timeoutMs)')
+    expect(calls).toMatchObject([{ tool: 'issues.slow', outcome: 'timeout' }])
+    expect(calls[0]!.durationMs).toBeGreaterThanOrEqual(190)
+  })
+
+  it('a binding that answers synchronously within its timeoutMs is served', async () => {
+    const sync = { global: 'sync', functions: { now: (() => 42) as never }, limits: { now: { timeoutMs: 1000 } } }
+    const result = await env.run('return await sync.now()', { bindings: [sync] })
+    expect(result.value).toBe(42)
+    expect(result.calls).toMatchObject([{ tool: 'sync.now', outcome: 'ok', resultBytes: 2 }])
+  })
+
+  it('a result over maxResultBytes rejects in the program, and the trace has its size', async () => {
+    const { value, calls } = await failureOf('issues.dump({ size: 2000 })')
+    expect(value.message).toMatch(/^issues\.dump resolved 2002 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)
+    expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', resultBytes: 2002 }])
+  })
+
+  it('calls past maxCalls are refused in the program, the earlier ones are served', async () => {
+    const result = await env.run(
+      `const settled = await Promise.allSettled(Array.from({ length: 7 }, (_, i) => issues.search({ query: 'q' + i })))
+       return settled.map((entry) => entry.status === 'fulfilled' ? 'ok' : entry.reason.message)`,
+      { bindings: [issues.namespace] },
+    )
+    const refusal = "issues.search: this run has made its 5 calls (maxCalls); do more per call or finish the work in another run"
+    expect(result.value).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', refusal, refusal])
+    expect(result.calls.map((call) => call.outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'refused', 'refused'])
+  })
+
+  it('a request may set its own maxCalls', async () => {
+    const result = await env.run(`return await issues.search({ query: 'a' }).then(() => issues.search({ query: 'b' })).catch((error) => error.message)`, {
+      bindings: [issues.namespace],
+      maxCalls: 1,
+    })
+    expect(result.value).toMatch(/made its 1 calls \(maxCalls\)/)
+  })
+
+  it('a maxCalls that is not a positive integer is refused by resolve', () => {
+    expect(() => env.runtime.resolve({ program: '', bindings: [], maxCalls: 0 })).toThrow('maxCalls must be a positive integer, got 0')
+  })
+
+  it('limits of a member that does not exist, or that are not positive integers, are refused', async () => {
+    const fn = async () => null
+    await expect(env.run('', { bindings: [{ global: 'a', functions: { f: fn }, limits: { g: { timeoutMs: 5 } } }] })).rejects.toThrow('has limits for "g", which is not one of its functions')
+    expect(() => defineToolGroup({ global: 'a', tools: { f: { inputSchema: {}, timeoutMs: -1, run: fn } } })).toThrow('limits of "a.f": timeoutMs must be a positive integer')
+  })
+})
