@@ -175,6 +175,7 @@ export interface PtcRunRequest {
    * What the hook throws is ignored.
    */
   onBindingError?: (report: PtcBindingErrorReport) => void
+  /**
    * Binding calls this run may start; later calls are refused in the program. Omitted: the
    * provider's `maxCalls` (1 000 by default).
    */

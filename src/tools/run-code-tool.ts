@@ -39,6 +39,7 @@ export interface RunCodeToolOptions {
    * time. Default `false`.
    */
   typecheck?: boolean
+  /**
    * In-program tool discovery. A number: on when the groups hold more tools than it (default
    * 40); `'always'` or `'never'`. When on, the description lists each group with its tool count
    * and one line instead of every declaration, and programs get the global `catalog`
@@ -140,7 +141,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       const program = input?.program
       if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
       const mistakes = checker?.check(program)
-      if (mistakes !== undefined) return resultText({ output: [], error: { kind: 'exception', message: mistakes } }, budget)
+      if (mistakes !== undefined) return resultText({ output: [], calls: [], error: { kind: 'exception', message: mistakes } }, budget)
       const spec = runtime.resolve({
         program,
         bindings,

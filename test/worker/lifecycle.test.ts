@@ -130,7 +130,7 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
       await helpersStarted(1)
       await sleep(500) // ready, most likely; a spare killed while starting is replaced the same way
       killHelpers()
-      expect(await env.run('return 42')).toEqual({ output: [], value: 42 })
+      expect(await env.run('return 42')).toEqual({ output: [], calls: [], value: 42 })
     } finally {
       await env.dispose()
     }
@@ -145,6 +145,7 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
       killHelpers()
       expect(await env.run('return typeof globalThis.kept', { stateOwner: owner })).toEqual({
         output: [{ type: 'text', text: '[earlier state was lost because its worker exited; this run starts in a fresh environment]\n' }],
+        calls: [],
         value: 'undefined',
       })
     } finally {
