@@ -1,9 +1,13 @@
 /**
  * The deployment's sandbox: its default policy, whether bubblewrap works here, the command
  * line that confines a helper under a policy, and the sandbox facts every result of a policy
- * run carries. Created only when the deployment configures `sandbox`; it starts no process
- * but the start-up probe.
+ * run carries. Every process-host deployment has one unless it configures `sandbox: 'none'`;
+ * it starts no process but the start-up probe, and owns the empty host directory at which each
+ * environment's private scratch directory is mounted.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import { type HelperWrapper, helperWrapper, locateBwrap, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
@@ -14,26 +18,59 @@ export interface SandboxConfig {
   mode: SandboxMode
   workspaceRoot?: string
   writableRoots?: string[]
+  readableRoots?: string[]
   network?: SandboxNetwork
   bwrapPath: string
 }
 
+/** The configuration of a deployment that leaves `sandbox` out: the default confinement. */
+export const DEFAULT_SANDBOX: SandboxConfig = { mode: 'workspace-write', bwrapPath: 'bwrap' }
+
 export class Sandbox {
   /** The deployment default, applied to requests without an explicit policy. */
   readonly policy: SandboxExecutionPolicy
+  /**
+   * Where runs of the default policy start: the deployment's `cwd` when it names one (shown
+   * read-only), otherwise the workspace root.
+   */
+  readonly defaultCwd: string
+  /**
+   * An empty host directory, made at load and removed at disposal, at which each environment
+   * without a workspace of its own mounts its private scratch directory (an empty tmpfs).
+   */
+  readonly scratch: string | undefined
   private _bwrap: string | undefined
   private _problem: string | undefined = 'the sandbox has not started'
 
+  /**
+   * `cwd` is the deployment's own `cwd` setting, when it has one; `tmpfsBytes` the size of each
+   * writable private tmpfs.
+   */
   constructor(
     private readonly _config: SandboxConfig,
-    cwd: string,
+    cwd: string | undefined,
+    private readonly _tmpfsBytes: number,
   ) {
-    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? cwd }, 'config.sandbox'))
+    if (_config.workspaceRoot === undefined) this.scratch = mkdtempSync(path.join(os.tmpdir(), 'ptc-scratch-'))
+    const readableRoots = [...(_config.readableRoots ?? []), ...(cwd !== undefined && _config.workspaceRoot === undefined ? [cwd] : [])]
+    const workspaceRoot = _config.workspaceRoot ?? this.scratch!
+    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox'))
+    this.defaultCwd = _config.workspaceRoot === undefined && cwd !== undefined ? this.policy.readableRoots!.at(-1)! : this.policy.workspaceRoot
   }
 
   /** One paragraph for `executionInstructions` about what the default policy lets programs do. */
   get instructions(): string {
-    return policyInstructions(this.policy)
+    return policyInstructions(this.policy, this._scratchOf(this.policy), this.defaultCwd)
+  }
+
+  /** The scratch directory of environments under `policy`, if it has one (its workspace root is the scratch mount point). */
+  private _scratchOf(policy: SandboxExecutionPolicy): string | undefined {
+    return this.scratch !== undefined && policy.workspaceRoot === this.scratch ? this.scratch : undefined
+  }
+
+  /** Removes the scratch mount point; call once no helper runs any more. */
+  dispose(): void {
+    if (this.scratch !== undefined) rmSync(this.scratch, { recursive: true, force: true })
   }
 
   /**
@@ -51,9 +88,10 @@ export class Sandbox {
       return
     }
     this._bwrap = locateBwrap(this._config.bwrapPath)
-    this._problem = this._bwrap
+    const problem = this._bwrap
       ? await probeBwrap(this._bwrap)
-      : `bubblewrap was not found (sandbox.bwrapPath is ${JSON.stringify(this._config.bwrapPath)})`
+      : `bubblewrap was not found (sandbox.bwrapPath is ${JSON.stringify(this._config.bwrapPath)}); install it (apt-get install bubblewrap, dnf install bubblewrap, apk add bubblewrap)`
+    this._problem = problem && `${problem}${userNamespaceAdvice(problem)}. ${OPT_OUT}`
   }
 
   /** Why runs under `policy` cannot be confined here, or `undefined` when they can. */
@@ -64,7 +102,14 @@ export class Sandbox {
   /** The wrapper that confines a helper under `policy`; `undefined` when it runs unconfined. */
   wrapper(policy: SandboxExecutionPolicy): HelperWrapper | undefined {
     if (!isConfined(policy.mode)) return undefined
-    return helperWrapper(this._bwrap!, { policy, cwd: policy.workspaceRoot, runtimePaths: RUNTIME_PATHS })
+    const scratch = this._scratchOf(policy)
+    return helperWrapper(this._bwrap!, {
+      policy,
+      cwd: policy.workspaceRoot,
+      runtimePaths: RUNTIME_PATHS,
+      tmpfsBytes: this._tmpfsBytes,
+      ...(scratch === undefined ? {} : { scratch }),
+    })
   }
 
   /** `result` with the sandbox facts of a run under `policy`. */
@@ -76,4 +121,24 @@ export class Sandbox {
 /** The message of a run that could not start because its confinement could not be set up. */
 export function unavailableMessage(reason: string): string {
   return `the sandbox could not be established, so the program did not run: ${reason}`
+}
+
+/** How the deployer can do without confinement, for a machine where bubblewrap cannot work. */
+const OPT_OUT =
+  "To run programs unconfined instead (they can then read and write whatever this user can, and reach the network), configure sandbox: 'none'"
+
+/**
+ * Why bubblewrap may fail here although installed: Ubuntu 24.04 and later let AppArmor forbid
+ * unprivileged user namespaces, which bubblewrap (not setuid) needs.
+ */
+function userNamespaceAdvice(problem: string): string {
+  let restricted = false
+  try {
+    restricted = readFileSync('/proc/sys/kernel/apparmor_restrict_unprivileged_userns', 'utf8').trim() === '1'
+  } catch {
+    // no such restriction on this kernel
+  }
+  if (!restricted || problem.includes('was not found')) return ''
+  return '. AppArmor forbids unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1, the default of '
+    + 'Ubuntu 24.04): give bwrap an AppArmor profile that allows them ("userns,"), or set that sysctl to 0'
 }

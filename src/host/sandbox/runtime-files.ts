@@ -71,7 +71,14 @@ function packageClosure(root: string): string[] {
 
 /**
  * Real paths of what every confined helper binds read-only, last, over every other mount: the
- * Node executable the helper runs, this package's directory, and the packages it loads.
- * Computed once: they do not move while the host runs.
+ * Node executable the helper runs, this package's build and manifest, and the packages it
+ * loads. Only the build of this package: when it is the host's own working directory (a
+ * checkout), the rest of it (sources, tests, `.git`, an `.env`) stays out of the program's
+ * sight with the rest of that directory. Computed once: they do not move while the host runs.
  */
-export const RUNTIME_PATHS: readonly string[] = [real(process.execPath), ...packageClosure(packageRoot())]
+export const RUNTIME_PATHS: readonly string[] = (() => {
+  const root = real(packageRoot())
+  const [own, ...dependencies] = packageClosure(root)
+  const build = ['dist', 'package.json'].map((entry) => path.join(own!, entry)).filter((entry) => existsSync(entry))
+  return [real(process.execPath), ...build, ...dependencies]
+})()
