@@ -124,15 +124,16 @@ export function policyInstructions(policy: SandboxExecutionPolicy, scratch?: str
   if (mode === 'danger-full-access') return `${start} Files and network are not sandboxed.`
   const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
   const roots = mode === 'workspace-write' ? [workspaceRoot, ...writableRoots].filter((root) => root !== scratch) : []
-  const own = scratch === undefined ? '/tmp (private to this environment)' : `${scratch} and /tmp (private to this environment, empty at first)`
-  const files = roots.length === 0 && scratch === undefined
-    ? `The file system is read-only apart from ${own}: other writes ${denied}.`
-    : `You may write only inside ${[...roots, own].join(', ')}; other writes ${denied}.`
+  if (scratch !== undefined) roots.push(scratch)
+  const files = roots.length === 0
+    ? `The file system is read-only apart from /tmp (private to this environment): other writes ${denied}.`
+    : `You may write only inside ${roots.join(', ')} and /tmp (private to this environment); other writes ${denied}.`
+  const fresh = scratch === undefined ? '' : ` ${scratch} is a scratch directory of this environment, empty at first.`
   const hidden = 'The user\'s home directory is not visible.'
   const reach = network === 'host'
     ? 'The network is reachable, but unix sockets cannot be created (EPERM).'
     : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
-  return `${start} ${files} ${hidden} ${reach}`
+  return `${start} ${files}${fresh} ${hidden} ${reach}`
 }
 
 /**
