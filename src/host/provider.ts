@@ -272,7 +272,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   private _spawn(key: string): Environment {
-    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes } = this._config
+    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes, maxProcesses } = this._config
     const rehearsal = rehearsalProgram()
     if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal, maxMemoryMb })
     const policy = this._policies.get(key)
@@ -281,6 +281,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
     return new ProcessEnvironment({
       ...(wrapper ? { wrapper } : {}),
+      // Under bubblewrap the PID namespace makes the environment's processes known: sampled as one budget.
+      ...(wrapper ? { budget: { maxProcesses, maxMemoryMb, tmpfs: confining?.tmpfs ?? [] } } : {}),
       confined: confining !== undefined,
       cwd,
       maxMemoryMb,

@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
 
+/** What every result of the default confinement reports. */
+const CONFINED = { mode: 'workspace-write', network: 'none', denied: false, enforcement: 'full' }
+
 describe('provider lifecycle', () => {
   it('disposal aborts in-flight runs with "runtime disposed" and awaits every worker', async () => {
     const baseline = await resourceBaseline()
@@ -24,7 +27,7 @@ describe('provider lifecycle', () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () => env.run('setImmediate(() => process.exit(3)); return "done"')),
     )
-    for (const result of results) expect(result).toEqual({ output: [], value: 'done' })
+    for (const result of results) expect(result).toEqual({ output: [], value: 'done', sandbox: CONFINED })
     await env.dispose()
   })
 
@@ -73,7 +76,7 @@ describe('provider lifecycle', () => {
          return Object.getOwnPropertyNames(globalThis).filter((name) => /rehears/i.test(name))`,
         { stateOwner: owner },
       )
-      expect(first).toEqual({ output: [], value: [] })
+      expect(first).toEqual({ output: [], value: [], sandbox: CONFINED })
       const second = await env.run('boom()', { stateOwner: owner })
       expect(second.error?.message).toBe('Error: kaboom\n    at globalThis.boom (program of run 1:1:33)\n    at program:1:1')
       expect((await env.run('return [typeof rehearsal, typeof echoed, typeof both]')).value).toEqual(['undefined', 'undefined', 'undefined'])
@@ -92,6 +95,6 @@ describe('provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(output.trim()).toBe('{"output":[],"value":1}')
+    expect(JSON.parse(output)).toEqual({ output: [], value: 1, sandbox: CONFINED })
   })
 })

@@ -137,8 +137,10 @@ export function bwrapArguments({ policy, cwd, runtimePaths, scratch, tmpfsBytes,
     mounts.set(scratch, scratch)
   }
   const isHidden = (file: string) => hidden.some((place) => within(file, place)) && ![...mounts.keys()].some((top) => within(file, top))
+  const bound: string[] = []
   const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
     args.push(flag, source, destination)
+    bound.push(destination)
     if (hidden.some((place) => within(destination, place))) mounts.set(destination, source)
   }
   // Sources are bound at their real paths (the kernel confines by real path). A path given
@@ -164,7 +166,10 @@ export function bwrapArguments({ policy, cwd, runtimePaths, scratch, tmpfsBytes,
   }
   for (const file of runtimePaths) bind('--ro-bind', file)
   args.push('--chdir', cwd)
-  for (const place of places) if (!place.writable) args.push('--remount-ro', place.path)
+  // A place a later bind covered (the host's cwd inside the runtime's package) is no mount point any more.
+  for (const place of places) {
+    if (!place.writable && !bound.some((destination) => within(place.path, destination))) args.push('--remount-ro', place.path)
+  }
   args.push('--remount-ro', '/dev', ...LAST)
   return args
 }
@@ -177,12 +182,16 @@ export interface HelperWrapper {
   input: Buffer
   /** The writable roots it binds, checked from outside before each run. */
   roots: string[]
+  /** Its writable private tmpfs mounts (paths inside), whose contents count against the memory budget. */
+  tmpfs: string[]
 }
 
 export function helperWrapper(bwrap: string, confinement: HelperConfinement): HelperWrapper {
   const { policy, scratch } = confinement
   const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
-  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots }
+  const places = privatePlaces(confinement.hostCwd).filter((place) => place.writable).map((place) => place.path)
+  const tmpfs = [...places, '/dev/shm', ...(scratch === undefined ? [] : [scratch])]
+  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots, tmpfs }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()
