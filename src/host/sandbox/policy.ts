@@ -120,20 +120,20 @@ export function policyKey(policy: SandboxExecutionPolicy): string {
  */
 export function policyInstructions(policy: SandboxExecutionPolicy, scratch?: string, cwd = policy.workspaceRoot): string {
   const { mode, workspaceRoot, writableRoots = [], network } = policy
-  const start = `The working directory is ${cwd}.`
+  // The scratch directory's path differs from one environment to the next: it is not named.
+  const start = cwd === scratch ? 'The working directory is a scratch directory of this environment, empty at first.' : `The working directory is ${cwd}.`
   if (mode === 'danger-full-access') return `${start} Files and network are not sandboxed.`
   const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
   const roots = mode === 'workspace-write' ? [workspaceRoot, ...writableRoots].filter((root) => root !== scratch) : []
-  if (scratch !== undefined) roots.push(scratch)
+  if (scratch !== undefined) roots.push(cwd === scratch ? 'the working directory' : `${scratch} (a scratch directory of this environment)`)
   const files = roots.length === 0
     ? `The file system is read-only apart from /tmp (private to this environment): other writes ${denied}.`
     : `You may write only inside ${roots.join(', ')} and /tmp (private to this environment); other writes ${denied}.`
-  const fresh = scratch === undefined ? '' : ` ${scratch} is a scratch directory of this environment, empty at first.`
   const hidden = 'The user\'s home directory is not visible.'
   const reach = network === 'host'
     ? 'The network is reachable, but unix sockets cannot be created (EPERM).'
     : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
-  return `${start} ${files}${fresh} ${hidden} ${reach}`
+  return `${start} ${files} ${hidden} ${reach}`
 }
 
 /**

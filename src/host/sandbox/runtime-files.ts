@@ -78,9 +78,9 @@ function packageClosure(root: string): string[] {
  * Computed once: they do not move while the host runs.
  */
 export const RUNTIME_PATHS: readonly string[] = (() => {
-  const [own, ...dependencies] = packageClosure(packageRoot())
+  const [own = packageRoot(), ...dependencies] = packageClosure(packageRoot())
   const cwd = real(process.cwd())
   const checkout = cwd === own || cwd.startsWith(`${own}/`)
-  const build = checkout ? ['dist', 'package.json'].map((entry) => path.join(own, entry)).filter((entry) => existsSync(entry)) : [own!]
+  const build = checkout ? ['dist', 'package.json'].map((entry) => path.join(own, entry)).filter((entry) => existsSync(entry)) : [own]
   return [real(process.execPath), ...build, ...dependencies]
 })()
