@@ -2,7 +2,7 @@ import vm from 'node:vm'
 import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FIXED_REALM_GLOBALS } from '../../src/seam/names.js'
-import { startRuntime } from '../helpers/runtime.js'
+import { CONFINED, startRuntime } from '../helpers/runtime.js'
 
 /** Own string-keyed globals that are not configurable: no definition can replace them. */
 const FIXED_GLOBALS_SOURCE = `(() => {
@@ -65,7 +65,7 @@ describe('globals a binding cannot take', () => {
       const result = await runtime.run('return await crypto.echo({ ok: true })', {
         bindings: [{ global: 'crypto', functions: tools }],
       })
-      expect(result).toEqual({ output: [], value: { ok: true } })
+      expect(result).toEqual({ output: [], value: { ok: true }, sandbox: CONFINED })
     })
   })
 })
