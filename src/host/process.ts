@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -66,6 +67,15 @@ const LIMITS_SCRIPT =
  * from it, and the host's sampling is what holds there).
  */
 const NAMESPACE_LIMITS_SCRIPT = 'ulimit -p "$1" 2>/dev/null; shift; exec "$@"'
+
+/**
+ * Whether the kernel counts RLIMIT_NPROC per user namespace (Linux 5.14 and later). Before, it
+ * counted every process of the user on the machine, and the limit would fail a busy host's helpers.
+ */
+const NPROC_PER_NAMESPACE = (() => {
+  const [major = 0, minor = 0] = release().split('.').map((part) => Number.parseInt(part, 10))
+  return major > 5 || (major === 5 && minor >= 14)
+})()
 
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
@@ -180,7 +190,7 @@ export class ProcessEnvironment implements Environment {
       subprocessMarker: this._marker,
     }
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
-    const inner = launch.budget ? ['/bin/sh', '-c', NAMESPACE_LIMITS_SCRIPT, 'ptc-limits', String(launch.budget.maxProcesses), ...node] : node
+    const inner = launch.budget && NPROC_PER_NAMESPACE ? ['/bin/sh', '-c', NAMESPACE_LIMITS_SCRIPT, 'ptc-limits', String(launch.budget.maxProcesses), ...node] : node
     const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
     if (launch.wrapper && launch.budget) {
       this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
@@ -309,6 +319,7 @@ export class ProcessEnvironment implements Environment {
    */
   async dispose(): Promise<void> {
     this._listener = undefined
+    this._watch?.watch(false)
     // Reading /proc for the kill takes milliseconds: let a result waiting on this turn go first.
     await new Promise((resolve) => setImmediate(resolve))
     if (!this._processExited && this._child.pid !== undefined) {
@@ -431,6 +442,7 @@ export class ProcessEnvironment implements Environment {
   private async _ended(describe: string): Promise<void> {
     if (this._processExited) return
     this._processExited = true
+    this._watch?.watch(false)
     // Frames written just before the exit may still be unread: give the pipes a moment to end.
     const closed = this._streams.map((stream) => new Promise<void>((resolve) => {
       if (stream.destroyed || stream.readableEnded) resolve()

@@ -62,8 +62,6 @@ export function namespaceArguments(cwd: string): string[] {
   ]
 }
 
-
-
 function isExecutableFile(file: string): boolean {
   try {
     accessSync(file, constants.X_OK)

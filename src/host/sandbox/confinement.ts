@@ -5,7 +5,7 @@
  * it starts no process but the start-up probe, and owns the empty host directory at which each
  * environment's private scratch directory is mounted.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
@@ -51,7 +51,8 @@ export class Sandbox {
     cwd: string | undefined,
     private readonly _tmpfsBytes: number,
   ) {
-    if (_config.workspaceRoot === undefined) this.scratch = mkdtempSync(path.join(os.tmpdir(), 'ptc-scratch-'))
+    // A real path: the policy's roots are resolved below, and the scratch is told apart by its path.
+    if (_config.workspaceRoot === undefined) this.scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ptc-scratch-')))
     const readableRoots = [...(_config.readableRoots ?? []), ...(cwd !== undefined && _config.workspaceRoot === undefined ? [cwd] : [])]
     const workspaceRoot = _config.workspaceRoot ?? this.scratch!
     this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox'))
