@@ -8,7 +8,8 @@
  *
  * A sample reads the namespace's own /proc, which lists every member in one directory read (a
  * program cannot hide from it: it has no capability to change mounts), then one `statm` per
- * member and one `statfs` per tmpfs: about 0.1 ms for a helper alone. Memory is counted as each
+ * member and one `statfs` per tmpfs (measured: with 120 processes in the namespace, sampling
+ * delayed the host's event loop by 18 ms at most over 3 s). Memory is counted as each
  * process's resident memory not backed by files (`resident - shared` in `statm`), since the
  * Node binary and libraries are shared by all of them, plus what each writable tmpfs holds.
  *
