@@ -5,7 +5,7 @@
  * it starts no process but the start-up probe, and owns the empty host directory at which each
  * environment's private scratch directory is mounted.
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
@@ -35,10 +35,12 @@ export class Sandbox {
    */
   readonly defaultCwd: string
   /**
-   * An empty host directory, made at load and removed at disposal, at which each environment
-   * without a workspace of its own mounts its private scratch directory (an empty tmpfs).
+   * An empty host directory at which each environment without a workspace of its own mounts
+   * its private scratch directory (an empty tmpfs): see `scratchMountPoint`.
    */
   readonly scratch: string | undefined
+  /** The scratch mount point is this runtime's own, removed at disposal. */
+  private _ownsScratch = false
   private _bwrap: string | undefined
   private _problem: string | undefined = 'the sandbox has not started'
 
@@ -51,8 +53,7 @@ export class Sandbox {
     cwd: string | undefined,
     private readonly _tmpfsBytes: number,
   ) {
-    // A real path: the policy's roots are resolved below, and the scratch is told apart by its path.
-    if (_config.workspaceRoot === undefined) this.scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ptc-scratch-')))
+    if (_config.workspaceRoot === undefined) ({ path: this.scratch, owned: this._ownsScratch } = scratchMountPoint())
     const readableRoots = [...(_config.readableRoots ?? []), ...(cwd !== undefined && _config.workspaceRoot === undefined ? [cwd] : [])]
     const workspaceRoot = _config.workspaceRoot ?? this.scratch!
     this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox'))
@@ -69,9 +70,9 @@ export class Sandbox {
     return this.scratch !== undefined && policy.workspaceRoot === this.scratch ? this.scratch : undefined
   }
 
-  /** Removes the scratch mount point; call once no helper runs any more. */
+  /** Removes the scratch mount point if it is this runtime's own; call once no helper runs any more. */
   dispose(): void {
-    if (this.scratch !== undefined) rmSync(this.scratch, { recursive: true, force: true })
+    if (this.scratch !== undefined && this._ownsScratch) rmSync(this.scratch, { recursive: true, force: true })
   }
 
   /**
@@ -122,6 +123,27 @@ export class Sandbox {
 /** The message of a run that could not start because its confinement could not be set up. */
 export function unavailableMessage(reason: string): string {
   return `the sandbox could not be established, so the program did not run: ${reason}`
+}
+
+/**
+ * The host directory at which environments mount their scratch directories. It only ever
+ * serves as a mount point, so every runtime of this user shares one, `ptc-scratch-<uid>` in the
+ * temporary directory, made once and never removed (a runtime that ends without disposal leaves
+ * nothing behind). Only a directory this user owns and nobody else may enter will do; should
+ * another user have taken the name, this runtime makes a private one and removes it at disposal.
+ * A real path: the policy's roots are resolved, and the scratch is told apart by its path.
+ */
+function scratchMountPoint(): { path: string; owned: boolean } {
+  const uid = process.getuid?.()
+  const shared = path.join(os.tmpdir(), `ptc-scratch-${uid ?? 'user'}`)
+  try {
+    mkdirSync(shared, { mode: 0o700 })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  const stat = lstatSync(shared)
+  if (stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0) return { path: realpathSync(shared), owned: false }
+  return { path: realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ptc-scratch-'))), owned: true }
 }
 
 /** How the deployer can do without confinement, for a machine where bubblewrap cannot work. */
