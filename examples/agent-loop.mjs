@@ -168,6 +168,8 @@ class ReplayModel {
 // The loop.
 
 const recording = JSON.parse(readFileSync(new URL('./agent-loop.conversation.json', import.meta.url), 'utf8'))
+// No `sandbox` setting: the default confinement. The model's programs get no network, none of
+// this user's files, and a private scratch directory; only the tools reach the host's data.
 const ctx = new Context()
 await ctx.plugin(WorkerPtcRuntime, { programFormat: 'repl', retainState: true, timeoutMs: 10_000 })
 const runtime = ctx.ptcRuntime

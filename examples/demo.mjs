@@ -141,6 +141,9 @@ await orders.place({ sku: 'BAG-07', quantity: 1 })`,
   ['A program that never ends, stopped by its time budget', `while (true) {}`],
 ]
 
+// No `sandbox` setting: the default confinement. Programs see the system read-only, none of
+// this user's files (no home, not this directory), have no network, and write only to a private
+// scratch directory and /tmp of their own; the tools above run here, with this script's access.
 const root = new Context()
 await root.plugin(WorkerPtcRuntime, { timeoutMs: 2000 })
 const runtime = root.ptcRuntime

@@ -6,11 +6,20 @@ import { parseArgs } from 'node:util'
 import { PROGRAM_FORMATS, type PtcProgramFormat } from '../seam/types.js'
 
 export const USAGE = `Usage:
-  ptc-run <program.js | -> [--tools <module>] [--format <format>] [--timeout <ms>] [--json]
-  ptc-run --repl [--tools <module>] [--format <format>] [--timeout <ms>]
+  ptc-run <program.js | -> [--tools <module>] [--format <format>] [--timeout <ms>] [--json] [access]
+  ptc-run --repl [--tools <module>] [--format <format>] [--timeout <ms>] [access]
 
 Runs a JavaScript program the way a model's program runs in an agent loop, and prints what
 it printed, then its value or its failure.
+
+What programs may touch: by default, nothing of yours. They run confined by bubblewrap: the
+system read-only, your home and this directory out of sight, no network, and an empty private
+scratch directory (their working directory) and /tmp to write in. The tools module runs here,
+unconfined, with your access. Widen it with:
+  --workspace <dir>   a directory programs may write in, and their working directory
+  --read <dir>        a directory programs may read (repeatable)
+  --network host      this machine's network
+  --unconfined        no confinement at all: your files, your network (trusted programs only)
 
   <program.js>        file holding the program; "-" reads it from standard input
   --tools <module>    ES module whose named exports become the program's tool globals
@@ -34,8 +43,16 @@ export class UsageError extends Error {
 /** What the command line asks for. */
 export type Command =
   | { kind: 'help' }
-  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; timeoutMs?: number; json: boolean }
-  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; timeoutMs?: number }
+  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; timeoutMs?: number; json: boolean; access: Access }
+  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; timeoutMs?: number; access: Access }
+
+/** What programs may touch beyond the default confinement, as the command line grants it. */
+export interface Access {
+  unconfined: boolean
+  workspace?: string
+  read: string[]
+  network: boolean
+}
 
 export function parseCommand(argv: readonly string[]): Command {
   let parsed
@@ -50,6 +67,10 @@ export function parseCommand(argv: readonly string[]): Command {
         timeout: { type: 'string' },
         json: { type: 'boolean' },
         repl: { type: 'boolean' },
+        workspace: { type: 'string' },
+        read: { type: 'string', multiple: true },
+        network: { type: 'string' },
+        unconfined: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -61,7 +82,8 @@ export function parseCommand(argv: readonly string[]): Command {
   if (values.help) return { kind: 'help' }
   const format = parseFormat(values.format)
   const timeoutMs = parseTimeout(values.timeout)
-  const common = { ...(values.tools === undefined ? {} : { tools: values.tools }), ...(timeoutMs === undefined ? {} : { timeoutMs }) }
+  const access = parseAccess(values)
+  const common = { ...(values.tools === undefined ? {} : { tools: values.tools }), ...(timeoutMs === undefined ? {} : { timeoutMs }), access }
   if (values.repl) {
     if (positionals.length > 0) throw new UsageError(`--repl reads programs from the terminal; unexpected argument ${JSON.stringify(positionals[0])}`)
     if (values.json) throw new UsageError('--json cannot be combined with --repl')
@@ -70,6 +92,17 @@ export function parseCommand(argv: readonly string[]): Command {
   if (positionals.length === 0) throw new UsageError('missing program file (or --repl)')
   if (positionals.length > 1) throw new UsageError(`expected one program file, got ${positionals.length}: ${positionals.join(' ')}`)
   return { kind: 'run', program: positionals[0]!, format: format ?? 'function-body', json: values.json === true, ...common }
+}
+
+function parseAccess(values: { workspace?: string; read?: string[]; network?: string; unconfined?: boolean }): Access {
+  if (values.network !== undefined && values.network !== 'host') {
+    throw new UsageError(`--network takes only "host" (programs have no network without it), got ${JSON.stringify(values.network)}`)
+  }
+  const unconfined = values.unconfined === true
+  if (unconfined && (values.workspace !== undefined || values.read !== undefined || values.network !== undefined)) {
+    throw new UsageError('--unconfined already grants everything; it cannot be combined with --workspace, --read or --network')
+  }
+  return { unconfined, ...(values.workspace === undefined ? {} : { workspace: values.workspace }), read: values.read ?? [], network: values.network === 'host' }
 }
 
 function parseFormat(value: string | undefined): PtcProgramFormat | undefined {

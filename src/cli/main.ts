@@ -10,7 +10,7 @@ import { Context } from 'cordis'
 import { WorkerPtcRuntime } from '../host/provider.js'
 import type { WorkerPtcRuntimeOptions } from '../host/config.js'
 import type { PtcRunResult } from '../seam/types.js'
-import { type Command, USAGE, UsageError, parseCommand } from './args.js'
+import { type Access, type Command, USAGE, UsageError, parseCommand } from './args.js'
 import { printResult } from './print.js'
 import { runRepl } from './repl.js'
 import { loadTools } from './tools.js'
@@ -37,13 +37,19 @@ async function main(argv: readonly string[]): Promise<number> {
     return usage(error)
   }
 
-  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl' }
+  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access) }
   if (command.timeoutMs !== undefined) {
     config.timeoutMs = command.timeoutMs
     config.maxTimeoutMs = Math.max(command.timeoutMs, DEFAULT_MAX_TIMEOUT_MS)
   }
   const root = new Context()
-  const fiber = await root.plugin(WorkerPtcRuntime, config)
+  let fiber
+  try {
+    fiber = await root.plugin(WorkerPtcRuntime, config)
+  } catch (error) {
+    // A directory named by --workspace or --read that is not there.
+    return usage(new UsageError((error as Error).message))
+  }
   const runtime = root.ptcRuntime
   try {
     if (command.kind === 'repl') {
@@ -64,6 +70,17 @@ async function main(argv: readonly string[]): Promise<number> {
     return result.error ? 1 : 0
   } finally {
     await fiber.dispose()
+  }
+}
+
+/** The runtime's `sandbox` setting for what the command line grants. */
+function sandboxOf(access: Access): WorkerPtcRuntimeOptions['sandbox'] {
+  if (access.unconfined) return 'none'
+  const absolute = (directory: string) => path.resolve(directory)
+  return {
+    ...(access.workspace === undefined ? {} : { workspaceRoot: absolute(access.workspace) }),
+    readableRoots: access.read.map(absolute),
+    ...(access.network ? { network: 'host' as const } : {}),
   }
 }
 

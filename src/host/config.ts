@@ -10,9 +10,13 @@ import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types
 export const MAX_TIMER_MS = 2_147_483_647
 
 const Sandbox = Schema.object({
-  mode: Schema.union(SANDBOX_MODES).required(),
+  /** Absent: `'workspace-write'`, whose workspace is a private scratch directory unless `workspaceRoot` names one. */
+  mode: Schema.union(SANDBOX_MODES).default('workspace-write'),
+  /** Absent: a private scratch directory of each environment (an empty tmpfs). */
   workspaceRoot: Schema.string(),
   writableRoots: Schema.array(Schema.string()).default([]),
+  /** Directories shown read-only where a confined program otherwise sees nothing (home, the host's cwd, /tmp). */
+  readableRoots: Schema.array(Schema.string()).default([]),
   /** Absent: `'none'` in the confined modes, the host's under `danger-full-access`. */
   network: Schema.union(['none', 'host'] as const),
   /** bubblewrap: an absolute path, or a name looked up on PATH. */
@@ -31,6 +35,11 @@ export const Config = Schema.object({
   maxOldGenerationSizeMb: Schema.natural().min(8).default(512),
   /** Everything one environment may allocate (heap, buffers, WebAssembly), kernel-enforced per process. */
   maxMemoryMb: Schema.natural().min(64).max(1024 * 1024).default(1024),
+  /**
+   * Processes and threads one environment may have at once; a program that starts more fails
+   * with `worker-exit` (a fork bomb ends there).
+   */
+  maxProcesses: Schema.natural().min(32).max(65_536).default(512),
   maxPendingCalls: Schema.natural().min(1).default(128),
   /** JSON bytes of the arguments of binding calls in flight at once, per environment. */
   maxPendingCallBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
@@ -49,8 +58,14 @@ export const Config = Schema.object({
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),
-  // Optional as a whole; when given, its fields are validated (never() admits only absence).
-  sandbox: Schema.union([Sandbox, Schema.never()]),
+  /**
+   * How each helper process is confined. Absent: the default confinement (system and runtime
+   * files read-only, the user's home and the host's working directory hidden, a private scratch
+   * directory as the cwd, no network). An object widens or narrows that policy; `'none'` runs
+   * programs unconfined, with the host user's files and network. When given, its fields are
+   * validated (never() admits only absence).
+   */
+  sandbox: Schema.union([Schema.const('none' as const), Sandbox, Schema.never()]),
 })
 
 export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
@@ -83,8 +98,9 @@ function refuseUnknownKeys(value: object, known: readonly string[], prefix: stri
 /** Checks what the schema cannot express; throws naming the field and the rule. */
 export function checkConfig(config: WorkerPtcRuntimeConfig): void {
   refuseUnknownKeys(config, Object.keys(Config.dict!), '')
-  if (config.sandbox) refuseUnknownKeys(config.sandbox, Object.keys(Sandbox.dict!), 'sandbox.')
-  if (config.sandbox && config.isolation === 'thread') {
+  const sandbox = config.sandbox === 'none' ? undefined : config.sandbox
+  if (sandbox) refuseUnknownKeys(sandbox, Object.keys(Sandbox.dict!), 'sandbox.')
+  if (sandbox && config.isolation === 'thread') {
     throw new TypeError("config.sandbox needs config.isolation 'process': a sandbox confines a helper process, and 'thread' runs programs inside this one")
   }
   const absolute = (field: string, value: string | undefined) => {
@@ -93,19 +109,11 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
     }
   }
   absolute('cwd', config.cwd)
-  if (config.sandbox) {
-    absolute('sandbox.workspaceRoot', config.sandbox.workspaceRoot)
-    // The fallback root, the host's working directory, usually holds the host's own code and
-    // node_modules: writable, a program could change what the host and later helpers run.
-    if (config.sandbox.mode === 'workspace-write' && config.sandbox.workspaceRoot === undefined) {
-      throw new TypeError(
-        "config.sandbox.workspaceRoot is required when sandbox.mode is 'workspace-write': without it the writable root "
-        + "would be the host's working directory, which usually holds the host's own code and node_modules, so a program "
-        + 'could change code that runs outside the sandbox later. Name a directory meant for programs to write in.',
-      )
-    }
-    config.sandbox.writableRoots?.forEach((root, index) => absolute(`sandbox.writableRoots[${index}]`, root))
-    const { bwrapPath } = config.sandbox
+  if (sandbox) {
+    absolute('sandbox.workspaceRoot', sandbox.workspaceRoot)
+    sandbox.writableRoots?.forEach((root, index) => absolute(`sandbox.writableRoots[${index}]`, root))
+    sandbox.readableRoots?.forEach((root, index) => absolute(`sandbox.readableRoots[${index}]`, root))
+    const { bwrapPath } = sandbox
     if (bwrapPath === '' || (bwrapPath.includes('/') && !path.isAbsolute(bwrapPath))) {
       throw new TypeError(`config.sandbox.bwrapPath must be an absolute path or a command name, got ${JSON.stringify(bwrapPath)}`)
     }

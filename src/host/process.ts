@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -23,8 +24,9 @@ import { isSpawnReport } from './messages.js'
 import { childrenOf, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
+import { type NamespaceBudget, NamespaceWatch } from './sandbox/budget.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
-import { NAMESPACE_HELPER_PID, helperOf, killNamespace, sweepHelperNamespace } from './sandbox/namespace.js'
+import { NAMESPACE_HELPER_PID, helperOf, killNamespace, reaperOf, sweepHelperNamespace } from './sandbox/namespace.js'
 import { asTeardown, inTurn } from './turns.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
@@ -61,6 +63,23 @@ const LIMITS_SCRIPT =
   '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; ' +
   'command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
 
+/**
+ * Runs first inside bubblewrap's namespaces, then becomes the helper (keeping PID 2): caps the
+ * processes and threads of this user namespace, that is of this environment alone, at `$1`
+ * (RLIMIT_NPROC, which the kernel counts per user namespace; a host running as root is exempt
+ * from it, and the host's sampling is what holds there).
+ */
+const NAMESPACE_LIMITS_SCRIPT = 'ulimit -p "$1" 2>/dev/null; shift; exec "$@"'
+
+/**
+ * Whether the kernel counts RLIMIT_NPROC per user namespace (Linux 5.14 and later). Before, it
+ * counted every process of the user on the machine, and the limit would fail a busy host's helpers.
+ */
+const NPROC_PER_NAMESPACE = (() => {
+  const [major = 0, minor = 0] = release().split('.').map((part) => Number.parseInt(part, 10))
+  return major > 5 || (major === 5 && minor >= 14)
+})()
+
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 
@@ -78,6 +97,8 @@ export interface ProcessLaunch {
   rehearsal?: ProgramCode
   /** Longest frame accepted from the helper, checked before it is parsed. */
   maxFrameBytes: number
+  /** The environment's budget of processes and memory, sampled while it serves a run (with a wrapper only). */
+  budget?: NamespaceBudget
 }
 
 /** A helper's own code and heap beyond the bare reservation the probe measures. */
@@ -157,6 +178,10 @@ export class ProcessEnvironment implements Environment {
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
   private _helper: number | undefined
+  /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
+  private _watch: NamespaceWatch | undefined
+  /** Why the environment was stopped over its budget, once it was. */
+  private _overMessage: string | undefined
 
   constructor(launch: ProcessLaunch) {
     this.confined = launch.confined
@@ -170,7 +195,11 @@ export class ProcessEnvironment implements Environment {
       subprocessMarker: this._marker,
     }
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
-    const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...node] : node
+    const inner = launch.budget && NPROC_PER_NAMESPACE ? ['/bin/sh', '-c', NAMESPACE_LIMITS_SCRIPT, 'ptc-limits', String(launch.budget.maxProcesses), ...node] : node
+    const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
+    if (launch.wrapper && launch.budget) {
+      this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
+    }
     const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.baselineKb + launch.maxMemoryMb * 1024), ...command]
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
     // Its own session and process group, away from the host's terminal and signals.
@@ -218,6 +247,7 @@ export class ProcessEnvironment implements Environment {
   attach(listener: EnvironmentListener | undefined): void {
     this._listener = listener
     this._reader.maxFrameBytes = listener ? this._maxFrameBytes : IDLE_FRAME_BYTES
+    this._watch?.watch(listener !== undefined && this.alive)
     if (!listener) return
     if (this._workerExit) listener.exit(this._workerExit)
     else if (this._processExited) listener.exit(this._processFailure('ended'))
@@ -297,6 +327,7 @@ export class ProcessEnvironment implements Environment {
    */
   async dispose(): Promise<void> {
     this._listener = undefined
+    this._watch?.watch(false)
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
@@ -390,6 +421,7 @@ export class ProcessEnvironment implements Environment {
         }
         this._started = true
         this._cwd = frame.cwd
+        this._watch?.measureBaseline()
         clearTimeout(this._timer)
         this._settleReady(undefined)
         continue
@@ -434,7 +466,24 @@ export class ProcessEnvironment implements Environment {
     this._listener?.forged()
   }
 
+  /**
+   * The environment holds more than its budget: everything in its PID namespace is killed
+   * (bubblewrap's reaper first, which takes the namespace down with it), and the run fails with
+   * `message` as the helper's exit.
+   */
+  private _overBudget(message: string): void {
+    this._overMessage = message
+    const reaper = this._helperPid() === undefined ? undefined : reaperOf(this._child.pid!)
+    try {
+      if (reaper !== undefined) process.kill(reaper, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+    this._child.kill('SIGKILL')
+  }
+
   private _memoryMessage(): string | undefined {
+    if (this._overMessage !== undefined) return this._overMessage
     if (!this._outOfMemory) return undefined
     return `the program exceeded its memory budget of ${this.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
   }
@@ -446,6 +495,7 @@ export class ProcessEnvironment implements Environment {
   private async _ended(describe: string): Promise<void> {
     if (this._processExited) return
     this._processExited = true
+    this._watch?.watch(false)
     // Frames written just before the exit may still be unread: give the pipes a moment to end.
     const closed = this._streams.map((stream) => new Promise<void>((resolve) => {
       if (stream.destroyed || stream.readableEnded) resolve()

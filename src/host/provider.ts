@@ -29,7 +29,7 @@ import { OwnerQueues } from './owners.js'
 import { ProcessEnvironment, dataBaseline } from './process.js'
 import { ProgramCache, rehearsalProgram } from './programs.js'
 import { locateBwrap, namespaceArguments, probeBwrap } from './sandbox/bwrap.js'
-import { Sandbox, unavailableMessage } from './sandbox/confinement.js'
+import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinement.js'
 import { policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
@@ -54,7 +54,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _programs: ProgramCache
   private readonly _owners: OwnerQueues
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
-  /** Present when the deployment configures `sandbox`: every run then carries a policy. */
+  /**
+   * Present on the process host unless the deployment configures `sandbox: 'none'`: every run
+   * then carries a policy (the default confinement when the deployment names none).
+   */
   private readonly _sandbox: Sandbox | undefined
   /** The policies of environment keys in use, to spawn from a key. */
   private readonly _policies = new Map<string, SandboxExecutionPolicy>()
@@ -74,7 +77,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
-    this._sandbox = config.sandbox && new Sandbox(config.sandbox, this._config.cwd)
+    const sandbox = config.sandbox ?? (config.isolation === 'process' ? DEFAULT_SANDBOX : 'none')
+    this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
     this._owners = new OwnerQueues(
       {
         take: (key) => this._source!.take(key, 'retained'),
@@ -134,9 +138,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
     }
     checkMaxCalls(request.maxCalls, 'maxCalls')
     if (this._sandbox) {
-      // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace root.
+      // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace
+      // root (or, for the deployment's policy, to the deployment's cwd when it names one).
       const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
-      const cwd = existingDirectory(request.cwd ?? sandboxPolicy.workspaceRoot, 'cwd')
+      const start = request.sandboxPolicy === undefined ? this._sandbox.defaultCwd : sandboxPolicy.workspaceRoot
+      const cwd = existingDirectory(request.cwd ?? start, 'cwd')
       return { ...request, cwd, timeoutMs: this._resolveTimeout(request.timeoutMs), sandboxPolicy }
     }
     if (request.sandboxPolicy !== undefined) {
@@ -190,7 +196,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await this._sandbox?.start()
     if (this.isolation === 'process') {
       this._baselineKb = await dataBaseline(this._config.maxOldGenerationSizeMb)
-      const bwrap = process.platform === 'linux' ? locateBwrap(this._config.sandbox?.bwrapPath ?? 'bwrap') : undefined
+      const configured = this._config.sandbox === 'none' ? undefined : this._config.sandbox?.bwrapPath
+      const bwrap = process.platform === 'linux' ? locateBwrap(configured ?? 'bwrap') : undefined
       if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
     }
     // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
@@ -203,6 +210,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._disposed = true
     await this._drain('runtime disposed')
     await this._source?.drain()
+    this._sandbox?.dispose()
   }
 
   private async _unregisterInitializer(): Promise<void> {
@@ -291,7 +299,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   private _spawn(key: string): Environment {
-    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes } = this._config
+    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes, maxProcesses } = this._config
     const rehearsal = rehearsalProgram()
     if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal, maxMemoryMb })
     const policy = this._policies.get(key)
@@ -300,6 +308,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
     return new ProcessEnvironment({
       ...(wrapper ? { wrapper } : {}),
+      // Under bubblewrap the PID namespace makes the environment's processes known: sampled as one budget.
+      ...(wrapper ? { budget: { maxProcesses, maxMemoryMb, tmpfs: confining?.tmpfs ?? [] } } : {}),
       confined: confining !== undefined,
       cwd,
       maxMemoryMb,

@@ -130,6 +130,11 @@ export interface SandboxExecutionPolicy {
   /** Further absolute paths writable in `workspace-write` mode; real paths, as `workspaceRoot`. */
   writableRoots?: string[]
   /**
+   * Absolute paths shown read-only although they lie in a place a confined program does not see
+   * (the host user's home, the host's working directory, `/tmp`, `/run`).
+   */
+  readableRoots?: string[]
+  /**
    * The network the program reaches. Defaults to `'none'` in the confined modes (no network
    * and no abstract unix sockets shared with the host); `danger-full-access` is always `'host'`.
    */

@@ -3,10 +3,14 @@ import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { bwrap } from '../helpers/sandbox.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const fixtures = fileURLToPath(new URL('./fixtures', import.meta.url))
 const cli = path.join(root, 'dist', 'cli.js')
+
+/** What every result of ptc-run's default confinement reports. */
+const CONFINED = { mode: 'workspace-write', network: 'none', denied: false, enforcement: 'full' }
 
 interface Exit {
   code: number | null
@@ -107,6 +111,7 @@ describe('ptc-run', () => {
       ],
       value: ['Lima'],
       calls: [expect.objectContaining({ tool: 'weather.forecast', outcome: 'ok' }), expect.objectContaining({ tool: 'weather.forecast', outcome: 'ok' })],
+      sandbox: CONFINED,
     })
   })
 
@@ -118,13 +123,26 @@ describe('ptc-run', () => {
 
   it('--tools turns the long export form into a namespace with a typed error class', async () => {
     const result = await ptcRun(['typed-error.js', '--tools', './tools.mjs', '--json'])
-    expect(JSON.parse(result.stdout)).toEqual({ output: [], value: { typed: true, tool: 'count', message: 'unknown sku B-2' }, calls: [expect.objectContaining({ tool: 'inventory.count', outcome: 'error' })] })
+    expect(JSON.parse(result.stdout)).toEqual({ output: [], value: { typed: true, tool: 'count', message: 'unknown sku B-2' }, calls: [expect.objectContaining({ tool: 'inventory.count', outcome: 'error' })], sandbox: CONFINED })
   })
 
   it('--timeout sets the time budget of the run', async () => {
     const result = await ptcRun(['loop.js', '--timeout', '300'])
     expect(result.code).toBe(1)
     expect(result.stderr).toBe('error (timeout): the program did not finish within its time budget of 300 ms (timeoutMs)\n')
+  })
+
+  it.skipIf(!bwrap)('by default programs do not see the directory ptc-run runs in; --read shows it, --unconfined gives everything', async () => {
+    const program = `const fs = await import('node:fs'); return [fs.existsSync(${JSON.stringify(path.join(fixtures, 'tools.mjs'))}), process.cwd() === ${JSON.stringify(fixtures)}]`
+    const value = (result: Exit) => (result.code === 0 ? JSON.parse(result.stdout) : result)
+    expect(value(await ptcRun(['-'], program))).toEqual([false, false])
+    expect(value(await ptcRun(['-', '--read', '.'], program))).toEqual([true, false])
+    expect(value(await ptcRun(['-', '--unconfined'], program))).toEqual([true, true])
+  })
+
+  it('refuses a --workspace that does not exist, and --unconfined with a grant', async () => {
+    expect((await ptcRun(['-', '--workspace', 'no-such-directory'], 'return 1')).stderr).toMatch(/^ptc-run: .*workspaceRoot must be an existing directory/)
+    expect((await ptcRun(['-', '--unconfined', '--network', 'host'], 'return 1')).stderr).toMatch(/^ptc-run: --unconfined already grants everything/)
   })
 
   it('--format script takes the value of the last expression', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { PtcProgramFormat } from 'ptc-runtime'
 import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
-import { startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
 
 const withRuntime = async (format: PtcProgramFormat, body: (env: Awaited<ReturnType<typeof startRuntime>>) => Promise<void>, config = {}) => {
   const env = await startRuntime({ programFormat: format, retainState: true, timeoutMs: 10_000, ...config })
@@ -58,7 +58,7 @@ describe('retained state', () => {
     await withRuntime('function-body', async ({ run }) => {
       const owner = {}
       await run('globalThis.kept = 1; throw new Error("oops")', { stateOwner: owner })
-      expect(await run('return kept', { stateOwner: owner })).toEqual({ calls: [], output: [], value: 1 })
+      expect(await run('return kept', { stateOwner: owner })).toEqual({ calls: [], output: [], value: 1, sandbox: CONFINED })
     })
   })
 
@@ -112,7 +112,7 @@ describe('the environment initializer', () => {
       const tools = { global: 'tools', functions: { first: async () => 'from host' } }
       const owner = {}
       const one = await run('return [boot, first]', { stateOwner: owner, bindings: [tools] })
-      expect(one).toEqual({ calls: [expect.objectContaining({ tool: 'tools.first', outcome: 'ok' })], output: [{ type: 'text', text: 'booted\n' }], value: [1, 'from host'] })
+      expect(one).toEqual({ calls: [expect.objectContaining({ tool: 'tools.first', outcome: 'ok' })], output: [{ type: 'text', text: 'booted\n' }], value: [1, 'from host'], sandbox: CONFINED })
       expect((await run('return boot', { stateOwner: owner, bindings: [tools] })).value).toBe(1)
       expect((await run('return boot', { bindings: [tools] })).value).toBe(1)
     })

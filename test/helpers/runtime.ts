@@ -3,6 +3,9 @@ import { type PtcRunRequest, WorkerPtcRuntime, type WorkerPtcRuntimeOptions } fr
 
 export type RunOptions = Partial<PtcRunRequest>
 
+/** The sandbox facts of every result under the default confinement (no `sandbox` configured). */
+export const CONFINED = { mode: 'workspace-write', network: 'none', denied: false, enforcement: 'full' } as const
+
 /** A real Cordis context with a WorkerPtcRuntime plugged in, and a one-line `run`. */
 export async function startRuntime(config: WorkerPtcRuntimeOptions = {}) {
   const root = new Context()

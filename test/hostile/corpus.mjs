@@ -10,8 +10,9 @@
  *   expect       the failure kind, or `ok` when the attack must be harmless (required)
  *   formats      `all` (default) or a comma list of program formats the program makes sense in
  *   hosts        `all` (default) or a comma list of `thread` (the in-process worker, `isolation:
- *                'thread'`), `process` (a helper process per environment, `isolation:
- *                'process'`) and `confined` (a helper process under a sandbox policy)
+ *                'thread'`), `process` (a helper process per environment with `sandbox:
+ *                'none'`: unconfined, the deployer's explicit opt-out) and `confined` (a helper
+ *                process under the default confinement, no `sandbox` configured)
  *   prelude      a file in `preludes/` prepended to the program (`hijack`: forge channel traffic)
  *   timeout      the run's timeoutMs (default CORPUS_CONFIG.timeoutMs)
  *   value        JSON the completion must equal (with `expect: ok`)
@@ -32,7 +33,8 @@
  * Program text conventions: a line starting with `/* completion *\/` holds the completion
  * expression. It becomes `return` in `function-body` and `;` elsewhere (so the line can never
  * continue the statement above it), and every format sees the same completion value;
- * `__HOST__` becomes the host's name (`thread`, `process` or `confined`);
+ * `__HOST__` becomes the host's name (`thread`, `process` or `confined`); `__HOST_CWD__` the
+ * runner's working directory (the host's, which holds its code and configuration);
  * `__SLEEP__` and `__SLEEP_SHORT__` become `sleep` durations carrying a per-case marker, so the
  * runner can find any process the program left behind.
  *
@@ -57,6 +59,8 @@ export const CORPUS_CONFIG = {
   // A small budget for everything a program allocates, so the memory cases stay cheap here.
   maxMemoryMb: 256,
   maxPendingCalls: 16,
+  // Small, so a case that starts processes without end stops early here.
+  maxProcesses: 128,
   // Small, so a case that fills the budget of call arguments in flight stays cheap here.
   maxPendingCallBytes: 1024 * 1024,
   retainState: true,
@@ -274,6 +278,7 @@ export function programText(program, host, format, marker) {
   return (start + program.prelude + program.source)
     .replace(/^\/\* completion \*\/ /gm, completion)
     .replaceAll('__HOST__', host)
+    .replaceAll('__HOST_CWD__', process.cwd())
     .replaceAll('__SLEEP_SHORT__', `6.${marker}`)
     .replaceAll('__SLEEP__', `60.${marker}`)
 }

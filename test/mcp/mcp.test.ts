@@ -183,7 +183,7 @@ describe('an MCP server as a tool group', () => {
          return [lamp.name, image.width, image.height, failure instanceof ShopFailure, failure.operation, failure.message, (await shop.stats()).listPages]`,
         { bindings: [group.namespace] },
       )
-      expect(result).toMatchObject({ output: [], value: ['Desk lamp', 3, 2, true, 'restock', 'LAMP-3 is discontinued', 4] })
+      expect(result).toMatchObject({ output: [], value: ['Desk lamp', 3, 2, true, 'restock', 'LAMP-3 is discontinued', 4], sandbox: expect.anything() })
       expect(result.calls.map((call) => `${call.tool} ${call.outcome}`)).toEqual(['shop.lookup ok', 'shop.photo ok', 'shop.restock error', 'shop.stats ok'])
       // Without an image directory, images go to a fresh temporary one.
       const [, image] = (await group.namespace.functions.photo!({ sku: 'MUG-01', format: 'gif' }, { signal: new AbortController().signal })) as [string, { path: string }]

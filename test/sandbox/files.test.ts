@@ -183,3 +183,40 @@ describe.skipIf(!bwrap)('file confinement', () => {
     await expect(env.runtime.run(spec as never)).rejects.toThrow(/spec\.sandboxPolicy\.mode must be one of/)
   })
 })
+
+describe.skipIf(!bwrap)("the host user's home and the host's working directory", () => {
+  const temp = tempDirectory('ptc-sandbox-hidden')
+  const secret = path.join(os.homedir(), `.ptc-sandbox-secret-${marker()}`)
+  let env: Awaited<ReturnType<typeof startRuntime>>
+
+  beforeAll(async () => {
+    writeFileSync(secret, 'the host user\'s secret')
+    env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir } })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    rmSync(secret, { force: true })
+    temp.remove()
+  })
+
+  const look = (file: string) => fsProgram(`try { return fs.readFileSync(${JSON.stringify(file)}, 'utf8') } catch (error) { return error.code }`)
+
+  it('are out of sight of an explicit read-only policy', async () => {
+    expect((await env.run(look(secret))).value).toBe('ENOENT')
+    // The host's working directory here is the repository: its sources are the host's, not the runtime's.
+    expect((await env.run(look(path.join(process.cwd(), 'README.md')))).value).toBe('ENOENT')
+  })
+
+  it('show what a policy names as a readable root, read-only', async () => {
+    const result = await env.run(fsProgram(`
+      const content = fs.readFileSync(${JSON.stringify(secret)}, 'utf8')
+      try { fs.appendFileSync(${JSON.stringify(secret)}, 'x') } catch (error) { return [content, error.code] }
+      return [content, 'appended']`), { sandboxPolicy: { mode: 'read-only', workspaceRoot: temp.dir, readableRoots: [os.homedir()] } })
+    expect(result.value).toEqual(["the host user's secret", 'EROFS'])
+  })
+
+  it('cannot be written, so hiding them gives a program no room to store data', async () => {
+    const result = await env.run(fsProgram(`try { fs.writeFileSync(${JSON.stringify(path.join(os.homedir(), 'planted'))}, 'x') } catch (error) { return error.code }`))
+    expect(result.value).toBe('EROFS')
+  })
+})

@@ -24,10 +24,19 @@ describe('sandbox-unavailable', () => {
     const result = await env.run(`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'x')`)
     expect(result.error).toEqual({
       kind: 'sandbox-unavailable',
-      message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\)/),
+      message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\); install it \(apt-get install bubblewrap.*configure sandbox: 'none'/),
     })
     expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     expect(existsSync(marker)).toBe(false)
+    await env.dispose()
+  })
+
+  it('fails closed under the default confinement too, naming the opt-out', async () => {
+    // No mode, no roots: the default policy, with a bubblewrap that is not there.
+    const env = await startRuntime({ sandbox: { bwrapPath: '/nonexistent/bwrap' } })
+    expect(env.runtime.sandboxMode).toBe('workspace-write')
+    const result = await env.run('return 1')
+    expect(result.error).toEqual({ kind: 'sandbox-unavailable', message: expect.stringMatching(/install it .*sandbox: 'none'/) })
     await env.dispose()
   })
 

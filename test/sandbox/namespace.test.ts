@@ -157,7 +157,7 @@ function chainCommand(directory: string): string[] {
 // With bubblewrap the host sweeps the helper's PID namespace; without it, the helper's children
 // (a double fork escapes there: the README says so).
 describe.each([
-  ['in its PID namespace', {}, ['setsid', 'sleep'], true],
+  ['in its PID namespace', { sandbox: 'none' as const }, ['setsid', 'sleep'], true],
   ['without bubblewrap', { sandbox: { mode: 'danger-full-access' as const, bwrapPath: '/nonexistent/bwrap' } }, ['sleep'], false],
 ])('a process-host subprocess nobody reported, %s', (_where, config, command, namespaced) => {
   const temp = tempDirectory('ptc-sandbox-unreported')

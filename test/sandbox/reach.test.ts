@@ -202,3 +202,34 @@ describe.skipIf(!bwrap || !ipcmk)('System V IPC under a sandbox policy', () => {
     expect(later.value).toBe(0)
   })
 })
+
+describe.skipIf(!bwrap)('the default confinement (no sandbox configured)', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let baseline: ResourceSnapshot
+
+  beforeAll(async () => {
+    baseline = await resourceBaseline()
+    env = await startRuntime({ retainState: true })
+  })
+  afterAll(async () => {
+    await env.dispose()
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it("another conversation's program cannot reach a debugger one conversation left listening on loopback", async () => {
+    const listening = await env.run(`const inspector = await import('node:inspector')
+      inspector.open(0, '127.0.0.1')
+      return Number(new URL(inspector.url()).port)`, { stateOwner: {} })
+    const port = listening.value as number
+    expect(port).toBeGreaterThan(0)
+    // Its own network namespace: the other environment's loopback has nothing on that port.
+    expect((await env.run(connectProgram(port), { stateOwner: {} })).value).toBe('ECONNREFUSED')
+  })
+
+  it('has no network and tells the model so', async () => {
+    expect(env.runtime.sandboxMode).toBe('workspace-write')
+    expect(env.runtime.executionInstructions).toMatch(/There is no network/)
+    const result = await env.run(`return Object.keys((await import('node:os')).networkInterfaces())`)
+    expect(result).toMatchObject({ value: ['lo'], sandbox: { mode: 'workspace-write', network: 'none', enforcement: 'full' } })
+  })
+})

@@ -5,7 +5,7 @@
  * host project does (its own copy in `node_modules`) and runs a real host process from there.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
@@ -127,11 +127,20 @@ describe.skipIf(!bwrap)('a Node executable in a private place', () => {
   })
 })
 
-describe('workspace-write without a workspace root', () => {
-  it('is refused at plugin load, saying why', async () => {
+describe.skipIf(!bwrap)('workspace-write without a workspace root', () => {
+  it("writes in a private scratch directory, never in the host's working directory", async () => {
     const root = new Context()
-    await expect(root.plugin(WorkerPtcRuntime, { sandbox: { mode: 'workspace-write' } })).rejects.toThrow(
-      /config\.sandbox\.workspaceRoot is required when sandbox\.mode is 'workspace-write'.*host's working directory/,
-    )
+    const fiber = await root.plugin(WorkerPtcRuntime, { sandbox: { mode: 'workspace-write' } })
+    try {
+      const program = fsProgram(`fs.writeFileSync('scratch.txt', 'x'); return [process.cwd(), fs.readdirSync('.')]`)
+      const result = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program, bindings: [] }))
+      const [cwd, entries] = result.value as [string, string[]]
+      expect(cwd).not.toBe(process.cwd())
+      expect(entries).toEqual(['scratch.txt'])
+      // The host sees only the empty mount point; the file lived in the environment's tmpfs.
+      expect(readdirSync(cwd)).toEqual([])
+    } finally {
+      await fiber.dispose()
+    }
   })
 })

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FIXED_REALM_GLOBALS, PORTABLE_RESERVED_WORDS, REALM_BUILTIN_GLOBALS, RESERVED_BINDING_GLOBALS } from '../../src/seam/names.js'
 import { defineToolGroup, validateBindings } from 'ptc-runtime'
-import { startRuntime } from '../helpers/runtime.js'
+import { CONFINED, startRuntime } from '../helpers/runtime.js'
 
 /** Own string-keyed globals that are not configurable: no definition can replace them. */
 const FIXED_GLOBALS_SOURCE = `(() => {

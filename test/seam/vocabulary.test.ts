@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { PROGRAM_FORMATS } from 'ptc-runtime'
-import { startRuntime } from '../helpers/runtime.js'
+import { CONFINED, startRuntime } from '../helpers/runtime.js'
 
 describe('the vocabulary lists', () => {
   it.each(PROGRAM_FORMATS)('every listed program format is one the provider runs: %s', async (programFormat) => {
@@ -8,7 +8,7 @@ describe('the vocabulary lists', () => {
     try {
       expect(env.runtime.programFormat).toBe(programFormat)
       const program = programFormat === 'function-body' ? 'return 6 * 7' : '6 * 7'
-      expect(await env.run(program)).toEqual({ calls: [], output: [], value: 42 })
+      expect(await env.run(program)).toEqual({ calls: [], output: [], value: 42, sandbox: CONFINED })
     } finally {
       await env.dispose()
     }

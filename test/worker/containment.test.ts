@@ -37,7 +37,8 @@ describe('the process host', () => {
   beforeAll(async () => {
     baseline = await resourceBaseline()
     directory = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-containment-')))
-    env = await startRuntime({ maxMemoryMb: 512, maxOldGenerationSizeMb: 256, timeoutMs: 30_000, retainState: true })
+    // Confined by default: the directory the tests share with programs is shown to them (read-only).
+    env = await startRuntime({ maxMemoryMb: 512, maxOldGenerationSizeMb: 256, timeoutMs: 30_000, retainState: true, cwd: directory })
   })
   afterAll(async () => {
     await env.dispose()

@@ -97,7 +97,7 @@ describe('failure kinds', () => {
       Array.isArray = () => false
       console.log('still printing')
       return { list: [1, 2, 3], nested: { ok: true } }`)
-    expect(result).toEqual({ calls: [], output: [{ type: 'text', text: 'still printing\n' }], value: { list: [1, 2, 3], nested: { ok: true } } })
+    expect(result).toEqual({ calls: [], output: [{ type: 'text', text: 'still printing\n' }], value: { list: [1, 2, 3], nested: { ok: true } }, sandbox: expect.anything() })
   })
 
   it('tolerates probing the host with signal 0 and refuses real signals', async () => {

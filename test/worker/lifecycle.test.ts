@@ -5,7 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
 import { childProcesses } from '../helpers/processes.mjs'
-import { startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
+
+/** What every result of the default confinement reports. */
 
 describe('provider lifecycle', () => {
   it('disposal aborts in-flight runs with "runtime disposed" and awaits every worker', async () => {
@@ -25,7 +27,7 @@ describe('provider lifecycle', () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () => env.run('setImmediate(() => process.exit(3)); return "done"')),
     )
-    for (const result of results) expect(result).toEqual({ calls: [], output: [], value: 'done' })
+    for (const result of results) expect(result).toEqual({ calls: [], output: [], value: 'done', sandbox: CONFINED })
     await env.dispose()
   })
 
@@ -74,7 +76,7 @@ describe('provider lifecycle', () => {
          return Object.getOwnPropertyNames(globalThis).filter((name) => /rehears/i.test(name))`,
         { stateOwner: owner },
       )
-      expect(first).toEqual({ calls: [], output: [], value: [] })
+      expect(first).toEqual({ calls: [], output: [], value: [], sandbox: CONFINED })
       const second = await env.run('boom()', { stateOwner: owner })
       expect(second.error?.message).toBe('Error: kaboom\n    at globalThis.boom (program of run 1:1:33)\n    at program:1:1')
       expect((await env.run('return [typeof rehearsal, typeof echoed, typeof both]')).value).toEqual(['undefined', 'undefined', 'undefined'])
@@ -93,7 +95,7 @@ describe('provider lifecycle', () => {
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))
       console.log(JSON.stringify(r))`
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 })
-    expect(output.trim()).toBe('{"output":[],"value":1,"calls":[]}')
+    expect(JSON.parse(output)).toEqual({ output: [], value: 1, calls: [], sandbox: CONFINED })
   })
 })
 
@@ -130,7 +132,7 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
       await helpersStarted(1)
       await sleep(500) // ready, most likely; a spare killed while starting is replaced the same way
       killHelpers()
-      expect(await env.run('return 42')).toEqual({ output: [], calls: [], value: 42 })
+      expect(await env.run('return 42')).toEqual({ output: [], calls: [], value: 42, sandbox: CONFINED })
     } finally {
       await env.dispose()
     }
@@ -147,6 +149,7 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
         output: [{ type: 'text', text: '[earlier state was lost because its worker exited; this run starts in a fresh environment]\n' }],
         calls: [],
         value: 'undefined',
+        sandbox: CONFINED,
       })
     } finally {
       await env.dispose()

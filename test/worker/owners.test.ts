@@ -21,7 +21,9 @@ describe.each(['process', 'thread'] as const)('retained state on the %s host', (
     baseline = await resourceBaseline()
     first = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-a-')))
     second = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-b-')))
-    env = await startRuntime({ isolation, retainState: true, programFormat: 'script', timeoutMs: 20_000 })
+    // Confined helpers see (and write) the two run directories only because the deployment says so.
+    const widened = isolation === 'process' ? { sandbox: { workspaceRoot: first, writableRoots: [second] } } : {}
+    env = await startRuntime({ isolation, retainState: true, programFormat: 'script', timeoutMs: 20_000, ...widened })
   })
   afterAll(async () => {
     await env.dispose()

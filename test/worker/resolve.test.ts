@@ -16,13 +16,15 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
     expect(runtime.isolation).toBe('process')
     expect(runtime.programFormat).toBe('function-body')
     expect(runtime.retainsState).toBe(false)
-    expect(runtime.sandboxMode).toBeUndefined()
+    expect(runtime.sandboxMode).toBe('workspace-write')
     expect(runtime.timeout).toEqual({ defaultMs: 5000, maxMs: 20_000 })
     expect(runtime.executionInstructions).toMatch(/async JavaScript function/)
   })
 
-  it('applies the default timeout and cwd', () => {
-    expect(env.runtime.resolve({ program: '', bindings: [] })).toMatchObject({ timeoutMs: 5000, cwd: process.cwd() })
+  it('applies the default timeout, the default confinement and its private scratch directory as cwd', () => {
+    const spec = env.runtime.resolve({ program: '', bindings: [] })
+    expect(spec).toMatchObject({ timeoutMs: 5000, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: spec.cwd, network: 'none' } })
+    expect(spec.cwd).not.toBe(process.cwd())
   })
 
   it('caps a timeout at the maximum and keeps null', () => {
@@ -41,10 +43,17 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
     expect(() => env.runtime.resolve({ program: '', bindings: [], cwd: '/definitely/not/here' })).toThrow(/existing directory/)
   })
 
-  it('refuses an explicit sandbox policy without a configured sandbox', () => {
-    expect(() =>
-      env.runtime.resolve({ program: '', bindings: [], sandboxPolicy: { mode: 'read-only', workspaceRoot: '/tmp' } }),
-    ).toThrow(/sandboxPolicy is unsupported/)
+  it("with sandbox: 'none', runs in the host's cwd and refuses an explicit sandbox policy", async () => {
+    const unconfined = await startRuntime({ poolSize: 0, sandbox: 'none' })
+    try {
+      expect(unconfined.runtime.sandboxMode).toBeUndefined()
+      expect(unconfined.runtime.resolve({ program: '', bindings: [] })).toMatchObject({ cwd: process.cwd() })
+      expect(() =>
+        unconfined.runtime.resolve({ program: '', bindings: [], sandboxPolicy: { mode: 'read-only', workspaceRoot: '/tmp' } }),
+      ).toThrow(/sandboxPolicy is unsupported/)
+    } finally {
+      await unconfined.dispose()
+    }
   })
 
   it('run rejects an unresolved spec and one over the maximum', async () => {
@@ -61,7 +70,7 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
     const controller = new AbortController()
     controller.abort(new Error('user pressed stop'))
     const result = await env.run('return 1', { signal: controller.signal })
-    expect(result).toEqual({ calls: [], output: [], error: { kind: 'abort', message: 'user pressed stop' } })
+    expect(result).toEqual({ calls: [], output: [], error: { kind: 'abort', message: 'user pressed stop' }, sandbox: expect.anything() })
   })
 
   it('a syntax error resolves exception with the line and column of the program', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
-import { startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
 
 describe('running function-body programs', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
@@ -19,12 +19,13 @@ describe('running function-body programs', () => {
       calls: [],
       output: [],
       value: { a: [1, 'two', null, true], b: { c: 1.5 } },
+      sandbox: CONFINED,
     })
   })
 
   it('omits the value key for an undefined completion', async () => {
     const result = await env.run('const x = 1')
-    expect(result).toEqual({ calls: [], output: [] })
+    expect(result).toEqual({ calls: [], output: [], sandbox: CONFINED })
     expect('value' in result).toBe(false)
   })
 
@@ -39,7 +40,7 @@ describe('running function-body programs', () => {
   })
 
   it('drops the completion without validating it when asked', async () => {
-    expect(await env.run('return new Map()', { discardCompletion: true })).toEqual({ calls: [], output: [] })
+    expect(await env.run('return new Map()', { discardCompletion: true })).toEqual({ calls: [], output: [], sandbox: CONFINED })
   })
 
   it('passes a 10 000-deep nested completion', async () => {

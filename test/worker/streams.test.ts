@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
-import { startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
 
 describe('process.stdout and process.stderr capture output as Node encodes it', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
@@ -55,7 +55,7 @@ describe('process.stdout and process.stderr capture output as Node encodes it', 
       process.stdout.write('b')
       process.stderr.write(new Uint8Array([0xf0, 0x9f]))
       return 1`)
-    expect(atEnd).toEqual({ calls: [], output: [{ type: 'text', text: 'b' }, { type: 'text', text: '\ufffd' }], value: 1 })
+    expect(atEnd).toEqual({ calls: [], output: [{ type: 'text', text: 'b' }, { type: 'text', text: '\ufffd' }], value: 1, sandbox: CONFINED })
     const atFailure = await env.run(`process.stdout.write(new Uint8Array([0xc3])); throw new Error('stop')`)
     expect(textOf(atFailure)).toBe('\ufffd')
     expect(atFailure.error?.kind).toBe('exception')
@@ -145,6 +145,7 @@ describe('output never reaches the host process', () => {
         { type: 'text', text: ' by the prototype' },
       ],
       value: 'done',
+      sandbox: CONFINED,
     })
     expect(stdout).toBe(`${stdout.trim()}\n`)
   })

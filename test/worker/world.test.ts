@@ -14,7 +14,8 @@ describe('the program world: cwd and subprocesses', () => {
     baseline = await resourceBaseline()
     directory = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-world-')))
     writeFileSync(path.join(directory, 'data.txt'), 'hello from the run directory')
-    env = await startRuntime({ timeoutMs: 15_000 })
+    // The run directory is a workspace the deployment grants: confined programs see nothing else of the host's.
+    env = await startRuntime({ timeoutMs: 15_000, sandbox: { workspaceRoot: directory } })
   })
   afterAll(async () => {
     await env.dispose()

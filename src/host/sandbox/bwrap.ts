@@ -3,11 +3,12 @@
  * start-up probe.
  */
 import { spawn } from 'node:child_process'
-import { accessSync, constants, realpathSync, statSync } from 'node:fs'
+import { accessSync, constants, statSync } from 'node:fs'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
 import { WRAPPER_INPUT_FD } from '../../helper/protocol.js'
+import { privatePlaces, real, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
 import { unixSocketFilter } from './seccomp.js'
@@ -37,6 +38,13 @@ const BASE = [
 const PROBE_TIMEOUT_MS = 10_000
 
 /**
+ * Flags after every mount. `/proc` read-only: a program cannot lower its helper's
+ * `oom_score_adj` (the kernel lets an unprivileged process lower it again down to where it
+ * started) nor write any other process setting there; reading is unchanged.
+ */
+const LAST = ['--remount-ro', '/proc']
+
+/**
  * Flags of a helper no policy confines, when bubblewrap is at hand: the host's files, devices
  * and network as they are, but a PID namespace of its own, so the host's processes (and through
  * /proc, their memory and environment) are out of the program's sight and out of reach of its
@@ -50,9 +58,9 @@ export function namespaceArguments(cwd: string): string[] {
     '--unshare-user', '--disable-userns', '--cap-drop', 'ALL',
     '--unshare-pid', '--die-with-parent', '--new-session',
     '--chdir', cwd,
+    ...LAST,
   ]
 }
-
 
 function isExecutableFile(file: string): boolean {
   try {
@@ -77,71 +85,60 @@ export function locateBwrap(configured: string, searchPath = process.env.PATH ??
   return undefined
 }
 
-/** Whether `file` is `top` or lies beneath it. */
-const within = (file: string, top: string) => file === top || file.startsWith(`${top}/`)
-
-function real(file: string): string {
-  try {
-    return realpathSync(file)
-  } catch {
-    return file
-  }
-}
-
-/**
- * Host places a confined helper sees as an empty private tmpfs, discarded with it: where the
- * host keeps scratch files and the sockets of its services (tmux, D-Bus, Docker, ssh and gpg
- * agents). Real paths of existing directories, none inside another.
- */
-function privatePlaces(): string[] {
-  const uid = process.getuid?.()
-  const candidates = ['/tmp', '/var/tmp', '/run', '/var/run', process.env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`]
-  const places = new Set<string>()
-  for (const candidate of candidates) {
-    if (!candidate || !path.isAbsolute(candidate)) continue
-    const resolved = real(candidate)
-    try {
-      if (resolved !== '/' && statSync(resolved).isDirectory()) places.add(resolved)
-    } catch {
-      // not on this host
-    }
-  }
-  return [...places].filter((place) => ![...places].some((other) => other !== place && within(place, other)))
-}
-
 export interface HelperConfinement {
   policy: SandboxExecutionPolicy
   /** The run's working directory (validated to exist). */
   cwd: string
   /** Files the helper runs from (the Node executable, this package and its dependencies). */
   runtimePaths: readonly string[]
+  /**
+   * The environment's private scratch directory, when its policy has one: an empty tmpfs at
+   * this path (which exists on the host, empty), writable whatever the mode.
+   */
+  scratch?: string
+  /** The size of each writable tmpfs (`/tmp`, `/dev/shm`, the scratch directory); unbounded when absent. */
+  tmpfsBytes?: number
+  /** Where the host runs (hidden from the program); `process.cwd()` by default. */
+  hostCwd?: string
 }
 
 /**
  * bwrap arguments (before `--` and the command) for a helper under `policy`. Later mounts win
  * over earlier ones at the same place, so the order is the policy:
  *
- * 1. the host file system, read-only, with private places (a tmpfs discarded with the helper)
- *    hiding what the host keeps there: `/tmp`, `/var/tmp`, `/run` and the user's runtime
- *    directory;
- * 2. what the run must see from a private place, read-only: the cwd, the workspace root and
- *    the resolver configuration (often a link into `/run`);
- * 3. the writable roots, read-write (`workspace-write` only);
- * 4. the repository metadata (`.git`) found in a writable root, read-only again, unless a
+ * 1. the host file system, read-only, with private places (an empty tmpfs discarded with the
+ *    helper) hiding what the host keeps there: `/tmp` (writable, bounded), `/var/tmp`, `/run`,
+ *    the user's runtime directory, the user's home and the host's working directory;
+ * 2. a bounded private `/dev/shm`, and the environment's scratch directory, when it has one;
+ * 3. what the run must see from a private place, read-only: the cwd, the workspace root, the
+ *    readable roots and the resolver configuration (often a link into `/run`);
+ * 4. the writable roots, read-write (`workspace-write` only);
+ * 5. the repository metadata (`.git`) found in a writable root, read-only again, unless a
  *    writable root names it (roots inside it are bound read-write once more);
- * 5. the runtime's own files, read-only, wherever they are: a program must not change what a
- *    later helper or the host runs, and the helper must find Node even in a private place.
+ * 6. the runtime's own files, read-only, wherever they are: a program must not change what a
+ *    later helper or the host runs, and the helper must find Node even in a private place;
+ * 7. read-only again: the hiding places other than `/tmp`, `/dev` (bubblewrap's own tmpfs,
+ *    which would otherwise take files of any size) and `/proc`.
  */
-export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement): string[] {
+export function bwrapArguments({ policy, cwd, runtimePaths, scratch, tmpfsBytes, hostCwd }: HelperConfinement): string[] {
   const args = [...BASE]
   if (policy.network !== 'host') args.push('--unshare-net')
-  const hidden = privatePlaces()
-  for (const place of hidden) args.push('--tmpfs', place)
+  const size = tmpfsBytes === undefined ? [] : ['--size', String(tmpfsBytes)]
+  const places = privatePlaces(hostCwd)
+  const hidden = places.map((place) => place.path)
+  for (const place of places) args.push(...(place.writable ? size : []), '--tmpfs', place.path)
+  args.push(...size, '--tmpfs', '/dev/shm')
   // Mounts inside a private place so far (destination -> source): what lies beneath one is visible.
   const mounts = new Map<string, string>()
+  if (scratch !== undefined) {
+    args.push(...size, '--tmpfs', scratch)
+    mounts.set(scratch, scratch)
+  }
   const isHidden = (file: string) => hidden.some((place) => within(file, place)) && ![...mounts.keys()].some((top) => within(file, top))
+  const bound: string[] = []
   const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
     args.push(flag, source, destination)
+    bound.push(destination)
     if (hidden.some((place) => within(destination, place))) mounts.set(destination, source)
   }
   // Sources are bound at their real paths (the kernel confines by real path). A path given
@@ -156,9 +153,10 @@ export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement)
   }
   reveal(cwd)
   reveal(policy.workspaceRoot)
+  for (const root of policy.readableRoots ?? []) reveal(root)
   reveal('/etc/resolv.conf')
   if (policy.mode === 'workspace-write') {
-    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
+    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch)
     for (const root of roots) bind('--bind', root)
     const metadata = roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry))
     for (const entry of new Set(metadata)) bind('--ro-bind', entry)
@@ -166,6 +164,11 @@ export function bwrapArguments({ policy, cwd, runtimePaths }: HelperConfinement)
   }
   for (const file of runtimePaths) bind('--ro-bind', file)
   args.push('--chdir', cwd)
+  // A place a later bind covered (the host's cwd inside the runtime's package) is no mount point any more.
+  for (const place of places) {
+    if (!place.writable && !bound.some((destination) => within(place.path, destination))) args.push('--remount-ro', place.path)
+  }
+  args.push('--remount-ro', '/dev', ...LAST)
   return args
 }
 
@@ -177,12 +180,16 @@ export interface HelperWrapper {
   input: Buffer
   /** The writable roots it binds, checked from outside before each run. */
   roots: string[]
+  /** Its writable private tmpfs mounts (paths inside), whose contents count against the memory budget. */
+  tmpfs: string[]
 }
 
 export function helperWrapper(bwrap: string, confinement: HelperConfinement): HelperWrapper {
-  const { policy } = confinement
-  const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
-  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots }
+  const { policy, scratch } = confinement
+  const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+  const places = privatePlaces(confinement.hostCwd).filter((place) => place.writable).map((place) => place.path)
+  const tmpfs = [...places, '/dev/shm', ...(scratch === undefined ? [] : [scratch])]
+  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots, tmpfs }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()

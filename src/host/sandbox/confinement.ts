@@ -1,9 +1,13 @@
 /**
  * The deployment's sandbox: its default policy, whether bubblewrap works here, the command
  * line that confines a helper under a policy, and the sandbox facts every result of a policy
- * run carries. Created only when the deployment configures `sandbox`; it starts no process
- * but the start-up probe.
+ * run carries. Every process-host deployment has one unless it configures `sandbox: 'none'`;
+ * it starts no process but the start-up probe, and owns the empty host directory at which each
+ * environment's private scratch directory is mounted.
  */
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import { type HelperWrapper, helperWrapper, locateBwrap, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
@@ -14,26 +18,61 @@ export interface SandboxConfig {
   mode: SandboxMode
   workspaceRoot?: string
   writableRoots?: string[]
+  readableRoots?: string[]
   network?: SandboxNetwork
   bwrapPath: string
 }
 
+/** The configuration of a deployment that leaves `sandbox` out: the default confinement. */
+export const DEFAULT_SANDBOX: SandboxConfig = { mode: 'workspace-write', bwrapPath: 'bwrap' }
+
 export class Sandbox {
   /** The deployment default, applied to requests without an explicit policy. */
   readonly policy: SandboxExecutionPolicy
+  /**
+   * Where runs of the default policy start: the deployment's `cwd` when it names one (shown
+   * read-only), otherwise the workspace root.
+   */
+  readonly defaultCwd: string
+  /**
+   * An empty host directory at which each environment without a workspace of its own mounts
+   * its private scratch directory (an empty tmpfs): see `scratchMountPoint`.
+   */
+  readonly scratch: string | undefined
+  /** The scratch mount point is this runtime's own, removed at disposal. */
+  private _ownsScratch = false
   private _bwrap: string | undefined
   private _problem: string | undefined = 'the sandbox has not started'
 
+  /**
+   * `cwd` is the deployment's own `cwd` setting, when it has one; `tmpfsBytes` the size of each
+   * writable private tmpfs.
+   */
   constructor(
     private readonly _config: SandboxConfig,
-    cwd: string,
+    cwd: string | undefined,
+    private readonly _tmpfsBytes: number,
   ) {
-    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot: _config.workspaceRoot ?? cwd }, 'config.sandbox'))
+    if (_config.workspaceRoot === undefined) ({ path: this.scratch, owned: this._ownsScratch } = scratchMountPoint())
+    const readableRoots = [...(_config.readableRoots ?? []), ...(cwd !== undefined && _config.workspaceRoot === undefined ? [cwd] : [])]
+    const workspaceRoot = _config.workspaceRoot ?? this.scratch!
+    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox'))
+    this.defaultCwd = _config.workspaceRoot === undefined && cwd !== undefined ? this.policy.readableRoots!.at(-1)! : this.policy.workspaceRoot
   }
 
   /** One paragraph for `executionInstructions` about what the default policy lets programs do. */
   get instructions(): string {
-    return policyInstructions(this.policy)
+    return policyInstructions(this.policy, this._scratchOf(this.policy), this.defaultCwd)
+  }
+
+  /** The scratch directory of environments under `policy`, if it has one (its workspace root is the scratch mount point). */
+  private _scratchOf(policy: SandboxExecutionPolicy): string | undefined {
+    return this.scratch !== undefined && policy.workspaceRoot === this.scratch ? this.scratch : undefined
+  }
+
+  /** Removes the scratch mount point if it is this runtime's own; call once no helper runs any more. */
+  dispose(): void {
+    if (this.scratch !== undefined && this._ownsScratch) rmSync(this.scratch, { recursive: true, force: true })
   }
 
   /**
@@ -51,9 +90,10 @@ export class Sandbox {
       return
     }
     this._bwrap = locateBwrap(this._config.bwrapPath)
-    this._problem = this._bwrap
+    const problem = this._bwrap
       ? await probeBwrap(this._bwrap)
-      : `bubblewrap was not found (sandbox.bwrapPath is ${JSON.stringify(this._config.bwrapPath)})`
+      : `bubblewrap was not found (sandbox.bwrapPath is ${JSON.stringify(this._config.bwrapPath)}); install it (apt-get install bubblewrap, dnf install bubblewrap, apk add bubblewrap)`
+    this._problem = problem && `${problem}${userNamespaceAdvice(problem)}. ${OPT_OUT}`
   }
 
   /** Why runs under `policy` cannot be confined here, or `undefined` when they can. */
@@ -64,7 +104,14 @@ export class Sandbox {
   /** The wrapper that confines a helper under `policy`; `undefined` when it runs unconfined. */
   wrapper(policy: SandboxExecutionPolicy): HelperWrapper | undefined {
     if (!isConfined(policy.mode)) return undefined
-    return helperWrapper(this._bwrap!, { policy, cwd: policy.workspaceRoot, runtimePaths: RUNTIME_PATHS })
+    const scratch = this._scratchOf(policy)
+    return helperWrapper(this._bwrap!, {
+      policy,
+      cwd: policy.workspaceRoot,
+      runtimePaths: RUNTIME_PATHS,
+      tmpfsBytes: this._tmpfsBytes,
+      ...(scratch === undefined ? {} : { scratch }),
+    })
   }
 
   /** `result` with the sandbox facts of a run under `policy`. */
@@ -76,4 +123,45 @@ export class Sandbox {
 /** The message of a run that could not start because its confinement could not be set up. */
 export function unavailableMessage(reason: string): string {
   return `the sandbox could not be established, so the program did not run: ${reason}`
+}
+
+/**
+ * The host directory at which environments mount their scratch directories. It only ever
+ * serves as a mount point, so every runtime of this user shares one, `ptc-scratch-<uid>` in the
+ * temporary directory, made once and never removed (a runtime that ends without disposal leaves
+ * nothing behind). Only a directory this user owns and nobody else may enter will do; should
+ * another user have taken the name, this runtime makes a private one and removes it at disposal.
+ * A real path: the policy's roots are resolved, and the scratch is told apart by its path.
+ */
+function scratchMountPoint(): { path: string; owned: boolean } {
+  const uid = process.getuid?.()
+  const shared = path.join(os.tmpdir(), `ptc-scratch-${uid ?? 'user'}`)
+  try {
+    mkdirSync(shared, { mode: 0o700 })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  const stat = lstatSync(shared)
+  if (stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0) return { path: realpathSync(shared), owned: false }
+  return { path: realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ptc-scratch-'))), owned: true }
+}
+
+/** How the deployer can do without confinement, for a machine where bubblewrap cannot work. */
+const OPT_OUT =
+  "To run programs unconfined instead (they can then read and write whatever this user can, and reach the network), configure sandbox: 'none'"
+
+/**
+ * Why bubblewrap may fail here although installed: Ubuntu 24.04 and later let AppArmor forbid
+ * unprivileged user namespaces, which bubblewrap (not setuid) needs.
+ */
+function userNamespaceAdvice(problem: string): string {
+  let restricted = false
+  try {
+    restricted = readFileSync('/proc/sys/kernel/apparmor_restrict_unprivileged_userns', 'utf8').trim() === '1'
+  } catch {
+    // no such restriction on this kernel
+  }
+  if (!restricted || problem.includes('was not found')) return ''
+  return '. AppArmor forbids unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1, the default of '
+    + 'Ubuntu 24.04): give bwrap an AppArmor profile that allows them ("userns,"), or set that sysctl to 0'
 }

@@ -40,7 +40,7 @@ function namespacePids(pid: number): number[] {
 }
 
 /** bwrap's reaper (PID 1 inside) under `bwrapPid`, if it runs. */
-const reaperOf = (bwrapPid: number) => childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
+export const reaperOf = (bwrapPid: number) => childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
 
 /** The host PID of the helper whose bubblewrap is `bwrapPid`, if it runs. */
 export function helperOf(bwrapPid: number): number | undefined {

@@ -51,7 +51,7 @@ function checkNetwork(network: unknown, mode: SandboxMode, field: string): Sandb
  */
 export function checkPolicy(policy: unknown, field: string): SandboxExecutionPolicy {
   if (typeof policy !== 'object' || policy === null) throw new TypeError(`${field} must be an object`)
-  const { mode, workspaceRoot, writableRoots, network } = policy as Record<string, unknown>
+  const { mode, workspaceRoot, writableRoots, readableRoots, network } = policy as Record<string, unknown>
   if (typeof mode !== 'string' || !MODES.has(mode)) {
     throw new TypeError(`${field}.mode must be one of ${[...MODES].join(', ')}, got ${JSON.stringify(mode)}`)
   }
@@ -59,10 +59,22 @@ export function checkPolicy(policy: unknown, field: string): SandboxExecutionPol
   if (writableRoots !== undefined && !Array.isArray(writableRoots)) {
     throw new TypeError(`${field}.writableRoots must be an array of absolute paths`)
   }
+  if (readableRoots !== undefined && !Array.isArray(readableRoots)) {
+    throw new TypeError(`${field}.readableRoots must be an array of absolute paths`)
+  }
   const roots = mode === 'workspace-write'
     ? (writableRoots ?? []).map((entry, index) => existingDirectory(entry, `${field}.writableRoots[${index}]`))
     : []
-  return { mode: mode as SandboxMode, workspaceRoot: root, writableRoots: roots, network: checkNetwork(network, mode as SandboxMode, field) }
+  const readable = isConfined(mode as SandboxMode)
+    ? (readableRoots ?? []).map((entry, index) => existingDirectory(entry, `${field}.readableRoots[${index}]`))
+    : []
+  return {
+    mode: mode as SandboxMode,
+    workspaceRoot: root,
+    writableRoots: roots,
+    readableRoots: readable,
+    network: checkNetwork(network, mode as SandboxMode, field),
+  }
 }
 
 const writableRoots = (policy: SandboxExecutionPolicy) =>
@@ -74,7 +86,8 @@ const writableRoots = (policy: SandboxExecutionPolicy) =>
  * at plugin load, and the sandbox binds what it led to then.
  */
 export function resolveRoots(policy: SandboxExecutionPolicy): SandboxExecutionPolicy {
-  return { ...policy, workspaceRoot: realpathSync(policy.workspaceRoot), writableRoots: (policy.writableRoots ?? []).map((root) => realpathSync(root)) }
+  const real = (roots: string[] | undefined) => (roots ?? []).map((root) => realpathSync(root))
+  return { ...policy, workspaceRoot: realpathSync(policy.workspaceRoot), writableRoots: real(policy.writableRoots), readableRoots: real(policy.readableRoots) }
 }
 
 /**
@@ -98,22 +111,29 @@ export function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
 
 /** Identifies the environments that may serve a run: same policy (each run sets its own cwd). */
 export function policyKey(policy: SandboxExecutionPolicy): string {
-  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], policy.network])
+  return JSON.stringify([policy.mode, policy.workspaceRoot, policy.writableRoots ?? [], policy.readableRoots ?? [], policy.network])
 }
 
-/** One paragraph for `executionInstructions` about what `policy` lets programs do. */
-export function policyInstructions(policy: SandboxExecutionPolicy): string {
+/**
+ * One paragraph for `executionInstructions` about what `policy` lets programs do; `scratch` is
+ * its private scratch directory, when it has one, and `cwd` where runs start.
+ */
+export function policyInstructions(policy: SandboxExecutionPolicy, scratch?: string, cwd = policy.workspaceRoot): string {
   const { mode, workspaceRoot, writableRoots = [], network } = policy
-  const cwd = `The working directory is ${workspaceRoot}.`
-  if (mode === 'danger-full-access') return `${cwd} Files and network are not sandboxed.`
+  // The scratch directory's path differs from one environment to the next: it is not named.
+  const start = cwd === scratch ? 'The working directory is a scratch directory of this environment, empty at first.' : `The working directory is ${cwd}.`
+  if (mode === 'danger-full-access') return `${start} Files and network are not sandboxed.`
   const denied = 'fail with EROFS (read-only file system); subprocesses are confined the same way'
-  const files = mode === 'read-only'
+  const roots = mode === 'workspace-write' ? [workspaceRoot, ...writableRoots].filter((root) => root !== scratch) : []
+  if (scratch !== undefined) roots.push(cwd === scratch ? 'the working directory' : `${scratch} (a scratch directory of this environment)`)
+  const files = roots.length === 0
     ? `The file system is read-only apart from /tmp (private to this environment): other writes ${denied}.`
-    : `You may write only inside ${[workspaceRoot, ...writableRoots].join(', ')} and /tmp (private to this environment); other writes ${denied}.`
+    : `You may write only inside ${roots.join(', ')} and /tmp (private to this environment); other writes ${denied}.`
+  const hidden = 'The user\'s home directory is not visible.'
   const reach = network === 'host'
     ? 'The network is reachable, but unix sockets cannot be created (EPERM).'
     : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
-  return `${cwd} ${files} ${reach}`
+  return `${start} ${files} ${hidden} ${reach}`
 }
 
 /**

@@ -72,6 +72,15 @@ function packageClosure(root: string): string[] {
 /**
  * Real paths of what every confined helper binds read-only, last, over every other mount: the
  * Node executable the helper runs, this package's directory, and the packages it loads.
+ * When the host runs inside this package's directory (a checkout of it), only its build and
+ * manifest: the rest of that directory (sources, tests, `.git`, an `.env`) stays hidden with the
+ * rest of the host's working directory, whose read-only view keeps the build where it is.
  * Computed once: they do not move while the host runs.
  */
-export const RUNTIME_PATHS: readonly string[] = [real(process.execPath), ...packageClosure(packageRoot())]
+export const RUNTIME_PATHS: readonly string[] = (() => {
+  const [own = packageRoot(), ...dependencies] = packageClosure(packageRoot())
+  const cwd = real(process.cwd())
+  const checkout = cwd === own || cwd.startsWith(`${own}/`)
+  const build = checkout ? ['dist', 'package.json'].map((entry) => path.join(own, entry)).filter((entry) => existsSync(entry)) : [own]
+  return [real(process.execPath), ...build, ...dependencies]
+})()
