@@ -11,13 +11,16 @@ export {
 export { PROGRAM_FORMATS, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
+  PtcBindingCall,
   PtcBindingErrorClass,
   PtcBindingFunction,
   PtcBindingNamespace,
   PtcBindingValue,
   PtcFailureKind,
+  PtcHoldDecision,
   PtcJsonValue,
   PtcOutput,
+  PtcPause,
   PtcProgramFormat,
   PtcRunFailure,
   PtcRunRequest,
@@ -32,7 +35,7 @@ export type {
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
 export { defineToolGroup } from './tools/group.js'
-export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition } from './tools/group.js'
+export type { JsonSchemaTool, ToolCall, ToolGroup, ToolGroupDefinition } from './tools/group.js'
 export type { JsonSchema } from './tools/schema-types.js'
 export { RUNTIME_DECLARATIONS, createRunCodeTool } from './tools/run-code-tool.js'
 export type { RunCodeCallOptions, RunCodeTool, RunCodeToolOptions } from './tools/run-code-tool.js'

@@ -36,6 +36,8 @@ export interface CallHost {
   /** The call broke the protocol; the run must fail with `protocol`. */
   violation(reason: string): void
   issued(attachment: ImageAttachmentRef): void
+  /** A host function holds its call for a decision (`PtcBindingCall.hold`). */
+  hold(tool: string, args: unknown, payload: unknown): Promise<PtcJsonValue | undefined>
 }
 
 export class CallDispatcher {
@@ -95,13 +97,17 @@ export class CallDispatcher {
   private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
+    let inFlight = true
+    const hold = (payload: PtcJsonValue) =>
+      inFlight ? this._host.hold(label, args, payload) : Promise.reject(new Error(`${label} has settled; only a call in flight can be held`))
     try {
-      const value = await fn(args, { signal: this._controller.signal })
+      const value = await fn(args, { signal: this._controller.signal, hold })
       reply = this._resolution(call.id, label, value)
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
     }
+    inFlight = false
     this._queue(reply, bytes)
   }
 

@@ -38,6 +38,8 @@ export const Config = Schema.object({
   programFormat: Schema.union(PROGRAM_FORMATS).default('function-body'),
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
+  /** How long a held call waits for `resume` before its run fails with a `timeout`. */
+  holdTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),
   // Optional as a whole; when given, its fields are validated (never() admits only absence).
   sandbox: Schema.union([Sandbox, Schema.never()]),

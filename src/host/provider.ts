@@ -7,9 +7,11 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import type { Context } from 'cordis'
+import { snapshotJson } from '../json/index.js'
 import { validateBindings } from '../seam/names.js'
 import { PtcRuntime } from '../seam/runtime.js'
 import type {
+  PtcHoldDecision,
   PtcProgramFormat,
   PtcRunFailure,
   PtcRunRequest,
@@ -33,6 +35,7 @@ import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
 import { ThreadEnvironment } from './thread.js'
 import { abortMessage } from './foreign-message.js'
+import { HeldRuns, RunAnswers } from './holds.js'
 
 const NAME = 'WorkerPtcRuntime'
 /** The environment key of runs without a sandbox policy. */
@@ -52,6 +55,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _programs: ProgramCache
   private readonly _owners: OwnerQueues
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
+  /** Runs paused on a held call, by hold id, until `resume` answers them or they expire. */
+  private readonly _holds: HeldRuns
   /** Present when the deployment configures `sandbox`: every run then carries a policy. */
   private readonly _sandbox: Sandbox | undefined
   /** The policies of environment keys in use, to spawn from a key. */
@@ -72,6 +77,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
     this._sandbox = config.sandbox && new Sandbox(config.sandbox, this._config.cwd)
+    this._holds = new HeldRuns(config.holdTimeoutMs)
     this._owners = new OwnerQueues(
       {
         take: (key) => this._source!.take(key, 'retained'),
@@ -135,16 +141,29 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._checkSpec(spec)
     const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
     this._admitted = true
-    const runAbort = new AbortController()
-    const signal = spec.signal ? AbortSignal.any([runAbort.signal, spec.signal]) : runAbort.signal
-    const done = this._dispatch(spec, signal, policy).then((result) => (policy ? this._sandbox!.report(policy, result) : result))
-    const entry = { abort: runAbort, done }
+    // A run may answer more than once: paused on a held call, then after each resume.
+    const answers = new RunAnswers(this._holds, (result) => (policy ? this._sandbox!.report(policy, result) : result))
+    const first = answers.next(spec.signal)
+    const done = this._dispatch(spec, answers.abort.signal, policy, answers).then(
+      (result) => answers.finish(result),
+      (error: unknown) => answers.refuse(error),
+    )
+    const entry = { abort: answers.abort, done }
     this._live.add(entry)
-    try {
-      return await done
-    } finally {
-      this._live.delete(entry)
-    }
+    void done.finally(() => this._live.delete(entry))
+    return first
+  }
+
+  /**
+   * Answers the held call `id` of a paused result and resolves with the run's next answer (its
+   * result, or paused again); when the run already ended while held (its budget, its output cap,
+   * `release`), with how it ended. Rejects on an id that is not held, a malformed decision, or
+   * after disposal.
+   */
+  override async resume(id: string, decision: PtcHoldDecision, options: { signal?: AbortSignal } = {}): Promise<PtcRunResult> {
+    if (this._disposed) throw new Error(`${NAME}: resume() after disposal`)
+    if (typeof id !== 'string') throw new TypeError(`${NAME}: resume() needs the id of a paused result (result.paused.id), got ${typeof id}`)
+    return this._holds.resume(id, checkDecision(decision), options?.signal)
   }
 
   override async release(owner: object): Promise<void> {
@@ -187,6 +206,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   protected override async stop(): Promise<void> {
     this._disposed = true
     await this._drain('runtime disposed')
+    this._holds.clear()
     await this._source?.drain()
   }
 
@@ -205,7 +225,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await Promise.allSettled(live.map((entry) => entry.done))
   }
 
-  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
+  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined, answers: RunAnswers): Promise<PtcRunResult> {
     const limit = this._config.maxOutputBytes
     if (signal.aborted) return failure(limit, 'abort', abortMessage(signal.reason))
     // Never run unconfined what a policy says to confine.
@@ -240,6 +260,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxPendingCalls: this._config.maxPendingCalls,
       maxPendingCallBytes: this._config.maxPendingCallBytes,
       oneShot: false,
+      pause: (pause) => answers.pause(pause),
     }
     const key = policy ? this._keyOf(policy) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
@@ -321,6 +342,21 @@ export class WorkerPtcRuntime extends PtcRuntime {
       throw new TypeError(`${NAME}: ${(error as Error).message}`)
     }
   }
+}
+
+/** A copy of a caller's decision, or a throw naming what is wrong with it. */
+function checkDecision(decision: unknown): PtcHoldDecision {
+  if (typeof decision !== 'object' || decision === null) throw new TypeError(`${NAME}: a decision must be { approve: true } or { approve: false, reason }`)
+  const { approve, value, reason } = decision as Record<string, unknown>
+  if (approve === true) {
+    if (value === undefined) return { approve }
+    const snapshot = snapshotJson(value)
+    if (!snapshot.ok) throw new TypeError(`${NAME}: decision.value must be lossless JSON (${snapshot.reason})`)
+    return { approve, value: snapshot.value }
+  }
+  if (approve !== false) throw new TypeError(`${NAME}: decision.approve must be true or false, got ${typeof approve}`)
+  if (reason !== undefined && typeof reason !== 'string') throw new TypeError(`${NAME}: decision.reason must be a string, got ${typeof reason}`)
+  return reason === undefined ? { approve } : { approve, reason }
 }
 
 /** State owners are compared by identity: a string or number would be shared by every equal value. */

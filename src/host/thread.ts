@@ -247,6 +247,14 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     await killProcessTrees(pids, search ? this._marker : undefined)
   }
 
+  busyMs(): number {
+    try {
+      return this._worker.performance.eventLoopUtilization().active
+    } catch {
+      return 0 // exited
+    }
+  }
+
   hold(held: boolean): void {
     if (held) {
       this._worker.ref()

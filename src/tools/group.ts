@@ -4,7 +4,7 @@
  * declarations of the same namespace that the model reads.
  */
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue } from '../seam/types.js'
+import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcJsonValue } from '../seam/types.js'
 import { docComment } from './doc-comment.js'
 import { type JsonSchema, NamedTypes, type SchemaScope, describe, propertyKey, typeText } from './schema-types.js'
 
@@ -17,10 +17,29 @@ export interface JsonSchemaTool {
   /** JSON Schema of what the tool resolves; without it the declared result is `unknown`. */
   outputSchema?: JsonSchema
   /**
-   * Does the work. Receives the program's argument (lossless JSON, not checked against
-   * `inputSchema`) and `call.signal`, which aborts when the run settles.
+   * Each call waits for a person's approval before `run`: the run answers with `result.paused`
+   * (payload `null`) and goes on with `runtime.resume(id, { approve: true })`; refused, the
+   * program's call rejects with the reason. A function decides per call from its arguments.
    */
-  run(args: any, call: { signal: AbortSignal }): PtcBindingValue | Promise<PtcBindingValue>
+  needsApproval?: boolean | ((args: any) => boolean | Promise<boolean>)
+  /**
+   * Does the work. Receives the program's argument (lossless JSON, not checked against
+   * `inputSchema`) and the call's context (see `ToolCall`).
+   */
+  run(args: any, call: ToolCall): PtcBindingValue | Promise<PtcBindingValue>
+}
+
+/** What a tool's `run` gets besides the program's argument. */
+export interface ToolCall {
+  /** Aborts when the run settles. */
+  signal: AbortSignal
+  /**
+   * Asks for a decision taken outside the run (a question to the user, an OAuth sign-in): the
+   * run answers with `result.paused` carrying `payload` (lossless JSON) while the program waits.
+   * Resolves with the decision's `value` once `runtime.resume(id, { approve: true, value })`
+   * answers; rejects with the reason when refused (uncaught, the program's call rejects with it).
+   */
+  interrupt(payload: PtcJsonValue): Promise<PtcJsonValue | undefined>
 }
 
 /** Tools the program sees as the members of one global object. */
@@ -72,8 +91,14 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
     if (typeof tool.run !== 'function') throw new TypeError(`${field}.run must be a function`)
     if (tool.description !== undefined && typeof tool.description !== 'string') throw new TypeError(`${field}.description must be a string`)
     if (tool.inputSchema === undefined) throw new TypeError(`${field}.inputSchema is required (a JSON Schema)`)
-    const run = tool.run
-    functions[name] = async (args, call) => run(args, call)
+    const { run, needsApproval } = tool
+    if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+      throw new TypeError(`${field}.needsApproval must be a boolean or a function of the arguments`)
+    }
+    functions[name] = async (args, { signal, hold }) => {
+      if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
+      return run(args, { signal, interrupt: hold })
+    }
   }
   const namespace: PtcBindingNamespace = { global, functions, ...(errorClass ? { errorClass } : {}) }
   validateBindings([namespace])

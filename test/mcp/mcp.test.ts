@@ -156,7 +156,7 @@ describe('an MCP server as a tool group', () => {
       )
       expect(result).toEqual({ output: [], value: ['Desk lamp', 3, 2, true, 'restock', 'LAMP-3 is discontinued', 4] })
       // Without an image directory, images go to a fresh temporary one.
-      const [, image] = (await group.namespace.functions.photo!({ sku: 'MUG-01', format: 'gif' }, { signal: new AbortController().signal })) as [string, { path: string }]
+      const [, image] = (await group.namespace.functions.photo!({ sku: 'MUG-01', format: 'gif' }, { signal: new AbortController().signal, hold: () => Promise.reject(new Error('not held here')) })) as [string, { path: string }]
       expect(path.basename(path.dirname(image.path))).toMatch(/^ptc-mcp-images-/)
       expect(readdirSync(path.dirname(image.path))).toHaveLength(2)
       rmSync(path.dirname(image.path), { recursive: true, force: true })
