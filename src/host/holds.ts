@@ -9,14 +9,14 @@
 import type { PtcHoldDecision, PtcJsonValue, PtcOutput, PtcRunResult } from '../seam/types.js'
 
 /** How often, at most, a suspended budget reads how busy its environment was. */
-const CHECK_FLOOR_MS = 250
+const CHECK_FLOOR_MS = 1000
 
 /**
  * A run's time budget. While the program runs it is wall-clock time. While a call is held it is
  * the time its environment is busy (`Environment.busyMs`): a program that waits for the decision
  * spends none of it, however long the hold lasts; a program that computes, spins or floods while
  * its call is held spends it as it would unheld, and times out. A suspended budget is checked
- * once per budget left (at least every 250 ms), so an idle hold costs a /proc read or two a
+ * once per budget left (at most once a second), so an idle hold costs a /proc read or two a
  * budget, not a poll.
  */
 export class Budget {
