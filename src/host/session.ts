@@ -124,8 +124,10 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       if (!plan.pause) return Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`))
       const snapshot = snapshotJson(payload)
       if (!snapshot.ok) return Promise.reject(new TypeError(`${tool}: a hold's payload must be lossless JSON (${snapshot.reason})`))
+      // A copy: what the person approves cannot change when the host function changes its own.
+      const copy = args === undefined ? undefined : snapshotJson(args)
       const held = new Promise<PtcJsonValue | undefined>((resolve, reject) => {
-        holds.push({ tool, ...(args === undefined ? {} : { args: args as PtcJsonValue }), payload: snapshot.value, resolve, reject })
+        holds.push({ tool, ...(copy?.ok ? { args: copy.value } : {}), payload: snapshot.value, resolve, reject })
       })
       // A host function that drops its hold must not end the host with an unhandled rejection.
       held.catch(() => undefined)
