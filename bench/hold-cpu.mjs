@@ -1,6 +1,6 @@
 // What a held call costs while nobody answers it: the CPU time of the environment (the helper
 // process and everything under it, read from /proc) and of this host process, over a hold of
-// HOLD_MS, on the process host. Run after `npm run build`: node bench/hold-cpu.mjs
+// HOLD_MS, on both hosts. Run after `npm run build`: node bench/hold-cpu.mjs
 import { readFileSync, readdirSync } from 'node:fs'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime, defineToolGroup } from 'ptc-runtime'
@@ -39,18 +39,22 @@ const hostCpuMs = () => {
   return (user + system) / 1000
 }
 
-const root = new Context()
-const fiber = await root.plugin(WorkerPtcRuntime, { poolSize: 0 })
-const runtime = root.ptcRuntime
 const mail = defineToolGroup({ global: 'mail', tools: { send: { inputSchema: {}, needsApproval: true, run: async () => 'sent' } } })
-for (const timeoutMs of [120_000, 300]) {
-  const first = await runtime.run(runtime.resolve({ program: `return await mail.send({})`, bindings: [mail.namespace], timeoutMs }))
-  const helpers = helpersCpuMs()
-  const host = hostCpuMs()
-  await new Promise((resolve) => setTimeout(resolve, HOLD_MS))
-  const helperSpent = helpersCpuMs() - helpers
-  const hostSpent = hostCpuMs() - host
-  const last = await runtime.resume(first.paused.id, { approve: true })
-  console.log(`timeoutMs ${timeoutMs}: over a ${HOLD_MS} ms hold the helper used ${helperSpent} ms of CPU, the host ${hostSpent.toFixed(1)} ms; then ${JSON.stringify(last.value)}`)
+// On the thread host the worker is a thread of this process: its CPU is in the host's figure.
+for (const isolation of ['process', 'thread']) {
+  const root = new Context()
+  const fiber = await root.plugin(WorkerPtcRuntime, { poolSize: 0, isolation })
+  const runtime = root.ptcRuntime
+  for (const timeoutMs of [120_000, 300]) {
+    const first = await runtime.run(runtime.resolve({ program: `return await mail.send({})`, bindings: [mail.namespace], timeoutMs }))
+    const helpers = helpersCpuMs()
+    const host = hostCpuMs()
+    await new Promise((resolve) => setTimeout(resolve, HOLD_MS))
+    const helperSpent = helpersCpuMs() - helpers
+    const hostSpent = hostCpuMs() - host
+    const last = await runtime.resume(first.paused.id, { approve: true })
+    const helper = isolation === 'process' ? `the helper used ${helperSpent} ms of CPU, ` : ''
+    console.log(`${isolation}, timeoutMs ${timeoutMs}: over a ${HOLD_MS} ms hold ${helper}the host ${hostSpent.toFixed(1)} ms; then ${JSON.stringify(last.value)}`)
+  }
+  await fiber.dispose()
 }
-await fiber.dispose()
