@@ -1,75 +1,15 @@
 /**
  * Holds: a binding call waiting for a decision taken outside the run (`PtcBindingCall.hold`).
  * The run answers its caller at once with `result.paused`; its program waits in its environment
- * with the call pending. Three parts: the run's time budget, which a hold stops for an idle
- * program but not for a busy one (`Budget`); the registry of paused runs that `resume` answers
- * and `holdTimeoutMs` expires (`HeldRuns`); and a run's answers, which go to `run`'s caller
- * first and to each `resume`'s caller after (`RunAnswers`).
+ * with the call pending. Three parts: a run's queue of held calls, raised one at a time
+ * (`HoldQueue`, in the run session); the registry of paused runs that `resume` answers and
+ * `holdTimeoutMs` expires (`HeldRuns`); and a run's answers, which go to `run`'s caller first and
+ * to each `resume`'s caller after (`RunAnswers`). While a call is held, the run's budget is
+ * charged with busy time only (`budget.ts`).
  */
+import { snapshotJson } from '../json/index.js'
 import type { PtcHoldDecision, PtcJsonValue, PtcOutput, PtcRunResult } from '../seam/types.js'
-
-/** How often, at most, a suspended budget reads how busy its environment was. */
-const CHECK_FLOOR_MS = 1000
-
-/**
- * A run's time budget. While the program runs it is wall-clock time. While a call is held it is
- * the time its environment is busy (`Environment.busyMs`): a program that waits for the decision
- * spends none of it, however long the hold lasts; a program that computes, spins or floods while
- * its call is held spends it as it would unheld, and times out. A suspended budget is checked
- * once per budget left (at most once a second), so an idle hold costs a /proc read or two a
- * budget, not a poll.
- */
-export class Budget {
-  private _timer: NodeJS.Timeout | undefined
-  private _endsAt = 0
-  /** While suspended: what was left when the suspension began, and the busy time then. */
-  private _left = 0
-  private _busyAt = 0
-  private _suspended = false
-
-  constructor(
-    private readonly _ms: number | null,
-    private readonly _busy: () => number,
-    private readonly _expire: () => void,
-  ) {}
-
-  start(): void {
-    if (this._ms !== null) this._arm(this._ms)
-  }
-
-  suspend(): void {
-    if (this._ms === null || this._suspended) return
-    this._suspended = true
-    clearTimeout(this._timer)
-    this._left = this._endsAt - performance.now()
-    this._busyAt = this._busy()
-    this._check()
-  }
-
-  resume(): void {
-    if (!this._suspended) return
-    this._suspended = false
-    clearTimeout(this._timer)
-    const left = this._left - (this._busy() - this._busyAt)
-    if (left <= 0) return this._expire()
-    this._arm(left)
-  }
-
-  stop(): void {
-    clearTimeout(this._timer)
-  }
-
-  private _arm(ms: number): void {
-    this._endsAt = performance.now() + ms
-    this._timer = setTimeout(this._expire, ms)
-  }
-
-  private readonly _check = (): void => {
-    const charged = this._busy() - this._busyAt
-    if (charged >= this._left) return this._expire()
-    this._timer = setTimeout(this._check, Math.max(this._left - charged, CHECK_FLOOR_MS))
-  }
-}
+import type { Budget } from './budget.js'
 
 /** A held call as the run session raises it, one at a time, to whoever answers the run. */
 export interface SessionPause {
@@ -215,7 +155,79 @@ export class HeldRuns {
   }
 }
 
-/** The text a refused hold rejects with. */
-export function refusalMessage(tool: string, decision: { reason?: string }): string {
-  return decision.reason ?? `the call ${tool} was refused`
+/** A held call, waiting in its run's queue until it is raised and decided. */
+interface Hold {
+  tool: string
+  args?: PtcJsonValue
+  payload: PtcJsonValue
+  resolve(value: PtcJsonValue | undefined): void
+  reject(error: Error): void
+}
+
+/** What a run session gives its queue of holds. */
+export interface HoldHooks {
+  budget: Budget
+  /** Raises a held call to whoever answers the run. */
+  pause(pause: SessionPause): void
+  /** The output printed since the run's previous answer. */
+  takeOutput(): PtcOutput[]
+  /** Fails the run with a `timeout` carrying `message`. */
+  expire(message: string): void
+}
+
+/**
+ * One run's held calls, in order: the first is raised, the rest wait until it is decided, so
+ * each pause has one id and one answer. The budget stays suspended from the first raise until
+ * no hold is left.
+ */
+export class HoldQueue {
+  private readonly _holds: Hold[] = []
+  private _closed = false
+
+  constructor(private readonly _hooks: HoldHooks) {}
+
+  /** `PtcBindingCall.hold` for a call to `tool` with `args`. */
+  hold(tool: string, args: unknown, payload: unknown): Promise<PtcJsonValue | undefined> {
+    if (this._closed) return Promise.reject(new Error(`${tool} cannot be held: the run has ended`))
+    const snapshot = snapshotJson(payload)
+    if (!snapshot.ok) return Promise.reject(new TypeError(`${tool}: a hold's payload must be lossless JSON (${snapshot.reason})`))
+    // A copy: what the person approves cannot change when the host function changes its own.
+    const copy = args === undefined ? undefined : snapshotJson(args)
+    const held = new Promise<PtcJsonValue | undefined>((resolve, reject) => {
+      this._holds.push({ tool, ...(copy?.ok ? { args: copy.value } : {}), payload: snapshot.value, resolve, reject })
+    })
+    // A host function that drops its hold must not end the host with an unhandled rejection.
+    held.catch(() => undefined)
+    if (this._holds.length === 1) this._raise()
+    return held
+  }
+
+  /** The run ended: every hold rejects, and none is raised again. */
+  close(): void {
+    this._closed = true
+    for (const held of this._holds.splice(0)) held.reject(new Error(`${held.tool} was held when the run ended`))
+  }
+
+  private _raise(): void {
+    const head = this._holds[0]!
+    this._hooks.budget.suspend() // may expire the run, which closes the queue
+    if (this._closed) return
+    this._hooks.pause({
+      tool: head.tool,
+      ...(head.args === undefined ? {} : { args: head.args }),
+      payload: head.payload,
+      output: this._hooks.takeOutput(),
+      decide: (decision) => this._decide(head, decision),
+      expire: (message) => this._hooks.expire(message),
+    })
+  }
+
+  private _decide(head: Hold, decision: PtcHoldDecision): void {
+    if (this._closed || this._holds[0] !== head) return
+    this._holds.shift()
+    if (decision.approve) head.resolve(decision.value)
+    else head.reject(new Error(decision.reason ?? `the call ${head.tool} was refused`))
+    if (this._holds.length > 0) this._raise()
+    else this._hooks.budget.resume()
+  }
 }

@@ -6,15 +6,16 @@
  * It ends in one disposition for the environment and, when state was lost, the notice the
  * owner's next run prints. It never asks which host the environment lives on.
  */
-import { decodeWire, snapshotJson } from '../json/index.js'
+import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
-import type { PtcBindingNamespace, PtcHoldDecision, PtcJsonValue, PtcRunFailure, PtcRunResult } from '../seam/types.js'
+import type { PtcBindingNamespace, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { CallDispatcher } from './calls.js'
 import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
 import { parseWorkerMessage } from './messages.js'
 import { abortMessage } from './foreign-message.js'
-import { Budget, type SessionPause, refusalMessage } from './holds.js'
+import { Budget } from './budget.js'
+import { HoldQueue, type SessionPause } from './holds.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -33,15 +34,6 @@ export interface RunPlan {
   oneShot: boolean
   /** Raises a held call to whoever answers the run; without it, holds are refused. */
   pause?: (pause: SessionPause) => void
-}
-
-/** A held call, waiting in the run's queue of holds until it is raised and decided. */
-interface Hold {
-  tool: string
-  args?: PtcJsonValue
-  payload: PtcJsonValue
-  resolve(value: PtcJsonValue | undefined): void
-  reject(error: Error): void
 }
 
 /**
@@ -109,55 +101,20 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       () => environment.busyMs(),
       () => fail('timeout', `the program did not finish within its time budget of ${plan.timeoutMs} ms (timeoutMs)`),
     )
-    /** Held calls in order; the first is raised, the rest wait for it to be decided. */
-    const holds: Hold[] = []
+    const holds = new HoldQueue({
+      budget,
+      pause: (pause) => plan.pause?.(pause),
+      takeOutput: () => ledger.take(),
+      expire: (message) => fail('timeout', message),
+    })
 
     const calls = new CallDispatcher(run, plan.bindings, plan.maxPendingCalls, plan.maxPendingCallBytes, {
       reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
-      hold,
+      hold: (tool, args, payload) =>
+        plan.pause ? holds.hold(tool, args, payload) : Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`)),
     })
-
-    function hold(tool: string, args: unknown, payload: unknown): Promise<PtcJsonValue | undefined> {
-      if (settled) return Promise.reject(new Error(`${tool} cannot be held: the run has ended`))
-      if (!plan.pause) return Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`))
-      const snapshot = snapshotJson(payload)
-      if (!snapshot.ok) return Promise.reject(new TypeError(`${tool}: a hold's payload must be lossless JSON (${snapshot.reason})`))
-      // A copy: what the person approves cannot change when the host function changes its own.
-      const copy = args === undefined ? undefined : snapshotJson(args)
-      const held = new Promise<PtcJsonValue | undefined>((resolve, reject) => {
-        holds.push({ tool, ...(copy?.ok ? { args: copy.value } : {}), payload: snapshot.value, resolve, reject })
-      })
-      // A host function that drops its hold must not end the host with an unhandled rejection.
-      held.catch(() => undefined)
-      if (holds.length === 1) raise()
-      return held
-    }
-
-    /** Hands the first held call to whoever answers the run; the budget stops for an idle program. */
-    function raise(): void {
-      const head = holds[0]!
-      budget.suspend()
-      if (settled) return
-      plan.pause!({
-        tool: head.tool,
-        ...(head.args === undefined ? {} : { args: head.args }),
-        payload: head.payload,
-        output: ledger.take(),
-        decide: (decision) => decide(head, decision),
-        expire: (message) => fail('timeout', message),
-      })
-    }
-
-    function decide(head: Hold, decision: PtcHoldDecision): void {
-      if (settled || holds[0] !== head) return
-      holds.shift()
-      if (decision.approve) head.resolve(decision.value)
-      else head.reject(new Error(refusalMessage(head.tool, decision)))
-      if (holds.length > 0) raise()
-      else budget.resume()
-    }
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
 
@@ -165,7 +122,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       if (settled) return
       settled = true
       budget.stop()
-      for (const held of holds.splice(0)) held.reject(new Error(`${held.tool} was held when the run ended`))
+      holds.close()
       plan.signal.removeEventListener('abort', onAbort)
       calls.close()
       environment.attach(undefined)
