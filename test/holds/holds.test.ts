@@ -163,6 +163,33 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
     })
   })
 
+  it('each answer carries the output printed since the previous one, and the output cap counts the whole run', async () => {
+    await withRuntime(async ({ run, runtime }, mail) => {
+      const first = await run(`console.log('a'.repeat(60)); await mail.send({}); console.log('b'.repeat(60)); return 1`, bindings(mail))
+      expect(textOf(first)).toBe(`${'a'.repeat(60)}\n`)
+      const second = await runtime.resume(paused(first).id, { approve: true })
+      expect(second.error?.kind).toBe('output-limit')
+      expect(textOf(second)).not.toContain('a')
+    }, { maxOutputBytes: 100 })
+  })
+
+  it('a raw host function holds with a payload of its choice; a payload that is not lossless JSON rejects the call', async () => {
+    await withRuntime(async ({ run, runtime }) => {
+      const ask: PtcBindingNamespace = {
+        global: 'ask',
+        functions: {
+          folder: async (_, { hold }) => (await hold({ question: 'Which folder?' })) ?? null,
+          broken: async (_, { hold }) => hold({ when: new Date(0) } as never).then(() => 'held'),
+        },
+      }
+      const first = await run(`return await ask.folder()`, { bindings: [ask] })
+      expect(paused(first)).toEqual({ id: expect.any(String), tool: 'ask.folder', payload: { question: 'Which folder?' } })
+      expect((await runtime.resume(first.paused!.id, { approve: true, value: 'Inbox' })).value).toBe('Inbox')
+      const broken = await run(`return await ask.broken().catch((error) => error.message)`, { bindings: [ask] })
+      expect(broken.value).toMatch(/^ask\.broken: a hold's payload must be lossless JSON \(Date instance at \$\.when\)$/)
+    })
+  })
+
   it('disposal ends held runs, and resume afterwards is refused', async () => {
     const env = await startRuntime({ isolation })
     const mail = mailGroup()
