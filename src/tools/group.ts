@@ -119,6 +119,7 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
     const result = tool.outputSchema === undefined ? resultFallback(name) : rootType(tool.outputSchema, scope('outputSchema', 'result', tool.outputSchema))
     const doc = [
       tool.description?.trim(),
+      tool.needsApproval === undefined || tool.needsApproval === false ? undefined : APPROVAL_NOTE[tool.needsApproval === true ? 'always' : 'sometimes'],
       tagged('@param args', describe(tool.inputSchema)),
       tagged('@returns', tool.outputSchema === undefined ? undefined : describe(tool.outputSchema)),
     ].filter((line) => line !== undefined && line !== '')
@@ -135,6 +136,12 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
     )
   }
   return blocks.join('\n')
+}
+
+/** What the model reads about a tool that waits for a person, so it catches a refusal. */
+const APPROVAL_NOTE = {
+  always: "Each call waits for a person's approval; a refused call throws with their reason.",
+  sometimes: "A call may wait for a person's approval; a refused call throws with their reason.",
 }
 
 /** A schema that refers to itself (`$ref: "#"`) is named once and used by that name. */
