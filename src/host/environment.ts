@@ -75,7 +75,8 @@ export interface Environment {
   /**
    * How long the environment has been busy, in milliseconds, counted from any fixed point: the
    * CPU time of its processes (the helper and what the program started) on the process host, its
-   * worker's event-loop active time on the thread host. A held call's run spends its time budget
+   * worker's event-loop active time plus the CPU time of the subprocesses it reported on the thread
+   * host. A held call's run spends its time budget
    * by it (`holds.ts`).
    */
   busyMs(): number

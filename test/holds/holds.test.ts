@@ -108,6 +108,19 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
     }, { holdTimeoutMs: 60_000 })
   })
 
+  it('a subprocess that spins while its program waits for a held call spends the budget too', async () => {
+    await withRuntime(async ({ run, runtime }, mail) => {
+      const owner = {}
+      const program = `const { spawn } = await import('node:child_process'); spawn('sh', ['-c', 'while :; do :; done']); await mail.send({})`
+      const first = await run(program, { ...bindings(mail), stateOwner: owner, timeoutMs: 1000 })
+      const started = performance.now()
+      const next = await run('return 1', { stateOwner: owner })
+      expect(performance.now() - started).toBeLessThan(8000)
+      expect(textOf(next)).toMatch(/ran out of time/)
+      expect((await runtime.resume(paused(first).id, { approve: true })).error?.kind).toBe('timeout')
+    }, { holdTimeoutMs: 60_000 })
+  })
+
   it('a hold never answered expires after holdTimeoutMs and fails the run as a timeout naming the hold', async () => {
     await withRuntime(async ({ run, runtime }, mail) => {
       const owner = {}
