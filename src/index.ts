@@ -13,6 +13,7 @@ export {
 export { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from './seam/types.js'
 export type {
   ImageAttachmentRef,
+  PtcBindingCall,
   PtcBindingErrorClass,
   PtcBindingErrorReport,
   PtcBindingFunction,
@@ -22,8 +23,10 @@ export type {
   PtcCallOutcome,
   PtcCallRecord,
   PtcFailureKind,
+  PtcHoldDecision,
   PtcJsonValue,
   PtcOutput,
+  PtcPause,
   PtcProgramFormat,
   PtcProgramLanguage,
   PtcRunFailure,
@@ -39,7 +42,7 @@ export type {
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
 export { defineToolGroup } from './tools/group.js'
-export type { JsonSchemaTool, ToolGroup, ToolGroupDefinition, ToolGroupMember } from './tools/group.js'
+export type { JsonSchemaTool, ToolCall, ToolGroup, ToolGroupDefinition, ToolGroupMember } from './tools/group.js'
 export type { JsonSchema } from './tools/schema-types.js'
 export { RUNTIME_DECLARATIONS, createRunCodeTool } from './tools/run-code-tool.js'
 export type { RunCodeCallOptions, RunCodeTool, RunCodeToolOptions } from './tools/run-code-tool.js'

@@ -3,12 +3,19 @@
  * `streamText` and agents.
  */
 import { type Tool, jsonSchema, tool } from 'ai'
-import type { RunCodeTool } from '../tools/run-code-tool.js'
+import type { RunCodeCallOptions, RunCodeTool } from '../tools/run-code-tool.js'
 
 /** Per tool instance: which conversation's retained state the programs share. */
 export interface AiToolOptions {
   /** The conversation; every program this tool runs uses it as its `stateOwner`. */
   stateOwner?: object
+  /**
+   * Called when a program pauses on a held call (a tool's `needsApproval` or `interrupt`); the
+   * model reads that the call awaits approval. The SDK's own `needsApproval` decides before a
+   * tool runs, from its input, so it cannot approve a call made inside a program: answer the
+   * hold with `runCode.resume(paused.id, decision)` and give the model the text it returns.
+   */
+  onPause?: RunCodeCallOptions['onPause']
 }
 
 /**
@@ -22,6 +29,13 @@ export function aiTool(runCode: RunCodeTool, options: AiToolOptions = {}): Tool<
     description: runCode.description,
     inputSchema: jsonSchema<{ program: string }>(runCode.inputSchema),
     execute: ({ program }, { abortSignal }) =>
-      runCode.execute({ program }, { ...(options.stateOwner ? { stateOwner: options.stateOwner } : {}), ...(abortSignal ? { signal: abortSignal } : {}) }),
+      runCode.execute(
+        { program },
+        {
+          ...(options.stateOwner ? { stateOwner: options.stateOwner } : {}),
+          ...(abortSignal ? { signal: abortSignal } : {}),
+          ...(options.onPause ? { onPause: options.onPause } : {}),
+        },
+      ),
   })
 }

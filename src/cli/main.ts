@@ -11,6 +11,7 @@ import { WorkerPtcRuntime } from '../host/provider.js'
 import type { WorkerPtcRuntimeOptions } from '../host/config.js'
 import type { PtcRunResult } from '../seam/types.js'
 import { type Access, type Command, USAGE, UsageError, parseCommand } from './args.js'
+import { answerHolds } from './holds.js'
 import { printResult } from './print.js'
 import { runRepl } from './repl.js'
 import { loadTools } from './tools.js'
@@ -61,7 +62,8 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGINT', interrupt)
     let result: PtcRunResult
     try {
-      result = await runtime.run(runtime.resolve({ program, bindings, signal: controller.signal }))
+      const first = await runtime.run(runtime.resolve({ program, bindings, signal: controller.signal }))
+      result = await answerHolds(runtime, first, { out: process.stdout, err: process.stderr, signal: controller.signal })
     } finally {
       process.off('SIGINT', interrupt)
     }

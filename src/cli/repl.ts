@@ -9,6 +9,7 @@ import type { PtcRuntime } from '../seam/runtime.js'
 import type { PtcBindingNamespace, PtcProgramFormat } from '../seam/types.js'
 import { parseProgram } from '../transform/parse.js'
 import { ProgramSyntaxError } from '../transform/syntax-error.js'
+import { type Ask, answerHolds } from './holds.js'
 import { printResult, type Sink } from './print.js'
 
 export interface ReplIo {
@@ -50,8 +51,10 @@ export async function runRepl(runtime: PtcRuntime, bindings: PtcBindingNamespace
   const run = async (program: string) => {
     running = new AbortController()
     try {
-      const result = await runtime.run(runtime.resolve({ program, bindings, stateOwner: owner, signal: running.signal }))
-      printResult(result, io.out, io.err)
+      const first = await runtime.run(runtime.resolve({ program, bindings, stateOwner: owner, signal: running.signal }))
+      // A held call is asked at the terminal, in place of the next line the loop would read.
+      const ask: Ask | undefined = io.interactive && !inputEnded ? (question) => new Promise((resolve) => lines.question(question, resolve)) : undefined
+      printResult(await answerHolds(runtime, first, { out: io.out, err: io.err, signal: running.signal, ...(ask ? { ask } : {}) }), io.out, io.err)
     } finally {
       running = undefined
     }

@@ -13,6 +13,7 @@ import { PtcImage } from '../seam/image.js'
 import { PtcCallRefusal } from '../seam/refusal.js'
 import type {
   ImageAttachmentRef,
+  PtcBindingCall,
   PtcBindingErrorReport,
   PtcBindingFunction,
   PtcBindingNamespace,
@@ -52,6 +53,8 @@ export interface CallHost {
   issued(attachment: ImageAttachmentRef): void
   /** A host function threw or resolved what the program cannot receive: tell the developer. */
   failed(report: PtcBindingErrorReport): void
+  /** A host function holds its call for a decision (`PtcBindingCall.hold`). */
+  hold(tool: string, args: unknown, payload: unknown): Promise<PtcJsonValue | undefined>
 }
 
 /** The call budgets of one run. */
@@ -128,6 +131,11 @@ export class CallDispatcher {
     return this._trace.map((entry) => ({ ...entry.record }))
   }
 
+  /** The records of the calls that have settled so far, for an answer given mid-run (a pause). */
+  settled(): PtcCallRecord[] {
+    return this._trace.filter((entry) => entry.finished).map((entry) => ({ ...entry.record }))
+  }
+
   dispatch(call: CallMessage): void {
     if (call.id !== this._nextId) return this._host.violation(`binding call id ${call.id} is out of sequence`)
     this._nextId++
@@ -169,8 +177,11 @@ export class CallDispatcher {
   private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
+    let inFlight = true
+    const hold = (payload: PtcJsonValue) =>
+      inFlight ? this._host.hold(label, args, payload) : Promise.reject(new Error(`${label} has settled; only a call in flight can be held`))
     try {
-      const value = await this._call(fn, args, label, entry, limits?.timeoutMs)
+      const value = await this._call(fn, args, label, entry, limits?.timeoutMs, hold)
       reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes))
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
@@ -179,6 +190,7 @@ export class CallDispatcher {
       if (this._open && !PtcCallRefusal.is(error)) this._host.failed({ binding: label, kind: 'threw', message, cause: error })
       this._finish(entry, entry.timedOut ? 'timeout' : PtcCallRefusal.is(error) ? 'refused' : 'error', message)
     }
+    inFlight = false
     this._queue(reply, bytes)
   }
 
@@ -186,8 +198,8 @@ export class CallDispatcher {
    * Runs the host function inside its call's span; with a time budget, the call rejects when it
    * runs out, and the function's signal aborts (it may still finish: its result is dropped).
    */
-  private _call(fn: PtcBindingFunction, args: unknown, label: string, entry: TraceEntry, timeoutMs: number | undefined): Promise<unknown> {
-    const invoke = (signal: AbortSignal) => (entry.span ? entry.span.within(() => fn(args, { signal })) : fn(args, { signal }))
+  private _call(fn: PtcBindingFunction, args: unknown, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
+    const invoke = (signal: AbortSignal) => (entry.span ? entry.span.within(() => fn(args, { signal, hold })) : fn(args, { signal, hold }))
     if (timeoutMs === undefined) return invoke(this._controller.signal)
     const own = new AbortController()
     return new Promise((resolve, reject) => {

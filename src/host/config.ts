@@ -57,6 +57,8 @@ export const Config = Schema.object({
   language: Schema.union(PROGRAM_LANGUAGES).default('javascript'),
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
+  /** How long a held call waits for `resume` before its run fails with a `timeout`. */
+  holdTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),
   /**
    * How each helper process is confined. Absent: the default confinement (system and runtime

@@ -72,6 +72,14 @@ export interface Environment {
    * holding its result for this look. False means discard the environment.
    */
   audit(): Promise<boolean>
+  /**
+   * How long the environment has been busy, in milliseconds, counted from any fixed point: the
+   * CPU time of its processes (the helper and what the program started) on the process host, its
+   * worker's event-loop active time plus the CPU time of the subprocesses it reported on the thread
+   * host. A held call's run spends its time budget
+   * by it (`holds.ts`).
+   */
+  busyMs(): number
   /** Idle environments must not keep the host process alive. */
   hold(held: boolean): void
   /** Ends the worker and everything the program started; resolves once all of it is gone. */

@@ -12,9 +12,11 @@ function entryBytes(entry: PtcOutput): number {
 }
 
 export class OutputLedger {
-  private readonly _entries: PtcOutput[] = []
-  /** Bytes used by `[`, `]`, entries and separators. */
+  private _entries: PtcOutput[] = []
+  /** Bytes used by `[`, `]`, entries and separators, answers taken before included. */
   private _used = 2
+  /** `_used` when the last answer took its output: the cap is one for the whole run. */
+  private _taken = 2
   private _overflowed = false
 
   constructor(readonly maxBytes: number) {}
@@ -38,6 +40,17 @@ export class OutputLedger {
   }
 
   /**
+   * The output since the last answer, for a paused answer; the next answer starts after it, and
+   * what it took still counts against the cap.
+   */
+  take(): PtcOutput[] {
+    const entries = this._entries
+    this._entries = []
+    this._taken = this._used
+    return entries
+  }
+
+  /**
    * Builds the result, turning it into `output-limit` when anything does not fit. The call
    * trace is not metered: `maxCalls` bounds it.
    */
@@ -58,7 +71,7 @@ export class OutputLedger {
 
   private _add(entry: PtcOutput): boolean {
     if (this._overflowed) return false
-    const cost = entryBytes(entry) + (this._entries.length > 0 ? 1 : 0)
+    const cost = entryBytes(entry) + (this._used > 2 ? 1 : 0)
     if (this._used + cost > this.maxBytes) {
       this._overflowed = true
       this._entries.push(entry) // kept for trimming in _limited(), which cuts it to fit
@@ -79,9 +92,9 @@ export class OutputLedger {
     }
     const budget = this.maxBytes - messageBytes
     const output: PtcOutput[] = []
-    let used = 2
+    let used = this._taken
     for (const entry of this._entries) {
-      const separator = output.length > 0 ? 1 : 0
+      const separator = used > 2 ? 1 : 0
       const cost = entryBytes(entry) + separator
       if (used + cost <= budget) {
         output.push(entry)

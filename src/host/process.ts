@@ -21,7 +21,7 @@ import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { isSpawnReport } from './messages.js'
-import { childrenOf, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
+import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
 import { type NamespaceBudget, NamespaceWatch } from './sandbox/budget.js'
@@ -312,6 +312,10 @@ export class ProcessEnvironment implements Environment {
     if (strays.length === 0 && !marked) return true
     await killProcessTrees(new Set(strays), marked ? this._marker : undefined)
     return inTurn(() => this._strays().every((pid) => isDead(pid)))
+  }
+
+  busyMs(): number {
+    return this._child.pid === undefined || this._processExited ? 0 : cpuMsOfTree(this._child.pid)
   }
 
   hold(held: boolean): void {

@@ -119,6 +119,32 @@ export function childrenOf(pid: number): number[] {
 const SWEEP_MS = 1000
 const POLL_MS = 5
 
+/** Clock ticks per second in /proc's times: USER_HZ, 100 on every architecture Linux runs Node on. */
+const USER_HZ = 100
+
+/**
+ * CPU time, in milliseconds, of `root` and every process under it: each one's own user and
+ * system time plus what its reaped children used. 0 off Linux.
+ */
+export function cpuMsOfTree(root: number): number {
+  if (process.platform !== 'linux') return 0
+  let ticks = 0
+  const pending = [root]
+  for (let count = 0; pending.length > 0 && count < 4096; count++) {
+    const pid = pending.pop()!
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      // utime, stime, cutime, cstime: fields 14-17 of stat(5), 12-15 after the name.
+      for (let index = 11; index <= 14; index++) ticks += Number(fields[index]) || 0
+    } catch {
+      continue // gone meanwhile
+    }
+    pending.push(...childrenOf(pid))
+  }
+  return (ticks * 1000) / USER_HZ
+}
+
 /**
  * SIGKILLs each recorded child, its process group when it leads one, all descendants and, with
  * a `marker`, every process carrying it; then looks again until nothing is found alive (briefly,

@@ -7,10 +7,12 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import type { Context } from 'cordis'
+import { snapshotJson } from '../json/index.js'
 import { validateBindings } from '../seam/names.js'
 import { PtcRuntime } from '../seam/runtime.js'
 import { PROGRAM_LANGUAGES } from '../seam/types.js'
 import type {
+  PtcHoldDecision,
   PtcProgramFormat,
   PtcProgramLanguage,
   PtcRunFailure,
@@ -36,6 +38,7 @@ import { EnvironmentSource } from './source.js'
 import { ThreadEnvironment } from './thread.js'
 import { abortMessage } from './foreign-message.js'
 import { typeEraser } from './typescript.js'
+import { HeldRuns, RunAnswers } from './holds.js'
 
 const NAME = 'WorkerPtcRuntime'
 /** The environment key of runs without a sandbox policy. */
@@ -54,6 +57,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _programs: ProgramCache
   private readonly _owners: OwnerQueues
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
+  /** Runs paused on a held call, by hold id, until `resume` answers them or they expire. */
+  private readonly _holds: HeldRuns
   /**
    * Present on the process host unless the deployment configures `sandbox: 'none'`: every run
    * then carries a policy (the default confinement when the deployment names none).
@@ -79,6 +84,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
     const sandbox = config.sandbox ?? (config.isolation === 'process' ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
+    this._holds = new HeldRuns(config.holdTimeoutMs)
     this._owners = new OwnerQueues(
       {
         take: (key) => this._source!.take(key, 'retained'),
@@ -156,16 +162,29 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._checkSpec(spec)
     const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
     this._admitted = true
-    const runAbort = new AbortController()
-    const signal = spec.signal ? AbortSignal.any([runAbort.signal, spec.signal]) : runAbort.signal
-    const done = this._dispatch(spec, signal, policy).then((result) => (policy ? this._sandbox!.report(policy, result) : result))
-    const entry = { abort: runAbort, done }
+    // A run may answer more than once: paused on a held call, then after each resume.
+    const answers = new RunAnswers(this._holds, (result) => (policy ? this._sandbox!.report(policy, result) : result))
+    const first = answers.next(spec.signal)
+    const done = this._dispatch(spec, answers.abort.signal, policy, answers).then(
+      (result) => answers.finish(result),
+      (error: unknown) => answers.refuse(error),
+    )
+    const entry = { abort: answers.abort, done }
     this._live.add(entry)
-    try {
-      return await done
-    } finally {
-      this._live.delete(entry)
-    }
+    void done.finally(() => this._live.delete(entry))
+    return first
+  }
+
+  /**
+   * Answers the held call `id` of a paused result and resolves with the run's next answer (its
+   * result, or paused again); when the run already ended while held (its budget, its output cap,
+   * `release`), with how it ended. Rejects on an id that is not held, a malformed decision, or
+   * after disposal.
+   */
+  override async resume(id: string, decision: PtcHoldDecision, options: { signal?: AbortSignal } = {}): Promise<PtcRunResult> {
+    if (this._disposed) throw new Error(`${NAME}: resume() after disposal`)
+    if (typeof id !== 'string') throw new TypeError(`${NAME}: resume() needs the id of a paused result (result.paused.id), got ${typeof id}`)
+    return this._holds.resume(id, checkDecision(decision), options?.signal)
   }
 
   override async release(owner: object): Promise<void> {
@@ -209,6 +228,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   protected override async stop(): Promise<void> {
     this._disposed = true
     await this._drain('runtime disposed')
+    this._holds.clear()
     await this._source?.drain()
     this._sandbox?.dispose()
   }
@@ -228,7 +248,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await Promise.allSettled(live.map((entry) => entry.done))
   }
 
-  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
+  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined, answers: RunAnswers): Promise<PtcRunResult> {
     const limit = this._config.maxOutputBytes
     if (signal.aborted) return failure(limit, 'abort', abortMessage(signal.reason))
     // Never run unconfined what a policy says to confine.
@@ -267,6 +287,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxCallResultBytes: this._config.maxCallResultBytes,
       oneShot: false,
       onBindingError: spec.onBindingError,
+      pause: (pause) => answers.pause(pause),
     }
     const key = policy ? this._keyOf(policy) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
@@ -367,6 +388,21 @@ function checkLanguage(language: unknown, field: string): void {
     throw new TypeError(`${NAME}: ${field} must be one of ${PROGRAM_LANGUAGES.join(', ')}, got ${JSON.stringify(language)}`)
   }
   if (language === 'typescript') typeEraser()
+}
+
+/** A copy of a caller's decision, or a throw naming what is wrong with it. */
+function checkDecision(decision: unknown): PtcHoldDecision {
+  if (typeof decision !== 'object' || decision === null) throw new TypeError(`${NAME}: a decision must be { approve: true } or { approve: false, reason }`)
+  const { approve, value, reason } = decision as Record<string, unknown>
+  if (approve === true) {
+    if (value === undefined) return { approve }
+    const snapshot = snapshotJson(value)
+    if (!snapshot.ok) throw new TypeError(`${NAME}: decision.value must be lossless JSON (${snapshot.reason})`)
+    return { approve, value: snapshot.value }
+  }
+  if (approve !== false) throw new TypeError(`${NAME}: decision.approve must be true or false, got ${typeof approve}`)
+  if (reason !== undefined && typeof reason !== 'string') throw new TypeError(`${NAME}: decision.reason must be a string, got ${typeof reason}`)
+  return reason === undefined ? { approve } : { approve, reason }
 }
 
 /** State owners are compared by identity: a string or number would be shared by every equal value. */

@@ -8,13 +8,15 @@
  */
 import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
-import type { PtcBindingErrorReport, PtcBindingNamespace, PtcRunFailure, PtcRunResult } from '../seam/types.js'
+import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { CallDispatcher } from './calls.js'
 import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
 import { parseWorkerMessage } from './messages.js'
 import { abortMessage } from './foreign-message.js'
 import { startRunTelemetry } from './telemetry.js'
+import { TimeBudget } from './time-budget.js'
+import { HoldQueue, type SessionPause } from './holds.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -37,6 +39,8 @@ export interface RunPlan {
   oneShot: boolean
   /** `PtcRunRequest.onBindingError`. */
   onBindingError?: ((report: PtcBindingErrorReport) => void) | undefined
+  /** Raises a held call to whoever answers the run; without it, holds are refused. */
+  pause?: (pause: SessionPause) => void
 }
 
 /**
@@ -125,20 +129,33 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     let unusable = false
     /** The worker ended the run itself (done or failed); otherwise it may still be running. */
     let byWorker = false
-    let timer: NodeJS.Timeout | undefined
+    const budget = new TimeBudget(
+      plan.timeoutMs,
+      () => environment.busyMs(),
+      () => fail('timeout', `the program did not finish within its time budget of ${plan.timeoutMs} ms (timeoutMs)`),
+    )
+    const holds = new HoldQueue({
+      budget,
+      pause: (pause) => plan.pause?.(pause),
+      takeOutput: () => ledger.take(),
+      settledCalls: (): PtcCallRecord[] => calls.settled(),
+      expire: (message) => fail('timeout', message),
+    })
 
     const telemetry = startRunTelemetry()
-    const budget = {
+    const callBudget = {
       maxPending: plan.maxPendingCalls,
       maxPendingBytes: plan.maxPendingCallBytes,
       maxCalls: plan.maxCalls,
       maxResultBytes: plan.maxCallResultBytes,
     }
-    const calls = new CallDispatcher(run, plan.bindings, budget, {
+    const calls = new CallDispatcher(run, plan.bindings, callBudget, {
       reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
+      hold: (tool, args, payload) =>
+        plan.pause ? holds.hold(tool, args, payload) : Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`)),
     }, telemetry)
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
@@ -146,7 +163,8 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     function settle(outcome: Parameters<OutputLedger['finish']>[0]): void {
       if (settled) return
       settled = true
-      if (timer) clearTimeout(timer)
+      budget.stop()
+      holds.close()
       plan.signal.removeEventListener('abort', onAbort)
       // A call still running when the program completed is one it never awaited.
       const completed = byWorker && !('error' in outcome)
@@ -271,10 +289,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       }
       // The budget is the program's: it starts when the program is sent, so a loaded machine's
       // slow helper start (bounded on its own) does not eat it.
-      if (plan.timeoutMs !== null) {
-        const ms = plan.timeoutMs
-        timer = setTimeout(() => fail('timeout', `the program did not finish within its time budget of ${ms} ms (timeoutMs)`), ms)
-      }
+      budget.start()
       environment.send(message)
     }
 

@@ -12,7 +12,7 @@ import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { isSpawnReport } from './messages.js'
-import { isChildOf, killProcessTrees } from './processes.js'
+import { cpuMsOfTree, isChildOf, killProcessTrees } from './processes.js'
 
 /** How long disposal waits for a starting worker to finish loading before terminating it. */
 const READY_GRACE_MS = 2000
@@ -101,6 +101,13 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   private readonly _worker: Worker
   private readonly _port: MessagePort
   private readonly _subprocesses = new Set<number>()
+  /**
+   * The CPU time last read of each reported subprocess's tree: kept when it is gone (its time
+   * then leaves /proc), so `busyMs` never goes back.
+   */
+  private readonly _subprocessCpu = new Map<number, number>()
+  /** What the subprocesses of earlier tidies used, folded into one figure. */
+  private _subprocessCpuDone = 0
   /** Every subprocess the program starts carries it in its environment (SUBPROCESS_MARKER_VARIABLE). */
   private readonly _marker: string
   /** A spawn was reported since the last kill: marked processes may exist. */
@@ -242,9 +249,24 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     const pids = new Set(this._subprocesses)
     const search = this._unannounced || this._spawned
     this._subprocesses.clear()
+    for (const cpu of this._subprocessCpu.values()) this._subprocessCpuDone += cpu
+    this._subprocessCpu.clear()
     this._spawned = false
     // /proc is only searched when there may be something to find: it costs milliseconds.
     await killProcessTrees(pids, search ? this._marker : undefined)
+  }
+
+  busyMs(): number {
+    let busy = 0
+    try {
+      busy = this._worker.performance.eventLoopUtilization().active
+    } catch {
+      // exited
+    }
+    // The worker's subprocesses are this process's children: what they use is read from /proc.
+    for (const pid of this._subprocesses) this._subprocessCpu.set(pid, Math.max(this._subprocessCpu.get(pid) ?? 0, cpuMsOfTree(pid)))
+    for (const cpu of this._subprocessCpu.values()) busy += cpu
+    return busy + this._subprocessCpuDone
   }
 
   hold(held: boolean): void {

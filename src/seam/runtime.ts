@@ -3,7 +3,7 @@
  * service machinery, so a Cordis upgrade touches one file.
  */
 import { type Context, Service } from 'cordis'
-import type { PtcProgramFormat, PtcRunRequest, PtcRunResult, PtcRunSpec, SandboxMode } from './types.js'
+import type { PtcHoldDecision, PtcProgramFormat, PtcRunRequest, PtcRunResult, PtcRunSpec, SandboxMode } from './types.js'
 
 declare module 'cordis' {
   interface Context {
@@ -60,6 +60,16 @@ export abstract class PtcRuntime extends Service {
 
   /** Executes a resolved spec. Rejects only on caller misuse. */
   abstract run(spec: PtcRunSpec): Promise<PtcRunResult>
+
+  /**
+   * Answers the held call of a paused result (`result.paused.id`) and resolves with the run's
+   * next answer, like `run`: its result, or paused again. `options.signal` stops the run from
+   * here on, as a run's signal does until its first answer. Rejects on an unknown or already
+   * answered id. Unsupported by default.
+   */
+  resume(_id: string, _decision: PtcHoldDecision, _options?: { signal?: AbortSignal }): Promise<PtcRunResult> {
+    return Promise.reject(new Error(`${this.constructor.name} does not hold calls, so there is nothing to resume`))
+  }
 
   /** Ends an owner's retained environment and awaits its resources. Unknown owners resolve. */
   release(_owner: object): Promise<void> {

@@ -31,17 +31,37 @@ export type PtcBindingValue =
   | PtcBindingValue[]
   | { [key: string]: PtcBindingValue }
 
+/** What a host function gets besides the program's argument. */
+export interface PtcBindingCall {
+  /**
+   * Aborts when the run settles (any outcome) or the call runs past its `timeoutMs`, so the host
+   * can stop in-flight work.
+   */
+  signal: AbortSignal
+  /**
+   * Holds this call for a decision taken outside the run, by a person or another system: the
+   * run answers its caller at once with `result.paused` (the call, its arguments and `payload`,
+   * which must be lossless JSON), while the program waits inside its environment with the call
+   * pending and its deadline stopped. `runtime.resume(paused.id, decision)` answers the hold:
+   * approved, the promise resolves with `decision.value` (`undefined` when none) and the host
+   * function goes on; refused, it rejects with an `Error` whose message is the reason, which the
+   * program's call rejects with unless the host function catches it. It also rejects when the
+   * run ends first (the hold expired, `release`, disposal, the program's own failure), and when
+   * called after this host function settled.
+   */
+  hold(payload: PtcJsonValue): Promise<PtcJsonValue | undefined>
+}
+
 /**
- * A host function exposed to programs as `<global>.<member>(args)`. `call.signal` aborts when
- * the run settles (any outcome) or the call runs past its `timeoutMs`, so the host can stop
- * in-flight work. Throwing a `PtcCallRefusal` refuses the call (the trace says `refused`).
+ * A host function exposed to programs as `<global>.<member>(args)`: see `PtcBindingCall` for
+ * its second argument. Throwing a `PtcCallRefusal` refuses the call (the trace says `refused`).
  *
  * `args` is whatever lossless JSON the program passed (checked against a schema only by tool
  * groups). It is typed `any` by default so a strict TypeScript user can annotate the shape they
  * expect (`async ({ city }: { city: string }) => …`) without a cast; name it
  * (`PtcBindingFunction<{ city: string }>`) to type a function on its own.
  */
-export type PtcBindingFunction<Args = any> = (args: Args, call: { signal: AbortSignal }) => Promise<PtcBindingValue>
+export type PtcBindingFunction<Args = any> = (args: Args, call: PtcBindingCall) => Promise<PtcBindingValue>
 
 /**
  * A binding call that failed because of the host side, reported to the developer through
@@ -258,14 +278,38 @@ export interface PtcCallRecord {
   resultBytes?: number
 }
 
-/** Everything a run produced. `error` is present exactly when the run failed. */
+/** A binding call held for a decision (see `PtcBindingCall.hold`); the program waits for it. */
+export interface PtcPause {
+  /** Answer it with `runtime.resume(id, decision)`; each id is answered once. */
+  id: string
+  /** The call as the program made it: `<global>.<member>`. */
+  tool: string
+  /** The call's argument; absent when the program passed none. */
+  args?: PtcJsonValue
+  /** What the host function gave `hold` (`null` for a tool's `needsApproval`). */
+  payload: PtcJsonValue
+}
+
+/**
+ * The answer to a held call. Approved, the held host function goes on (`value` is what its
+ * `hold` resolves with); refused, the program's call rejects with `reason`.
+ */
+export type PtcHoldDecision = { approve: true; value?: PtcJsonValue } | { approve: false; reason?: string }
+
+/**
+ * Everything a run produced. `error` is present exactly when the run failed; `paused` exactly
+ * when it is held, its program waiting, and then neither `value` nor `error` is.
+ */
 export interface PtcRunResult {
   /**
    * Every binding call the program started, in start order, whatever the outcome of the run.
    * Empty when it made none.
    */
   calls: PtcCallRecord[]
-  /** Printed text and inspected images, in emission order. */
+  /**
+   * Printed text and inspected images, in emission order; after a pause, what was printed since
+   * the previous answer of the same run.
+   */
   output: PtcOutput[]
   /** The completion value; absent when the program completed with `undefined` or failed. */
   value?: PtcJsonValue
@@ -273,4 +317,6 @@ export interface PtcRunResult {
   error?: PtcRunFailure
   /** Present when the run executed under a sandbox policy. */
   sandbox?: PtcRunSandbox
+  /** Present when a binding call is held for a decision: continue with `runtime.resume`. */
+  paused?: PtcPause
 }

@@ -4,7 +4,7 @@
  * declarations of the same namespace that the model reads.
  */
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcCallLimits } from '../seam/types.js'
+import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcCallLimits, PtcJsonValue } from '../seam/types.js'
 import { docComment } from './doc-comment.js'
 import { argumentCheck } from './validation.js'
 import { type JsonSchema, NamedTypes, type SchemaScope, describe, propertyKey, typeText } from './schema-types.js'
@@ -18,15 +18,36 @@ export interface JsonSchemaTool {
   /** JSON Schema of what the tool resolves; without it the declared result is `unknown`. */
   outputSchema?: JsonSchema
   /**
-   * Does the work. Receives the program's argument (lossless JSON that fits `inputSchema`: a
-   * call whose argument does not is refused before `run`) and `call.signal`, which aborts when
-   * the run settles or the call runs past `timeoutMs`.
+   * Each call waits for a person's approval before `run`: the run answers with `result.paused`
+   * (payload `null`) and goes on with `runtime.resume(id, { approve: true })`; refused, the
+   * program's call rejects with the reason. A function decides per call from its arguments.
+   * Arguments are checked against `inputSchema` first, so a person never approves a call that
+   * would be refused.
    */
-  run(args: any, call: { signal: AbortSignal }): PtcBindingValue | Promise<PtcBindingValue>
+  needsApproval?: boolean | ((args: any) => boolean | Promise<boolean>)
+  /**
+   * Does the work. Receives the program's argument (lossless JSON that fits `inputSchema`: a
+   * call whose argument does not is refused before `run`) and the call's context (see
+   * `ToolCall`).
+   */
+  run(args: any, call: ToolCall): PtcBindingValue | Promise<PtcBindingValue>
   /** Time budget of one call, in ms; past it the call rejects in the program, naming the tool. */
   timeoutMs?: number
   /** JSON bytes one call may resolve; a larger result rejects in the program instead. */
   maxResultBytes?: number
+}
+
+/** What a tool's `run` gets besides the program's argument. */
+export interface ToolCall {
+  /** Aborts when the run settles or the call runs past `timeoutMs`. */
+  signal: AbortSignal
+  /**
+   * Asks for a decision taken outside the run (a question to the user, an OAuth sign-in): the
+   * run answers with `result.paused` carrying `payload` (lossless JSON) while the program waits.
+   * Resolves with the decision's `value` once `runtime.resume(id, { approve: true, value })`
+   * answers; rejects with the reason when refused (uncaught, the program's call rejects with it).
+   */
+  interrupt(payload: PtcJsonValue): Promise<PtcJsonValue | undefined>
 }
 
 /** Tools the program sees as the members of one global object. */
@@ -97,11 +118,15 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
     if (typeof tool.run !== 'function') throw new TypeError(`${field}.run must be a function`)
     if (tool.description !== undefined && typeof tool.description !== 'string') throw new TypeError(`${field}.description must be a string`)
     if (tool.inputSchema === undefined) throw new TypeError(`${field}.inputSchema is required (a JSON Schema)`)
-    const run = tool.run
+    const { run, needsApproval } = tool
+    if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+      throw new TypeError(`${field}.needsApproval must be a boolean or a function of the arguments`)
+    }
     const check = argumentCheck(`${global}.${name}`, tool.inputSchema)
-    functions[name] = async (args, call) => {
+    functions[name] = async (args, { signal, hold }) => {
       check(args)
-      return run(args, call)
+      if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
+      return run(args, { signal, interrupt: hold })
     }
     const { timeoutMs, maxResultBytes } = tool
     if (timeoutMs !== undefined || maxResultBytes !== undefined) {
@@ -155,6 +180,7 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
     const result = tool.outputSchema === undefined ? resultFallback(name) : rootType(tool.outputSchema, scope('outputSchema', 'result', tool.outputSchema))
     const doc = [
       tool.description?.trim(),
+      tool.needsApproval === undefined || tool.needsApproval === false ? undefined : APPROVAL_NOTE[tool.needsApproval === true ? 'always' : 'sometimes'],
       tagged('@param args', describe(tool.inputSchema)),
       tagged('@returns', tool.outputSchema === undefined ? undefined : describe(tool.outputSchema)),
     ].filter((line) => line !== undefined && line !== '')
@@ -171,6 +197,12 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
     )
   }
   return blocks.join('\n')
+}
+
+/** What the model reads about a tool that waits for a person, so it catches a refusal. */
+const APPROVAL_NOTE = {
+  always: "Each call waits for a person's approval; a refused call throws with their reason.",
+  sometimes: "A call may wait for a person's approval; a refused call throws with their reason.",
 }
 
 /** A schema that refers to itself (`$ref: "#"`) is named once and used by that name. */

@@ -14,9 +14,10 @@ export interface ResultTextBudget {
 
 /**
  * The text of a result: `Output:` (images as one bracketed line each), then `Result:` with the
- * value as indented JSON or `Error (kind): message`. After a failure, the tools whose calls
- * completed are listed, so a retry can skip work already done; after a success, the calls the
- * program never awaited. Long output keeps its beginning and its end,
+ * value as indented JSON, `Error (kind): message`, or `Paused:` saying which call awaits a
+ * decision (and what it asks, for a tool's `interrupt`) while the program waits. After a
+ * failure, the tools whose calls completed are listed, so a retry can skip work already done;
+ * after a success, the calls the program never awaited. Long output keeps its beginning and its end,
  * because both tend to matter (headers and totals); the value is cut at the end.
  */
 export function resultText(result: PtcRunResult, budget: ResultTextBudget): string {
@@ -27,7 +28,15 @@ export function resultText(result: PtcRunResult, budget: ResultTextBudget): stri
     else output += `[image ${entry.attachment.attachmentId}: ${entry.attachment.width}x${entry.attachment.height} ${entry.attachment.mediaType}]\n`
   }
   if (output !== '') sections.push(`Output:\n${keepEnds(output, budget.maxOutputChars)}`)
-  if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
+  if (result.paused) {
+    const { tool, args, payload } = result.paused
+    const call = `${tool}(${args === undefined ? '' : JSON.stringify(args)})`
+    const awaits = payload === null ? 'approval by a person' : `a decision on ${JSON.stringify(payload)}`
+    sections.push(
+      `Paused: the call ${cutEnd(call, budget.maxValueChars, 'call')} awaits ${cutEnd(awaits, budget.maxValueChars, 'request')}. ` +
+        'The program is waiting with its variables intact; you will read how it goes on once this is decided.',
+    )
+  } else if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
   else if ('value' in result) sections.push(`Result:\n${cutEnd(JSON.stringify(result.value, null, 2), budget.maxValueChars, 'result')}`)
   const calls = result.calls ?? []
   const completed = tally(calls.filter((call) => call.outcome === 'ok'))

@@ -5,7 +5,7 @@
  */
 import type { PtcRuntime } from '../seam/runtime.js'
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingErrorReport, PtcBindingNamespace } from '../seam/types.js'
+import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
 import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } from './catalog.js'
 import { docComment } from './doc-comment.js'
 import type { ToolGroup } from './group.js'
@@ -55,6 +55,11 @@ export interface RunCodeCallOptions {
   stateOwner?: object
   /** Stops the run; it then reports an `abort` failure. */
   signal?: AbortSignal
+  /**
+   * Called when the run pauses on a held call (a tool's `needsApproval` or `interrupt`), before
+   * the text saying so resolves: answer it later with `tool.resume(paused.id, decision)`.
+   */
+  onPause?: (paused: PtcPause) => void
 }
 
 /** A tool in the shape model APIs and agent frameworks take. */
@@ -80,6 +85,11 @@ export interface RunCodeTool {
    * runtime refuses the request (disposed, bad options).
    */
   execute(input: { program: string }, options?: RunCodeCallOptions): Promise<string>
+  /**
+   * Answers a held call (see `RunCodeCallOptions.onPause`) and resolves with the text of how the
+   * program went on, for the model to read next. Rejects as `runtime.resume` does.
+   */
+  resume(id: string, decision: PtcHoldDecision, options?: Omit<RunCodeCallOptions, 'stateOwner'>): Promise<string>
 }
 
 /**
@@ -150,8 +160,16 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(onToolError !== undefined ? { onBindingError: onToolError } : {}),
       })
-      return resultText(await runtime.run(spec), budget)
+      return answer(await runtime.run(spec), call.onPause)
     },
+    async resume(id, decision, call = {}) {
+      return answer(await runtime.resume(id, decision, call.signal ? { signal: call.signal } : {}), call.onPause)
+    },
+  }
+
+  function answer(result: PtcRunResult, onPause: RunCodeCallOptions['onPause']): string {
+    if (result.paused) onPause?.(result.paused)
+    return resultText(result, budget)
   }
 }
 

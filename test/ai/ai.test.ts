@@ -1,7 +1,7 @@
 import { generateText, stepCountIs } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { type PtcPause, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { aiTool } from 'ptc-runtime/ai'
 import { startRuntime } from '../helpers/runtime.js'
 
@@ -73,6 +73,31 @@ describe('the AI SDK adapter', () => {
       { type: 'function', name: 'run_code', description: runCode.description, inputSchema: runCode.inputSchema, providerOptions: undefined },
     ])
     expect(runCode.description).toContain('forecast(args: {')
+  })
+
+  it('tells the model a call awaits approval and hands the hold to onPause, whose resume text continues the conversation', async () => {
+    const mail = defineToolGroup({ global: 'mail', tools: { send: { inputSchema: { type: 'object' }, needsApproval: true, run: () => 'sent' } } })
+    const runCode = createRunCodeTool({ runtime: env.runtime, groups: [mail] })
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options) => {
+        if (options.prompt.some((entry) => entry.role === 'tool')) {
+          return { content: [{ type: 'text', text: 'Waiting for your approval.' }], finishReason: { unified: 'stop', raw: 'end_turn' }, usage, warnings: [] }
+        }
+        return callTool('call-1', "const note = 'hi'\nconst status = await mail.send({ to: 'ana' });\n[note, status]")
+      },
+    })
+    const pauses: PtcPause[] = []
+    const conversation = {}
+    const result = await generateText({
+      model,
+      tools: { run_code: aiTool(runCode, { stateOwner: conversation, onPause: (paused) => void pauses.push(paused) }) },
+      stopWhen: stepCountIs(3),
+      prompt: 'Mail Ana.',
+    })
+    expect(result.steps[0]!.toolResults[0]!.output).toMatch(/^Paused: the call mail\.send\(\{"to":"ana"\}\) awaits approval by a person\./)
+    expect(pauses.map((paused) => paused.tool)).toEqual(['mail.send'])
+    expect(await runCode.resume(pauses[0]!.id, { approve: true })).toBe('Result:\n[\n  "hi",\n  "sent"\n]')
+    await env.runtime.release(conversation)
   })
 
   it('passes the SDK abort signal to the run', async () => {

@@ -288,6 +288,34 @@ describe('ptc-run', () => {
       expect(terminal.screen()).not.toContain('internal error')
     })
 
+    it.skipIf(!hasScript)('at a terminal, a held call is asked about: approved, refused, or answered with the typed text', async () => {
+      const terminal = atTerminal(['--repl', '--tools', './approvals.mjs'])
+      await terminal.shows(/\n> $/)
+      terminal.type("await mail.send({ to: 'ana' })\n")
+      await terminal.shows(/mail\.send\(\{"to":"ana"\}\) awaits approval\. Approve\? \[y\/N\] $/)
+      terminal.type('y\n')
+      await terminal.shows(/\n"sent"\n> $/)
+      terminal.type('await mail.send({}).catch((error) => error.message)\n')
+      await terminal.shows(/Approve\? \[y\/N\] $/)
+      terminal.type('n\n')
+      await terminal.shows(/\n"refused at the terminal"\n> $/)
+      terminal.type('await mail.ask()\n')
+      await terminal.shows(/mail\.ask\(\) asks \{"question":"Which folder\?"\}\nAnswer \(empty refuses\): $/)
+      terminal.type('Inbox\n')
+      await terminal.shows(/\n"Inbox"\n> $/)
+      terminal.type('.exit\n')
+      expect(await terminal.exit).toBe(0)
+    })
+
+    it('without a terminal, a held call is refused at once and the refusal is named on stderr', async () => {
+      const result = await ptcRun(['-', '--tools', './approvals.mjs'], "return await mail.send({ to: 'ana' }).catch((error) => error.message)")
+      expect(result).toEqual({
+        code: 0,
+        stdout: '"nobody could approve this call (ptc-run without a terminal)"\n',
+        stderr: 'ptc-run: refused mail.send({"to":"ana"}): it needs a decision and nobody can answer here (use --repl at a terminal)\n',
+      })
+    })
+
     it('--timeout applies to each program, and a timeout says state was lost', async () => {
       const input = ['let kept = 1', 'while (true) {}', 'typeof kept', ''].join('\n')
       // Generous: the fresh environment after the loss starts within the next run's budget.

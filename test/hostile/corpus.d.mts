@@ -24,6 +24,8 @@ export interface HostileProgram {
   messages: Map<string, RegExp>
   followUp: string
   pauseMs: number
+  hold: 'approve' | 'refuse' | undefined
+  holdWaitMs: number
   followUpTimeoutMs: number | undefined
   knownBug: string | undefined
   knownBugs: Map<string, string>

@@ -24,6 +24,9 @@
  *                `fresh` (it succeeds in a fresh environment, after the lost-state notice)
  *   follow-up-timeout  the timeoutMs of the owner's next run (default CORPUS_CONFIG.timeoutMs)
  *   pause        milliseconds to wait before the owner's next run
+ *   hold         how the runner answers each held call (`tools.gated`) of a paused result:
+ *                `approve` or `refuse`; the checks then apply to the run's last answer
+ *   hold-wait    milliseconds the runner waits before answering a held call (default 0)
  *   known-bug    a runtime bug this program exposes: the case is expected to fail until fixed
  *   alone        `alone[thread]: why`: on that host the case runs while no other case runs (what it
  *                triggers there cannot tell one program from another, such as the RSS backstop)
@@ -98,6 +101,11 @@ export const TOOLS = {
       throw HOSTILE_VALUES[kind]()
     },
     resolveHostile: async (kind) => HOSTILE_VALUES[kind](),
+    // Holds its call for a decision (the case's `hold` header answers it), then echoes.
+    gated: async (value, call) => {
+      await call.hold({ corpus: 'gated' })
+      return value ?? null
+    },
     started: async (marker) => {
       programStarts.set(String(marker), performance.now())
       return null
@@ -200,6 +208,8 @@ export function loadCorpus() {
     for (const value of [followUp, ...followUps.values()]) {
       if (value !== undefined && !KINDS.includes(value) && value !== 'fresh') throw new Error(`${file}: unknown follow-up ${value}`)
     }
+    const hold = plain.get('hold')
+    if (hold !== undefined && hold !== 'approve' && hold !== 'refuse') throw new Error(`${file}: hold must be approve or refuse, got ${JSON.stringify(hold)}`)
     const prelude = plain.get('prelude')
     const knownLimits = qualifiedValues(qualified, 'known-limit')
     for (const [qualifier] of knownLimits) {
@@ -233,6 +243,8 @@ export function loadCorpus() {
       followUp: followUp ?? 'ok',
       followUps,
       pauseMs: Number(plain.get('pause') ?? 0),
+      hold: plain.get('hold'),
+      holdWaitMs: Number(plain.get('hold-wait') ?? 0),
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
       knownBug: plain.get('known-bug'),
       knownBugs: qualifiedValues(qualified, 'known-bug'),
@@ -515,7 +527,21 @@ export async function runCase(runtime, { host, format, program }) {
   try {
     const started = performance.now()
     result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}) }, timeoutMs)
-    const elapsedMs = performance.now() - (programStarts.get(marker) ?? started)
+    // A held call is answered as the case says, as often as the run pauses; the waits are not
+    // the program's time.
+    let waitedMs = 0
+    for (let answers = 0; result !== 'hung' && result.paused && answers < 8; answers++) {
+      if (!program.hold) {
+        problems.push(`the run paused on ${result.paused.tool}, but the case has no hold header`)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, program.holdWaitMs))
+      waitedMs += program.holdWaitMs
+      const decision = program.hold === 'approve' ? { approve: true } : { approve: false, reason: 'refused by the corpus' }
+      result = await runtime.resume(result.paused.id, decision)
+    }
+    if (result !== 'hung' && result.paused) problems.push('the run was still paused after 8 answers')
+    const elapsedMs = performance.now() - (programStarts.get(marker) ?? started) - waitedMs
     programStarts.delete(marker)
     if (result === 'hung') problems.push(`the run did not settle within ${timeoutMs + HUNG_AFTER_MS} ms`)
     else problems.push(...checkResult(program, result, { host, format, elapsedMs, timeoutMs }))

@@ -186,7 +186,7 @@ describe('an MCP server as a tool group', () => {
       expect(result).toMatchObject({ output: [], value: ['Desk lamp', 3, 2, true, 'restock', 'LAMP-3 is discontinued', 4], sandbox: expect.anything() })
       expect(result.calls.map((call) => `${call.tool} ${call.outcome}`)).toEqual(['shop.lookup ok', 'shop.photo ok', 'shop.restock error', 'shop.stats ok'])
       // Without an image directory, images go to a fresh temporary one.
-      const [, image] = (await group.namespace.functions.photo!({ sku: 'MUG-01', format: 'gif' }, { signal: new AbortController().signal })) as [string, { path: string }]
+      const [, image] = (await group.namespace.functions.photo!({ sku: 'MUG-01', format: 'gif' }, { signal: new AbortController().signal, hold: () => Promise.reject(new Error('not held here')) })) as [string, { path: string }]
       expect(path.basename(path.dirname(image.path))).toMatch(/^ptc-mcp-images-/)
       expect(readdirSync(path.dirname(image.path))).toHaveLength(2)
       rmSync(path.dirname(image.path), { recursive: true, force: true })

@@ -250,6 +250,23 @@ declare class CrmError extends Error { tool: string }`)
       'tool group "ok": tools["a"].outputSchema#/items: $ref "#/$defs/missing" does not resolve inside the schema',
     )
     expect(() => defineToolGroup({ ...base, errorClass: { name: 'Image', memberNameProperty: 'tool' } })).toThrow('binding error class "Image" is reserved by the runtime')
+    expect(() => defineToolGroup({ ...base, tools: { a: { ...tool({}), needsApproval: 'yes' as never } } })).toThrow(
+      'tool group "ok": tools["a"].needsApproval must be a boolean or a function of the arguments',
+    )
+  })
+
+  it('tell the model which tools wait for a person, so a program can catch a refusal', () => {
+    const { declarations } = defineToolGroup({
+      global: 'mail',
+      tools: {
+        send: { description: 'Sends one e-mail.', inputSchema: {}, needsApproval: true, run },
+        draft: { inputSchema: {}, needsApproval: () => false, run },
+        read: { inputSchema: {}, needsApproval: false, run },
+      },
+    })
+    expect(declarations).toContain("/**\n   * Sends one e-mail.\n   * Each call waits for a person's approval; a refused call throws with their reason.")
+    expect(declarations).toContain("/** A call may wait for a person's approval; a refused call throws with their reason. */\n  draft(")
+    expect(declarations).toContain('Promise<unknown>\n  read(args?: unknown)')
   })
 })
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { type PtcPause, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 import { typecheck } from '../helpers/typecheck.js'
 
@@ -92,6 +92,27 @@ describe('the ready run_code tool', () => {
     const stop = new AbortController()
     setTimeout(() => stop.abort(new Error('the user pressed stop')), 100)
     expect(await tool.execute({ program: 'while (true) {}' }, { signal: stop.signal })).toBe('Error (abort): the user pressed stop')
+  })
+
+  it('says a call awaits approval, and resume answers with how the program went on', async () => {
+    const mail = defineToolGroup({
+      global: 'mail',
+      tools: {
+        send: { inputSchema: { type: 'object' }, needsApproval: true, run: () => 'sent' },
+        ask: { inputSchema: {}, run: async (_, call) => (await call.interrupt({ question: 'Which folder?' })) ?? null },
+      },
+    })
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [mail] })
+    const pauses: PtcPause[] = []
+    const onPause = (paused: PtcPause) => void pauses.push(paused)
+    const first = await tool.execute({ program: "console.log('drafted')\nconst status = await mail.send({ to: 'ana' })\nconst folder = await mail.ask();\n[status, folder]" }, { onPause })
+    expect(first).toBe(
+      'Output:\ndrafted\nPaused: the call mail.send({"to":"ana"}) awaits approval by a person. ' +
+        'The program is waiting with its variables intact; you will read how it goes on once this is decided.',
+    )
+    const second = await tool.resume(pauses[0]!.id, { approve: true }, { onPause })
+    expect(second).toMatch(/^Paused: the call mail.ask\(\) awaits a decision on \{"question":"Which folder\?"\}\. /)
+    expect(await tool.resume(pauses[1]!.id, { approve: true, value: 'Inbox' })).toBe('Result:\n[\n  "sent",\n  "Inbox"\n]')
   })
 
   it('refuses a program that is not a string, colliding groups and bad budgets', async () => {

@@ -1,0 +1,43 @@
+/**
+ * What `ptc-run` does with a held call (a tool's `needsApproval` or `interrupt`): the REPL at a
+ * terminal asks the person there; anywhere else nobody can answer, so the call is refused at
+ * once with a reason the program reads, rather than left waiting for `holdTimeoutMs`.
+ */
+import type { PtcRuntime } from '../seam/runtime.js'
+import type { PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
+import { printResult, type Sink } from './print.js'
+
+/** Asks a person one question and resolves with the line they typed. */
+export type Ask = (question: string) => Promise<string>
+
+/** `tools.send({"to":"ana"})`, cut for a terminal line. */
+function callText({ tool, args }: PtcPause): string {
+  const text = `${tool}(${args === undefined ? '' : JSON.stringify(args)})`
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text
+}
+
+async function decide(paused: PtcPause, ask: Ask | undefined, err: Sink): Promise<PtcHoldDecision> {
+  if (!ask) {
+    err.write(`ptc-run: refused ${callText(paused)}: it needs a decision and nobody can answer here (use --repl at a terminal)\n`)
+    return { approve: false, reason: 'nobody could approve this call (ptc-run without a terminal)' }
+  }
+  if (paused.payload === null) {
+    const answer = await ask(`${callText(paused)} awaits approval. Approve? [y/N] `)
+    return /^y(es)?$/i.test(answer.trim()) ? { approve: true } : { approve: false, reason: 'refused at the terminal' }
+  }
+  const answer = await ask(`${callText(paused)} asks ${JSON.stringify(paused.payload)}\nAnswer (empty refuses): `)
+  return answer === '' ? { approve: false, reason: 'refused at the terminal' } : { approve: true, value: answer }
+}
+
+/**
+ * Answers every pause of `result` (printing the output each brought) and resolves with the
+ * run's final result, which the caller prints.
+ */
+export async function answerHolds(runtime: PtcRuntime, result: PtcRunResult, io: { out: Sink; err: Sink; ask?: Ask; signal?: AbortSignal }): Promise<PtcRunResult> {
+  while (result.paused) {
+    printResult(result, io.out, io.err)
+    const decision = await decide(result.paused, io.ask, io.err)
+    result = await runtime.resume(result.paused.id, decision, io.signal ? { signal: io.signal } : {})
+  }
+  return result
+}
