@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PtcProgramFormat } from 'ptc-runtime'
-import { startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
 
 async function session(format: PtcProgramFormat, retainState = true) {
   const env = await startRuntime({ programFormat: format, retainState, timeoutMs: 10_000 })
@@ -147,7 +147,7 @@ describe.each(['function-body', 'script', 'repl', 'scoped-repl'] as const)('%s: 
   it('runs a program wrapped in one Markdown fence', async () => {
     const { run, dispose } = await session(format, false)
     try {
-      expect(await run(`\`\`\`js\nconsole.log("hi")\n${answer}\n\`\`\``)).toEqual({ output: [{ type: 'text', text: 'hi\n' }], calls: [], value: 42 })
+      expect(await run(`\`\`\`js\nconsole.log("hi")\n${answer}\n\`\`\``)).toEqual({ output: [{ type: 'text', text: 'hi\n' }], calls: [], value: 42, sandbox: CONFINED })
     } finally {
       await dispose()
     }
@@ -181,7 +181,7 @@ describe('TypeScript programs on a real runtime', () => {
       expect(env.runtime.language).toBe('typescript')
       expect(env.runtime.executionInstructions).toMatch(/TypeScript is accepted: type annotations, interfaces/)
       const result = await env.run('interface Day { city: string; highC: number }\nconst days: Day[] = [{ city: "Oslo", highC: 14 }]\ndays.map((d: Day): string => d.city) satisfies string[]')
-      expect(result).toEqual({ output: [], calls: [], value: ['Oslo'] })
+      expect(result).toEqual({ output: [], calls: [], value: ['Oslo'], sandbox: CONFINED })
     } finally {
       await env.dispose()
     }

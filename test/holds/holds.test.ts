@@ -44,7 +44,9 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
       expect(paused(first)).toEqual({ id: expect.any(String), tool: 'mail.send', args: { to: 'bob' }, payload: null })
       expect(mail.sent).toEqual([]) // nothing is sent before the approval
       const second = await runtime.resume(first.paused!.id, { approve: true })
-      expect(second).toEqual({ output: [{ type: 'text', text: 'sent\n' }], value: [42, { sent: 1 }] })
+      expect(second).toMatchObject({ output: [{ type: 'text', text: 'sent\n' }], value: [42, { sent: 1 }] })
+      expect(second.calls.map((call) => `${call.tool} ${call.outcome}`)).toEqual(['mail.send ok'])
+      expect(first.calls).toEqual([]) // nothing had settled when the run paused
       expect(mail.sent).toEqual([{ to: 'bob' }])
     })
   })

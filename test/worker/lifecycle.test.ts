@@ -157,8 +157,9 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
   })
 
   it('a program that ran before its helper died is not run again: worker-exit, and the owner is told', async () => {
-    const env = await startRuntime({ poolSize: 0, retainState: true })
     const marker = mkdtempSync(path.join(tmpdir(), 'ptc-ran-once-'))
+    // The program leaves a mark outside its environment: the directory is granted to it.
+    const env = await startRuntime({ poolSize: 0, retainState: true, sandbox: { workspaceRoot: marker } })
     try {
       const owner = {}
       const program = `(await import('node:fs')).appendFileSync(${JSON.stringify(path.join(marker, 'runs'))}, 'x'); process.exit(7)`
