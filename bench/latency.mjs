@@ -40,6 +40,8 @@ async function measure(scenarios) {
 
 const THREAD_POOLED = 'ptc-runtime, thread host, pool on (poolSize 1)'
 const PROCESS_POOLED = 'ptc-runtime, process host (default), pool on (poolSize 1)'
+/** The process host as it was before confinement became the default: what safety costs is the difference. */
+const UNCONFINED_POOLED = 'ptc-runtime, process host, sandbox: none, pool on (poolSize 1)'
 const CHILD = 'child_process.fork per run (until exit)'
 
 async function oneShot() {
@@ -50,6 +52,8 @@ async function oneShot() {
     'ptc-runtime, thread host, pool off (poolSize 0)': await startOurs({ isolation: 'thread', poolSize: 0 }),
     [PROCESS_POOLED]: await startOurs({ isolation: 'process', poolSize: 1 }),
     'ptc-runtime, process host (default), pool off (poolSize 0)': await startOurs({ isolation: 'process', poolSize: 0 }),
+    [UNCONFINED_POOLED]: await startOurs({ isolation: 'process', poolSize: 1, sandbox: 'none' }),
+    'ptc-runtime, process host, sandbox: none, pool off (poolSize 0)': await startOurs({ isolation: 'process', poolSize: 0, sandbox: 'none' }),
   }
   const sandboxed = await startSandboxedIfWorking({ poolSize: 1 })
   if (sandboxed.skipped) skipped.push(`ptc-runtime, process host under a sandbox policy: skipped — ${sandboxed.skipped}`)
@@ -106,6 +110,7 @@ async function oneShot() {
     )
     const child = stats.get(CHILD)
     const ratio = processHost.median / thread.median
+    note(`\`${label}\`: the confined default costs ${times(processHost.median / stats.get(UNCONFINED_POOLED).median)} the unconfined process host (sandbox: 'none'), pooled`)
     if (label === 'return 1') {
       target('thread host, pooled `return 1` ≤ 1.5x node:vm new context', times(thread.median / vmMedian), thread.median / vmMedian <= 1.5)
       target('process host, pooled `return 1` ≤ 2x the thread host\'s', times(ratio), ratio <= 2)
@@ -134,10 +139,14 @@ async function retained() {
   console.log(`\n## Retained runs (retainState + stateOwner, poolSize 1)\n\n${machine()}; ${ROUNDS} interleaved rounds.`)
   const scenarios = []
   const runtimes = []
-  for (const isolation of ['thread', 'process']) {
-    const ours = await startOurs({ isolation, poolSize: 1, retainState: true })
+  const hostConfigs = {
+    'thread host': { isolation: 'thread' },
+    'process host (default)': { isolation: 'process' },
+    'process host, sandbox: none': { isolation: 'process', sandbox: 'none' },
+  }
+  for (const [host, config] of Object.entries(hostConfigs)) {
+    const ours = await startOurs({ ...config, poolSize: 1, retainState: true })
     runtimes.push(ours)
-    const host = isolation === 'thread' ? 'thread host' : 'process host (default)'
     const warm = {}
     for (const [label, program] of Object.entries(ONE_SHOT)) {
       scenarios.push({
@@ -158,7 +167,7 @@ async function retained() {
   }
   const samples = await measure(scenarios)
   const stats = new Map([...samples].map(([name, values]) => [name, summarize(values)]))
-  const threadOf = (name) => stats.get(name.replace('process host (default)', 'thread host'))
+  const threadOf = (name) => stats.get(name.replace(/process host (\(default\)|, sandbox: none)/, 'thread host'))
   table(
     'Retained runs (ms)',
     ['run', 'median', 'p95', 'n', 'vs the thread host'],
@@ -166,6 +175,8 @@ async function retained() {
   )
   const later = stats.get('process host (default), `return 1`, later runs').median / stats.get('thread host, `return 1`, later runs').median
   target('process host, retained `return 1` (later runs) ≤ 1.5x the thread host\'s', times(later), later <= 1.5)
+  const confinement = stats.get('process host (default), `return 1`, an owner\'s 1st run').median / stats.get('process host, sandbox: none, `return 1`, an owner\'s 1st run').median
+  note(`confinement by default: an owner's 1st run costs ${times(confinement)} the unconfined process host's (a bubblewrap start per environment)`)
   for (const ours of runtimes) await ours.dispose()
 }
 

@@ -17,7 +17,9 @@ import { Worker } from 'node:worker_threads'
 import { startOurs } from './ours.mjs'
 import { settle, sleep } from './stats.mjs'
 
-const [mode, isolation, low, high, idle] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6] === 'idle']
+const [mode, host, low, high, idle] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6] === 'idle']
+// `process-unconfined` is the process host with `sandbox: 'none'`, as it was before confinement became the default.
+const { isolation, ...hostConfig } = host === 'process-unconfined' ? { isolation: 'process', sandbox: 'none' } : { isolation: host }
 /** Longer than the memory reducer's first delay (8 s) and its follow-up collections. */
 const IDLE_MS = 15_000
 const keep = []
@@ -64,12 +66,12 @@ const POOL_PER_RUNTIME = 2
 const kinds = {
   /** Idle pre-started environments, `POOL_PER_RUNTIME` per runtime. */
   async pooled() {
-    keep.push(await startOurs({ isolation, poolSize: POOL_PER_RUNTIME }))
+    keep.push(await startOurs({ ...hostConfig, isolation, poolSize: POOL_PER_RUNTIME }))
     return POOL_PER_RUNTIME
   },
   /** One retained environment per state owner, after one run. */
   async retained() {
-    keep[0] ??= await startOurs({ isolation, poolSize: 0, retainState: true })
+    keep[0] ??= await startOurs({ ...hostConfig, isolation, poolSize: 0, retainState: true })
     const owner = {}
     keep.push(owner)
     const result = await keep[0].run({ program: 'globalThis.kept = [1, 2, 3]\nreturn 1', bindings: [], stateOwner: owner })

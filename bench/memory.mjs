@@ -20,10 +20,12 @@ const OURS = { low: 2, high: 2 + Math.round(8 * K) }
 const RETAINED = [
   { name: 'thread host', isolation: 'thread' },
   { name: 'process host (default)', isolation: 'process' },
+  { name: 'process host, sandbox: none', isolation: 'process-unconfined' },
 ]
 const KINDS = [
   { name: 'ptc-runtime, thread host: idle pooled worker', mode: 'pooled', isolation: 'thread', ...OURS },
   { name: 'ptc-runtime, process host: idle pooled helper process', mode: 'pooled', isolation: 'process', ...OURS },
+  { name: 'ptc-runtime, process host, sandbox: none: idle pooled helper process', mode: 'pooled', isolation: 'process-unconfined', ...OURS },
   { name: 'bare idle Worker (no harness)', mode: 'worker', low: 2, high: 2 + Math.round(8 * K) },
   { name: 'isolated-vm isolate + context', mode: 'isolatedVm', low: 5, high: 5 + Math.round(20 * K), flags: ['--no-node-snapshot'] },
   { name: 'quickjs-emscripten runtime + context', mode: 'quickjs', low: 10, high: 10 + Math.round(200 * K) },

@@ -49,6 +49,7 @@ async function throughput() {
       { name: `ptc-runtime, thread host, poolSize ${k}`, ours: await startOurs({ isolation: 'thread', poolSize: k }) },
       { name: 'ptc-runtime, thread host, poolSize 0', ours: await startOurs({ isolation: 'thread', poolSize: 0 }) },
       { name: `ptc-runtime, process host (default), poolSize ${k}`, ours: await startOurs({ isolation: 'process', poolSize: k }) },
+      { name: `ptc-runtime, process host, sandbox: none, poolSize ${k}`, ours: await startOurs({ isolation: 'process', poolSize: k, sandbox: 'none' }) },
       { name: 'bare cold Worker per run (spawn-bound ceiling)' },
     ]
     const totals = new Map(configs.map((config) => [config.name, { seconds: 0, runs: 0, latencies: [] }]))

@@ -5,7 +5,7 @@
  * host project does (its own copy in `node_modules`) and runs a real host process from there.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
@@ -141,6 +141,29 @@ describe.skipIf(!bwrap)('workspace-write without a workspace root', () => {
       expect(readdirSync(cwd)).toEqual([])
     } finally {
       await fiber.dispose()
+    }
+  })
+})
+
+describe.skipIf(!bwrap)('a copy of the build outside dist/', () => {
+  it('runs confined when the host, inside a checkout, loads the runtime from a copy of dist/ elsewhere in it', () => {
+    // As the bench does: a snapshot under node_modules/.cache, which a checkout's hidden rest covers.
+    const copy = path.join(REPO, 'node_modules', '.cache', `ptc-copy-test-${process.pid}`)
+    cpSync(path.join(REPO, 'dist'), copy, { recursive: true })
+    try {
+      const script = `
+import { Context } from 'cordis'
+const { WorkerPtcRuntime } = await import(${JSON.stringify(path.join(copy, 'index.js'))})
+const root = new Context()
+const fiber = await root.plugin(WorkerPtcRuntime, { poolSize: 0 })
+const result = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 6 * 7', bindings: [] }))
+await fiber.dispose()
+console.log(JSON.stringify(result.value ?? result.error))
+`
+      const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8' })
+      expect(JSON.parse(output)).toBe(42)
+    } finally {
+      rmSync(copy, { recursive: true, force: true })
     }
   })
 })

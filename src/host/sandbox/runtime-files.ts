@@ -82,5 +82,9 @@ export const RUNTIME_PATHS: readonly string[] = (() => {
   const cwd = real(process.cwd())
   const checkout = cwd === own || cwd.startsWith(`${own}/`)
   const build = checkout ? ['dist', 'package.json'].map((entry) => path.join(own, entry)).filter((entry) => existsSync(entry)) : [own]
-  return [real(process.execPath), ...build, ...dependencies]
+  // The build this module was loaded from, wherever it lies: a copy of dist/ (a bench snapshot,
+  // a bundler's output) holds the helper and worker files the helper must start from.
+  const loaded = real(path.dirname(fileURLToPath(import.meta.url)))
+  const covered = build.some((directory) => loaded === directory || loaded.startsWith(`${directory}/`))
+  return [real(process.execPath), ...build, ...(covered ? [] : [loaded]), ...dependencies]
 })()
