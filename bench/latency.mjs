@@ -167,7 +167,7 @@ async function retained() {
   }
   const samples = await measure(scenarios)
   const stats = new Map([...samples].map(([name, values]) => [name, summarize(values)]))
-  const threadOf = (name) => stats.get(name.replace(/process host (\(default\)|, sandbox: none)/, 'thread host'))
+  const threadOf = (name) => stats.get(name.replace(/process host( \(default\)|, sandbox: none)/, 'thread host'))
   table(
     'Retained runs (ms)',
     ['run', 'median', 'p95', 'n', 'vs the thread host'],
