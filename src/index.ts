@@ -41,6 +41,8 @@ export type {
 } from './seam/types.js'
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
+export { createPtcRuntime } from './host/standalone.js'
+export type { StandalonePtcRuntime } from './host/standalone.js'
 export { defineToolGroup } from './tools/group.js'
 export type { JsonSchemaTool, ToolCall, ToolGroup, ToolGroupDefinition, ToolGroupMember } from './tools/group.js'
 export type { JsonSchema } from './tools/schema-types.js'

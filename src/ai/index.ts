@@ -39,3 +39,6 @@ export function aiTool(runCode: RunCodeTool, options: AiToolOptions = {}): Tool<
       ),
   })
 }
+
+export { fromAiSdkTools } from './tool-set.js'
+export type { AiSdkToolGroupOptions } from './tool-set.js'

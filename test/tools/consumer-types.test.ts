@@ -21,6 +21,13 @@ describe('a strict TypeScript consumer of the built package', () => {
     expect(diagnostics([consumer], { module, moduleResolution, lib: ['lib.es2023.d.ts'] })).toEqual([])
   })
 
+  it('compiles an agent loop that starts the runtime with createPtcRuntime and never imports Cordis, under NodeNext', () => {
+    const standalone = fileURLToPath(new URL('./fixtures/standalone-consumer.ts', import.meta.url))
+    const imports = ts.preProcessFile(ts.sys.readFile(standalone)!).importedFiles.map((file) => file.fileName)
+    expect(imports).toEqual(['ptc-runtime'])
+    expect(diagnostics([standalone], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts'] })).toEqual([])
+  })
+
   it('compiles the AI SDK path without @types/json-schema under NodeNext', () => {
     const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
     const host = ts.createCompilerHost(options)

@@ -1,0 +1,121 @@
+import { type ToolExecutionOptions, jsonSchema, tool } from 'ai'
+import { z } from 'zod'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PtcRuntime, createPtcRuntime } from 'ptc-runtime'
+import { fromAiSdkTools } from 'ptc-runtime/ai'
+
+/** What each `execute` was called with, in call order. */
+const seen: Array<{ tool: string; input: unknown; options: ToolExecutionOptions }> = []
+
+// A user's existing tools, written for `generateText` and untouched here.
+const tools = {
+  price: tool({
+    description: 'The price of one item, in cents.',
+    inputSchema: z.object({ sku: z.string().describe('Stock-keeping unit'), currency: z.enum(['EUR', 'USD']).default('EUR') }),
+    execute: async (input, options) => {
+      seen.push({ tool: 'price', input, options })
+      return { sku: input.sku, cents: input.sku.length * 100, currency: input.currency }
+    },
+  }),
+  stock: tool({
+    description: 'Units in stock per warehouse.',
+    inputSchema: jsonSchema<{ skus: string[] }>({
+      type: 'object',
+      properties: { skus: { type: 'array', items: { type: 'string' } } },
+      required: ['skus'],
+      additionalProperties: false,
+    }),
+    execute: (input, options) => {
+      seen.push({ tool: 'stock', input, options })
+      return input.skus.map((sku) => ({ sku, units: 3 }))
+    },
+  }),
+  progress: tool({
+    inputSchema: z.object({}),
+    async *execute() {
+      yield 'started'
+      yield 'halfway'
+      yield 'finished'
+    },
+  }),
+  wait: tool({
+    inputSchema: z.object({}),
+    execute: (_input, { abortSignal }) =>
+      new Promise((resolve) => abortSignal!.addEventListener('abort', () => { aborted.push(abortSignal!.reason); resolve('aborted') })),
+  }),
+}
+const aborted: unknown[] = []
+
+describe('fromAiSdkTools', () => {
+  let runtime: PtcRuntime
+  let dispose: () => Promise<void>
+  beforeAll(async () => ({ runtime, dispose } = await createPtcRuntime({ isolation: 'thread', poolSize: 1 })))
+  afterAll(() => dispose())
+
+  const run = async (program: string, timeoutMs: number | null = 10_000) => {
+    const group = await fromAiSdkTools(tools, { global: 'shop', description: 'The shop.', errorClass: { name: 'ShopError', memberNameProperty: 'tool' } })
+    return runtime.run(runtime.resolve({ program, bindings: [group.namespace], timeoutMs }))
+  }
+
+  it('runs a program that calls Zod and JSON-schema tools, each execute getting the parsed input and the SDK options', async () => {
+    seen.length = 0
+    const result = await run('const [p, s] = await Promise.all([shop.price({ sku: "abc" }), shop.stock({ skus: ["abc", "d"] })]); return { p, s }')
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual({ p: { sku: 'abc', cents: 300, currency: 'EUR' }, s: [{ sku: 'abc', units: 3 }, { sku: 'd', units: 3 }] })
+    // The Zod default applied, as the SDK's own parse would.
+    expect(seen.find((entry) => entry.tool === 'price')?.input).toEqual({ sku: 'abc', currency: 'EUR' })
+    for (const { options } of seen) {
+      expect(options.toolCallId).toMatch(/^[0-9a-f-]{36}$/)
+      expect(options.messages).toEqual([])
+      expect(options.abortSignal).toBeInstanceOf(AbortSignal)
+    }
+    expect(new Set(seen.map(({ options }) => options.toolCallId)).size).toBe(2)
+  })
+
+  it('refuses an argument that does not fit the schema before execute, with the JSON path, in the group error class', async () => {
+    seen.length = 0
+    const result = await run(`
+      const failures = []
+      for (const call of [() => shop.price({ sku: 7 }), () => shop.price({ sku: "a", currency: "GBP" }), () => shop.stock({ skus: ["a", 2] }), () => shop.stock({ skus: [], extra: 1 })]) {
+        try { await call() } catch (error) { failures.push(error.name + " " + error.tool + ": " + error.message) }
+      }
+      return failures`)
+    expect(result.value).toEqual([
+      'ShopError price: shop.price: invalid arguments: $.sku must be string',
+      'ShopError price: shop.price: invalid arguments: $.currency must be one of "EUR", "USD"',
+      'ShopError stock: shop.stock: invalid arguments: $.skus[1] must be string',
+      'ShopError stock: shop.stock: invalid arguments: $.extra is not allowed (no such property)',
+    ])
+    expect(result.calls?.map((call) => call.outcome)).toEqual(['refused', 'refused', 'refused', 'refused'])
+    expect(seen).toEqual([])
+  })
+
+  it('resolves a streaming tool with the last value it yielded', async () => {
+    expect((await run('return await shop.progress()')).value).toBe('finished')
+  })
+
+  it('aborts execute through its abortSignal when the run times out', async () => {
+    aborted.length = 0
+    const result = await run('await shop.wait({})', 300)
+    expect(result.error?.kind).toBe('timeout')
+    expect(aborted).toHaveLength(1)
+  })
+
+  it('declares each tool from its converted schema, with its description', async () => {
+    const group = await fromAiSdkTools(tools, { global: 'shop' })
+    expect(group.declarations).toContain('The price of one item, in cents.')
+    expect(group.declarations).toMatch(/price\(args: \{[^}]*sku: string/)
+    expect(group.declarations).toMatch(/currency\?: "EUR" \| "USD"/)
+    expect(group.declarations).toMatch(/stock\(args: \{[^}]*skus: string\[\]/)
+    expect(group.tools.map((member) => member.name)).toEqual(['shop.price', 'shop.stock', 'shop.progress', 'shop.wait'])
+  })
+
+  it('refuses a tool without execute, naming it', async () => {
+    const clientSide = { ask: tool({ description: 'Asks the user.', inputSchema: z.object({ question: z.string() }) }) }
+    await expect(fromAiSdkTools({ ...tools, ...clientSide }, { global: 'shop' })).rejects.toThrow('fromAiSdkTools "shop": tool "ask" has no execute function')
+  })
+
+  it('refuses a global that would shadow a built-in, as defineToolGroup does', async () => {
+    await expect(fromAiSdkTools(tools, { global: 'JSON' })).rejects.toThrow(/JSON/)
+  })
+})
