@@ -68,10 +68,11 @@ export function checkEgress(network: Record<string, unknown>, field: string): Sa
   })
   if (headers === undefined) return { allow: entries }
   if (typeof headers !== 'object' || headers === null) throw new TypeError(`${field}.headers must be an object of host → headers`)
-  const copy: Record<string, Record<string, string>> = {}
+  // Null prototypes: a host or header named `__proto__` is a key like any other.
+  const copy: Record<string, Record<string, string>> = Object.create(null)
   for (const [host, values] of Object.entries(headers)) {
     if (typeof values !== 'object' || values === null) throw new TypeError(`${field}.headers[${JSON.stringify(host)}] must be an object of header → value`)
-    const own: Record<string, string> = {}
+    const own: Record<string, string> = Object.create(null)
     for (const [name, value] of Object.entries(values)) {
       if (typeof value !== 'string') throw new TypeError(`${field}.headers[${JSON.stringify(host)}][${JSON.stringify(name)}] must be a string`)
       own[name.toLowerCase()] = value
