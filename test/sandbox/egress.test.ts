@@ -74,6 +74,15 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
     expect(env.runtime.executionInstructions).toContain(`Only fetch() reaches the network, and only these hosts: ${origin}`)
   })
 
+  it('leaves subprocesses without network: only the program\'s fetch goes out', async () => {
+    host.seen.length = 0
+    const script = `require('net').connect(${host.port}, '127.0.0.1').on('connect', () => process.stdout.write('connected')).on('error', (e) => process.stdout.write(e.code))`
+    const result = await env.run(`const cp = await import('node:child_process')
+      return cp.execFileSync(process.execPath, ['-e', ${JSON.stringify(script)}], { encoding: 'utf8' })`)
+    expect(result.value).toBe('ECONNREFUSED')
+    expect(host.seen).toHaveLength(0)
+  })
+
   it('sends the method and body bytes and returns status, headers and body', async () => {
     host.seen.length = 0
     const result = await env.run(`
