@@ -177,6 +177,8 @@ export interface SandboxExecutionPolicy {
   /**
    * The network the program reaches. Defaults to `'none'` in the confined modes (no network
    * and no abstract unix sockets shared with the host); `danger-full-access` is always `'host'`.
+   * A `SandboxEgress` object keeps the confined helper without network and brokers the
+   * program's `fetch` through the host to the hosts it allows.
    */
   network?: SandboxNetwork
 }

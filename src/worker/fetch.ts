@@ -7,7 +7,8 @@
  *
  * Only the program calls this function: a program that patched `Request`, `Response` or
  * `Buffer` internals breaks its own fetches, never the runtime. The built-ins it names are
- * still captured at load, so replacing the globals themselves changes nothing here.
+ * still captured at load, so replacing the globals themselves changes nothing here (except
+ * `Buffer`: Node's own `Response` reads the global one when a body is consumed).
  */
 import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES } from '../protocol.js'
 import { ErrorOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'

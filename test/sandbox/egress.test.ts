@@ -92,6 +92,15 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
     expect(host.seen[0]).toMatchObject({ method: 'POST', body: 'hi' })
   })
 
+  // Not Buffer: Node's own Response reads the global Buffer when a body is consumed.
+  it('keeps working after the program replaced Request, Response and Headers', async () => {
+    const result = await env.run(`const response = await fetch('http://${origin}/hello')
+      globalThis.Request = globalThis.Response = globalThis.Headers = null
+      const again = await fetch('http://${origin}/hello')
+      return [response.status, again.status, (await again.json()).hello]`)
+    expect(result.value).toEqual([200, 200, 'from the host'])
+  })
+
   it('follows a redirect to an allowed host, checking it again', async () => {
     const result = await env.run(`const response = await fetch('http://${origin}/redirect')
       return { redirected: response.redirected, url: response.url, json: await response.json() }`)
