@@ -34,6 +34,7 @@ export type {
   PtcRunResult,
   PtcRunSandbox,
   PtcRunSpec,
+  SandboxEgress,
   SandboxEnforcement,
   SandboxExecutionPolicy,
   SandboxMode,

@@ -16,6 +16,24 @@ export interface NamespaceShape {
   errorClass?: { name: string; memberNameProperty: string }
   /** Members send their first two arguments as an array (see `PtcBindingNamespace.positional`). */
   positional?: true
+  /**
+   * The host's egress broker (`src/host/egress.ts`): the worker installs the program's `fetch`
+   * over its one member, `send`, instead of a namespace global.
+   */
+  egress?: true
+}
+
+/** Bytes of a request body the program's brokered `fetch` may send (both sides refuse more). */
+export const PTC_FETCH_MAX_REQUEST_BODY_BYTES = 1024 * 1024
+
+/** What the host's egress broker answers for one fetch: the response, its body base64. */
+export interface PtcFetchAnswer {
+  status: number
+  statusText: string
+  headers: [string, string][]
+  body: string
+  url: string
+  redirected: boolean
 }
 
 /** A lowered program as it crosses to the worker. */

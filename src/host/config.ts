@@ -17,8 +17,15 @@ const Sandbox = Schema.object({
   writableRoots: Schema.array(Schema.string()).default([]),
   /** Directories shown read-only where a confined program otherwise sees nothing (home, the host's cwd, /tmp). */
   readableRoots: Schema.array(Schema.string()).default([]),
-  /** Absent: `'none'` in the confined modes, the host's under `danger-full-access`. */
-  network: Schema.union(['none', 'host'] as const),
+  /**
+   * Absent: `'none'` in the confined modes, the host's under `danger-full-access`. An object
+   * brokers the program's `fetch` to the hosts it allows (`SandboxEgress`).
+   */
+  network: Schema.union([
+    'none',
+    'host',
+    Schema.object({ allow: Schema.array(Schema.string()).required(), headers: Schema.dict(Schema.dict(Schema.string())) }),
+  ] as const),
   /** bubblewrap: an absolute path, or a name looked up on PATH. */
   bwrapPath: Schema.string().default('bwrap'),
 })

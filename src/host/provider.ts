@@ -32,7 +32,8 @@ import { ProcessEnvironment, dataBaseline } from './process.js'
 import { ProgramCache, rehearsalProgram } from './programs.js'
 import { locateBwrap, namespaceArguments, probeBwrap } from './sandbox/bwrap.js'
 import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinement.js'
-import { policyKey } from './sandbox/policy.js'
+import { egressOf, policyKey } from './sandbox/policy.js'
+import { egressNamespace } from './egress.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
 import { ThreadEnvironment } from './thread.js'
@@ -272,10 +273,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
       const inherited = environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried
       return this._programs.lower(spec.program, inherited, language)
     }
+    const egress = policy && egressOf(policy)
     const plan: RunPlan = {
       program,
       initializer,
-      bindings: spec.bindings,
+      bindings: egress ? [...spec.bindings, egressNamespace(egress)] : spec.bindings,
       cwd: spec.cwd,
       timeoutMs: spec.timeoutMs,
       signal,

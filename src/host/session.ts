@@ -10,6 +10,7 @@ import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { CallDispatcher } from './calls.js'
+import { EGRESS_GLOBAL } from './egress.js'
 import type { Environment, EnvironmentListener } from './environment.js'
 import { OutputLedger } from './ledger.js'
 import { parseWorkerMessage } from './messages.js'
@@ -311,5 +312,7 @@ function shapeOf(namespace: PtcBindingNamespace): NamespaceShape {
     shape.errorClass = { name: namespace.errorClass.name, memberNameProperty: namespace.errorClass.memberNameProperty }
   }
   if (namespace.positional === true) shape.positional = true
+  // No binding a caller passes may be named `fetch` (a realm built-in): this one is the broker's.
+  if (namespace.global === EGRESS_GLOBAL) shape.egress = true
   return shape
 }

@@ -132,8 +132,28 @@ export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-acces
 
 /** A deployment's file policy: read everything and write nothing, write inside the workspace, or no confinement. */
 export type SandboxMode = (typeof SANDBOX_MODES)[number]
-/** What network a sandboxed program reaches: none at all (a private network namespace), or the host's. */
-export type SandboxNetwork = 'none' | 'host'
+/**
+ * What network a sandboxed program reaches: none at all (a private network namespace), the
+ * host's, or only the hosts an egress policy names, through the host's broker.
+ */
+export type SandboxNetwork = 'none' | 'host' | SandboxEgress
+
+/**
+ * Brokered egress: the program keeps no network of its own, and its `fetch` goes through the
+ * host, which reaches only the hosts `allow` names and adds `headers` the program never sees.
+ */
+export interface SandboxEgress {
+  /**
+   * Hosts the program's `fetch` may reach, over http or https: `api.github.com`, `*.example.com`
+   * (every subdomain, not the domain itself), an IP literal (`127.0.0.1`, `[::1]`), each with an
+   * optional `:port` (without one, only the scheme's default port). A name that resolves to a
+   * private, loopback or link-local address is refused; an IP literal entry is the deployer's
+   * choice and allowed whatever it is.
+   */
+  allow: string[]
+  /** Host (as in `allow`, without a wildcard) → headers added to every request to it, replacing the program's. */
+  headers?: Record<string, Record<string, string>>
+}
 /** How completely a result's sandbox policy was enforced; reported in `PtcRunSandbox.enforcement`. */
 export type SandboxEnforcement = 'full' | 'partial'
 
@@ -157,6 +177,8 @@ export interface SandboxExecutionPolicy {
   /**
    * The network the program reaches. Defaults to `'none'` in the confined modes (no network
    * and no abstract unix sockets shared with the host); `danger-full-access` is always `'host'`.
+   * A `SandboxEgress` object keeps the confined helper without network and brokers the
+   * program's `fetch` through the host to the hosts it allows.
    */
   network?: SandboxNetwork
 }
@@ -165,8 +187,8 @@ export interface SandboxExecutionPolicy {
 export interface PtcRunSandbox {
   /** The mode the run executed under. */
   mode: SandboxMode
-  /** The network the run could reach. */
-  network: SandboxNetwork
+  /** The network the run could reach; `'brokered'`: only the allowed hosts, through the host's `fetch`. */
+  network: 'none' | 'host' | 'brokered'
   /** The program's failure text carried the backend's denial signature. A diagnostic, not proof. */
   denied: boolean
   /** How completely the policy was enforced; absent when nothing was confined. */

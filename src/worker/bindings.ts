@@ -5,6 +5,7 @@
  */
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
+import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, realmGlobal } from './intrinsics.js'
 import type { Outbox } from './outbox.js'
@@ -45,6 +46,12 @@ export class BindingBridge {
     // array iterator.
     for (let index = 0; index < namespaces.length; index++) {
       const shape = namespaces[index]!
+      if (shape.egress === true) {
+        // The broker's namespace is no global of its own: the program sees it as `fetch`.
+        const send = this._member(shape, 'send', undefined)
+        installed = defineProperty(realmGlobal, 'fetch', dataProperty(programFetch(send), false, true, true)) && installed
+        continue
+      }
       const ErrorClass = shape.errorClass && createErrorClass(shape.errorClass.name)
       const namespace = create(null)
       for (let position = 0; position < shape.members.length; position++) {

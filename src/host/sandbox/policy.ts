@@ -4,10 +4,11 @@
  */
 import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { SANDBOX_MODES, type PtcRunResult, type PtcRunSandbox, type SandboxExecutionPolicy, type SandboxMode, type SandboxNetwork } from '../../seam/types.js'
+import { SANDBOX_MODES, type PtcRunResult, type PtcRunSandbox, type SandboxEgress, type SandboxExecutionPolicy, type SandboxMode, type SandboxNetwork } from '../../seam/types.js'
+import { checkEgress } from '../egress.js'
 
 const MODES: ReadonlySet<string> = new Set(SANDBOX_MODES)
-const NETWORKS: ReadonlySet<string> = new Set<SandboxNetwork>(['none', 'host'])
+const NETWORKS: ReadonlySet<string> = new Set(['none', 'host'])
 
 /**
  * What a failure message looks like when bubblewrap's read-only mounts or the dropped
@@ -34,10 +35,23 @@ function existingDirectory(value: unknown, field: string): string {
   return path.resolve(value)
 }
 
-/** The network of a policy: as given, `'none'` by default when confined, always the host's otherwise. */
+/** The brokered egress a policy names, if any. */
+export function egressOf(policy: SandboxExecutionPolicy): SandboxEgress | undefined {
+  return typeof policy.network === 'object' ? policy.network : undefined
+}
+
+/**
+ * The network of a policy: as given, `'none'` by default when confined, always the host's
+ * otherwise. An egress object is checked and copied; it needs a confined mode, whose private
+ * network namespace is what makes the broker the only way out.
+ */
 function checkNetwork(network: unknown, mode: SandboxMode, field: string): SandboxNetwork {
+  if (typeof network === 'object' && network !== null && !Array.isArray(network)) {
+    if (!isConfined(mode)) throw new TypeError(`${field}.network cannot name hosts under danger-full-access, which confines nothing`)
+    return checkEgress(network as Record<string, unknown>, `${field}.network`)
+  }
   if (network !== undefined && (typeof network !== 'string' || !NETWORKS.has(network))) {
-    throw new TypeError(`${field}.network must be one of ${[...NETWORKS].join(', ')}, got ${JSON.stringify(network)}`)
+    throw new TypeError(`${field}.network must be one of ${[...NETWORKS].join(', ')}, got ${JSON.stringify(network)}, or an object { allow: [hosts] }`)
   }
   if (isConfined(mode)) return (network as SandboxNetwork | undefined) ?? 'none'
   if (network === 'none') throw new TypeError(`${field}.network cannot be "none" under danger-full-access, which confines nothing`)
@@ -132,7 +146,9 @@ export function policyInstructions(policy: SandboxExecutionPolicy, scratch?: str
   const hidden = 'The user\'s home directory is not visible.'
   const reach = network === 'host'
     ? 'The network is reachable, but unix sockets cannot be created (EPERM).'
-    : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
+    : typeof network === 'object'
+      ? `Only fetch() reaches the network, and only these hosts: ${network.allow.join(', ')}; other connections fail, and unix sockets cannot be created (EPERM).`
+      : 'There is no network (connections fail) and unix sockets cannot be created (EPERM).'
   return `${start} ${files} ${hidden} ${reach}`
 }
 
@@ -143,7 +159,7 @@ export function policyInstructions(policy: SandboxExecutionPolicy, scratch?: str
  */
 export function sandboxFacts(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunSandbox {
   const { mode } = policy
-  const network = policy.network ?? (isConfined(mode) ? 'none' : 'host')
+  const network = typeof policy.network === 'object' ? 'brokered' : policy.network ?? (isConfined(mode) ? 'none' : 'host')
   const kind = result.error?.kind
   const enforced = isConfined(mode) && kind !== 'sandbox-unavailable'
   const denied = enforced && result.error !== undefined && DENIAL.test(result.error.message)

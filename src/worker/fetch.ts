@@ -1,0 +1,75 @@
+/**
+ * The program's `fetch` under brokered egress. The helper has no network of its own, so this
+ * `fetch` serializes the request (method, URL, headers, body bytes) into one binding call to
+ * the host's broker (`src/host/egress.ts`), which checks and makes it, and builds a `Response`
+ * here from the answer (status, headers, body bytes). A refusal rejects with a `TypeError`, as
+ * Node's `fetch` does when a request cannot be made.
+ *
+ * Only the program calls this function: a program that patched `Request`, `Response` or
+ * `Buffer` internals breaks its own fetches, never the runtime. The built-ins it names are
+ * still captured at load, so replacing the globals themselves changes nothing here (except
+ * `Buffer`: Node's own `Response` reads the global one when a body is consumed).
+ */
+import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES } from '../protocol.js'
+import { ErrorOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
+
+type Send = (request: unknown) => Promise<unknown>
+
+const RequestOf = Request
+const ResponseOf = Response
+const bufferFrom = Buffer.from
+const bufferToString = uncurryThis(Buffer.prototype.toString)
+const getter = (prototype: object, name: string) => uncurryThis(getOwnPropertyDescriptor(prototype, name)!.get! as (this: unknown) => unknown)
+const requestMethod = getter(Request.prototype, 'method') as (request: Request) => string
+const requestUrl = getter(Request.prototype, 'url') as (request: Request) => string
+const requestHeaders = getter(Request.prototype, 'headers') as (request: Request) => Headers
+const requestBody = getter(Request.prototype, 'body') as (request: Request) => unknown
+const requestArrayBuffer = uncurryThis(Request.prototype.arrayBuffer)
+const headersForEach = uncurryThis(Headers.prototype.forEach) as (headers: Headers, each: (value: string, name: string) => void) => void
+const byteLength = getter(ArrayBuffer.prototype, 'byteLength') as (buffer: ArrayBuffer) => number
+/** Statuses whose response has no body: the `Response` constructor refuses one. */
+const NULL_BODY: Record<number, true> = { __proto__: null, 101: true, 204: true, 205: true, 304: true } as unknown as Record<number, true>
+
+/** `fetch(input, init)` through `send`, the broker's binding member. */
+export function programFetch(send: Send): (input: unknown, init?: unknown) => Promise<Response> {
+  const holder = {
+    async fetch(input: unknown, init?: unknown): Promise<Response> {
+      const request = new RequestOf(input as string, init as RequestInit | undefined)
+      const message = create(null) as Record<string, unknown>
+      message.method = requestMethod(request)
+      message.url = requestUrl(request)
+      const headers: [string, string][] = []
+      headersForEach(requestHeaders(request), (value, name) => {
+        headers[headers.length] = [name, value]
+      })
+      message.headers = headers
+      if (requestBody(request) !== null) {
+        const bytes = await requestArrayBuffer(request)
+        const size = byteLength(bytes)
+        if (size > PTC_FETCH_MAX_REQUEST_BODY_BYTES) {
+          throw new TypeErrorOf(`fetch: the request body has ${size} bytes, over the cap of ${PTC_FETCH_MAX_REQUEST_BODY_BYTES}`)
+        }
+        message.body = bufferToString(bufferFrom(bytes), 'base64')
+      }
+      let answer: PtcFetchAnswer
+      try {
+        answer = (await send(message)) as PtcFetchAnswer
+      } catch (failure) {
+        // Created here, after the await, so the async stack trace reaches the program's call.
+        throw new TypeErrorOf(StringOf((failure as Error).message))
+      }
+      if (typeof answer !== 'object' || answer === null || typeof answer.status !== 'number') throw new ErrorOf('fetch: the host answered without a status')
+      const options = create(null) as { status: number; statusText: string; headers: [string, string][] }
+      options.status = answer.status
+      options.statusText = answer.statusText
+      options.headers = answer.headers
+      const body = NULL_BODY[answer.status] === true ? null : bufferFrom(answer.body, 'base64')
+      const response = new ResponseOf(body, options)
+      // What a fetched Response reports, which the constructor cannot set.
+      defineProperty(response, 'url', dataProperty(answer.url, true, false, true))
+      defineProperty(response, 'redirected', dataProperty(answer.redirected, true, false, true))
+      return response
+    },
+  }
+  return holder.fetch
+}

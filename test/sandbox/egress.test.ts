@@ -1,0 +1,140 @@
+/**
+ * Brokered egress: a policy that names hosts gives the program a `fetch` that goes through the
+ * host, and nothing else. The server here is real, on the host's loopback, where a confined
+ * helper (a network namespace of its own) cannot connect; only the broker can, and only when
+ * an allow entry names the address.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startRuntime } from '../helpers/runtime.js'
+import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+
+interface Seen {
+  method: string
+  url: string
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+/** A server that records each request and answers by path: a greeting, an echo, redirects. */
+async function serve(): Promise<{ server: http.Server; port: number; seen: Seen[] }> {
+  const seen: Seen[] = []
+  const server = http.createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', () => {
+      seen.push({ method: request.method!, url: request.url!, headers: request.headers, body })
+      if (request.url === '/redirect') return response.writeHead(302, { location: '/hello' }).end()
+      if (request.url === '/away') return response.writeHead(302, { location: 'http://127.0.0.2:9/' }).end()
+      if (request.url === '/echo') return response.writeHead(201, { 'content-type': 'text/plain', 'x-served': 'yes' }).end(`got ${body}`)
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hello: 'from the host' }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, port: (server.address() as AddressInfo).port, seen }
+}
+
+/** A program that runs `body` and returns what it resolved, or the rejection's class and message. */
+const attempt = (body: string) => `try { return await (async () => { ${body} })() } catch (error) { return { rejected: error.constructor.name, message: error.message } }`
+
+describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed hosts only', () => {
+  const temp = tempDirectory('ptc-egress')
+  let host: Awaited<ReturnType<typeof serve>>
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let origin: string
+
+  beforeAll(async () => {
+    host = await serve()
+    origin = `127.0.0.1:${host.port}`
+    env = await startRuntime({
+      sandbox: { mode: 'workspace-write', network: { allow: [origin], headers: { [origin]: { authorization: 'Bearer host-secret' } } } },
+    })
+  })
+  afterAll(async () => {
+    await env?.dispose()
+    host?.server.close()
+    temp.remove()
+  })
+
+  const policy = (network: unknown) => ({ sandboxPolicy: { mode: 'workspace-write', workspaceRoot: temp.dir, network } as never })
+
+  it('a direct connection fails while the brokered fetch reaches the server, which sees the injected header', async () => {
+    host.seen.length = 0
+    const result = await env.run(`
+      const net = await import('node:net')
+      const direct = await new Promise((resolve) => net.connect(${host.port}, '127.0.0.1').on('connect', () => resolve('connected')).on('error', (error) => resolve(error.code)))
+      const response = await fetch('http://${origin}/hello', { headers: { authorization: 'mine', 'x-program': 'yes' } })
+      return { direct, status: response.status, ok: response.ok, type: response.headers.get('content-type'), json: await response.json(), url: response.url }`)
+    expect(result.value).toEqual({ direct: 'ECONNREFUSED', status: 200, ok: true, type: 'application/json', json: { hello: 'from the host' }, url: `http://${origin}/hello` })
+    expect(host.seen).toHaveLength(1)
+    expect(host.seen[0]!.headers).toMatchObject({ authorization: 'Bearer host-secret', 'x-program': 'yes' })
+    expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'brokered', denied: false, enforcement: 'full' })
+    expect(result.calls.map((call) => `${call.tool} ${call.outcome}`)).toEqual(['fetch.send ok'])
+    expect(env.runtime.executionInstructions).toContain(`Only fetch() reaches the network, and only these hosts: ${origin}`)
+  })
+
+  it('leaves subprocesses without network: only the program\'s fetch goes out', async () => {
+    host.seen.length = 0
+    const script = `require('net').connect(${host.port}, '127.0.0.1').on('connect', () => process.stdout.write('connected')).on('error', (e) => process.stdout.write(e.code))`
+    const result = await env.run(`const cp = await import('node:child_process')
+      return cp.execFileSync(process.execPath, ['-e', ${JSON.stringify(script)}], { encoding: 'utf8' })`)
+    expect(result.value).toBe('ECONNREFUSED')
+    expect(host.seen).toHaveLength(0)
+  })
+
+  it('sends the method and body bytes and returns status, headers and body', async () => {
+    host.seen.length = 0
+    const result = await env.run(`
+      const response = await fetch('http://${origin}/echo', { method: 'POST', body: new Uint8Array([104, 105]) })
+      return { status: response.status, served: response.headers.get('x-served'), text: await response.text() }`)
+    expect(result.value).toEqual({ status: 201, served: 'yes', text: 'got hi' })
+    expect(host.seen[0]).toMatchObject({ method: 'POST', body: 'hi' })
+  })
+
+  // Not Buffer: Node's own Response reads the global Buffer when a body is consumed.
+  it('keeps working after the program replaced Request, Response and Headers', async () => {
+    const result = await env.run(`const response = await fetch('http://${origin}/hello')
+      globalThis.Request = globalThis.Response = globalThis.Headers = null
+      const again = await fetch('http://${origin}/hello')
+      return [response.status, again.status, (await again.json()).hello]`)
+    expect(result.value).toEqual([200, 200, 'from the host'])
+  })
+
+  it('follows a redirect to an allowed host, checking it again', async () => {
+    const result = await env.run(`const response = await fetch('http://${origin}/redirect')
+      return { redirected: response.redirected, url: response.url, json: await response.json() }`)
+    expect(result.value).toEqual({ redirected: true, url: `http://${origin}/hello`, json: { hello: 'from the host' } })
+  })
+
+  it('refuses a host, a port and a redirect the allow list does not name, with a TypeError naming the host and the rule', async () => {
+    const refused = async (url: string) => (await env.run(attempt(`return await fetch(${JSON.stringify(url)})`))).value
+    expect(await refused('http://127.0.0.2:9/')).toEqual({ rejected: 'TypeError', message: `fetch to 127.0.0.2:9 refused: host 127.0.0.2:9 is not in the network allow list (${origin})` })
+    expect(await refused(`http://127.0.0.1:${host.port + 1}/`)).toMatchObject({ rejected: 'TypeError', message: expect.stringMatching(/not in the network allow list/) })
+    expect(await refused(`https://${origin}/`)).toMatchObject({ rejected: 'TypeError' }) // allowed host, but no TLS there: fails, never reaches another host
+    const away = await refused(`http://${origin}/away`)
+    expect(away).toEqual({ rejected: 'TypeError', message: `fetch to 127.0.0.2:9 refused: host 127.0.0.2:9 is not in the network allow list (${origin}) (a redirect from ${origin})` })
+  })
+
+  it('refuses a name that resolves to a loopback address unless the entry is the IP literal itself', async () => {
+    host.seen.length = 0
+    const result = await env.run(attempt(`return await fetch('http://localhost:${host.port}/hello')`), policy({ allow: [`localhost:${host.port}`] }))
+    expect(result.value).toMatchObject({ rejected: 'TypeError', message: expect.stringMatching(new RegExp(`^fetch to localhost:${host.port} refused: it resolves to (127\\.0\\.0\\.1|::1), a private, loopback or link-local address, and allow entry localhost:${host.port} is not an IP literal$`)) })
+    expect(result.calls.map((call) => call.outcome)).toEqual(['refused'])
+    expect(host.seen).toHaveLength(0)
+  })
+
+  it('keeps the injected headers out of the program: a request to an allowed host without them carries none', async () => {
+    host.seen.length = 0
+    const result = await env.run(`return (await fetch('http://${origin}/hello')).status`, policy({ allow: [origin] }))
+    expect(result.value).toBe(200)
+    expect(host.seen[0]!.headers.authorization).toBeUndefined()
+  })
+
+  it('rejects malformed allow entries and egress without confinement, naming the field', () => {
+    const resolve = (sandboxPolicy: unknown) => env.runtime.resolve({ program: '', bindings: [], sandboxPolicy: sandboxPolicy as never })
+    expect(() => resolve({ mode: 'read-only', workspaceRoot: temp.dir, network: { allow: ['https://api.github.com/'] } })).toThrow(/sandboxPolicy\.network\.allow\[0\] must be a host name, "\*\.domain" or an IP literal, with an optional :port, got "https:\/\/api\.github\.com\/"/)
+    expect(() => resolve({ mode: 'read-only', workspaceRoot: temp.dir, network: { allow: [] } })).toThrow(/sandboxPolicy\.network\.allow must be a non-empty array/)
+    expect(() => resolve({ mode: 'danger-full-access', workspaceRoot: temp.dir, network: { allow: ['example.com'] } })).toThrow(/cannot name hosts under danger-full-access/)
+  })
+})
