@@ -28,6 +28,11 @@ describe('a strict TypeScript consumer of the built package', () => {
     expect(diagnostics([standalone], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts'] })).toEqual([])
   })
 
+  it('compiles a CommonJS consumer (.cts) under NodeNext', () => {
+    const commonjs = fileURLToPath(new URL('./fixtures/commonjs-consumer.cts', import.meta.url))
+    expect(diagnostics([commonjs], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts'] })).toEqual([])
+  })
+
   it('compiles the AI SDK path without @types/json-schema under NodeNext', () => {
     const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
     const host = ts.createCompilerHost(options)
