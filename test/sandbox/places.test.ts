@@ -17,8 +17,11 @@ describe('private places', () => {
       const places = privatePlaces(os.homedir() === '/' ? project.dir : process.cwd())
       expect(places.filter((place) => place.writable).map((place) => place.path)).toEqual(['/tmp'])
       if (os.homedir() !== '/') expect(paths(process.cwd())).toContain(os.homedir())
-      // A working directory under /tmp is hidden with it (and not listed twice).
-      expect(paths(project.dir).filter((place) => place.startsWith(project.dir))).toEqual([])
+      // A working directory under /tmp is a read-only place of its own, after /tmp: inside the
+      // private /tmp it stays empty and read-only rather than an ordinary writable path.
+      const underTmp = privatePlaces(project.dir)
+      expect(underTmp.filter((place) => place.path.startsWith(project.dir))).toEqual([{ path: project.dir, writable: false }])
+      expect(underTmp.findIndex((place) => place.path === '/tmp')).toBeLessThan(underTmp.findIndex((place) => place.path === project.dir))
     } finally {
       project.remove()
     }

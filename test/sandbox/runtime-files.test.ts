@@ -167,3 +167,29 @@ console.log(JSON.stringify(result.value ?? result.error))
     }
   })
 })
+
+describe.skipIf(!bwrap)('a host whose working directory is under /tmp', () => {
+  it("keeps that directory read-only and empty for the program, though /tmp itself is writable", () => {
+    const project = tempDirectory('ptc-cwd-under-tmp')
+    try {
+      writeFileSync(path.join(project.dir, 'secret.env'), 'TOKEN=host\n')
+      // Started in the repository so Cordis resolves, then moved under /tmp before the runtime loads.
+      const script = `
+import { Context } from 'cordis'
+process.chdir(${JSON.stringify(project.dir)})
+const { WorkerPtcRuntime } = await import(${JSON.stringify(path.join(REPO, 'dist', 'index.js'))})
+const root = new Context()
+const fiber = await root.plugin(WorkerPtcRuntime, { poolSize: 0 })
+const program = \`const fs = await import('node:fs'); const seen = fs.readdirSync(\${JSON.stringify(process.cwd())}); let code = 'written'; try { fs.writeFileSync(\${JSON.stringify(process.cwd() + '/planted.js')}, 'x') } catch (error) { code = error.code } return [seen, code]\`
+const result = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program, bindings: [] }))
+await fiber.dispose()
+console.log(JSON.stringify(result.value ?? result.error))
+`
+      const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8' })
+      expect(JSON.parse(output)).toEqual([[], 'EROFS'])
+      expect(readdirSync(project.dir)).toEqual(['secret.env'])
+    } finally {
+      project.remove()
+    }
+  })
+})

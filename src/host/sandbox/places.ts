@@ -74,8 +74,9 @@ export function privatePlaces(hostCwd = process.cwd()): PrivatePlace[] {
       // not on this host
     }
   }
-  const all = [...places.keys()]
-  return all
-    .filter((place) => !all.some((other) => other !== place && within(place, other)))
-    .map((place) => ({ path: place, writable: places.get(place)! }))
+  // A place inside another is covered by it, except a read-only one inside a writable one (the
+  // host's cwd under /tmp): that one is mounted after its parent, so it stays read-only and empty.
+  const all = [...places.keys()].sort((a, b) => a.length - b.length)
+  const covered = (place: string, other: string) => other !== place && within(place, other) && !(places.get(other) && !places.get(place))
+  return all.filter((place) => !all.some((other) => covered(place, other))).map((place) => ({ path: place, writable: places.get(place)! }))
 }
