@@ -120,7 +120,9 @@ function killHelpers(): void {
 
 /** Resolves once this process has `count` helpers whose process trees are complete. */
 async function helpersStarted(count: number): Promise<void> {
-  while (childProcesses().filter((child) => readFileSync(`/proc/${helperUnder(child)}/comm`, 'utf8').trim() === 'node').length < count) {
+  // The leaf is Node once bubblewrap and the shell that sets its limits have exec'd it (its name
+  // is `node`, or `MainThread` on Node 24+, which names its threads).
+  while (childProcesses().filter((child) => !['bwrap', 'sh'].includes(readFileSync(`/proc/${helperUnder(child)}/comm`, 'utf8').trim())).length < count) {
     await sleep(20)
   }
 }
