@@ -199,28 +199,52 @@ export class CallDispatcher {
    * runs out, and the function's signal aborts (it may still finish: its result is dropped).
    */
   private _call(fn: PtcBindingFunction, args: unknown, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
-    const invoke = (signal: AbortSignal) => (entry.span ? entry.span.within(() => fn(args, { signal, hold })) : fn(args, { signal, hold }))
-    if (timeoutMs === undefined) return invoke(this._controller.signal)
+    const invoke = (signal: AbortSignal, held: PtcBindingCall['hold']) =>
+      entry.span ? entry.span.within(() => fn(args, { signal, hold: held })) : fn(args, { signal, hold: held })
+    if (timeoutMs === undefined) return invoke(this._controller.signal, hold)
     const own = new AbortController()
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        entry.timedOut = true
-        const error = new Error(`${label} did not finish within its time budget of ${timeoutMs} ms (timeoutMs)`)
-        own.abort(error)
-        reject(error)
-      }, timeoutMs)
+      // The tool's time budget runs while the tool works, not while a person decides on its hold.
+      let left = timeoutMs
+      let since = 0
+      let timer: NodeJS.Timeout | undefined
+      let settled = false
+      const start = () => {
+        if (settled) return
+        since = performance.now()
+        timer = setTimeout(() => {
+          entry.timedOut = true
+          const error = new Error(`${label} did not finish within its time budget of ${timeoutMs} ms (timeoutMs)`)
+          own.abort(error)
+          reject(error)
+        }, left)
+      }
+      const stop = () => {
+        clearTimeout(timer)
+        left -= performance.now() - since
+      }
+      const timedHold: PtcBindingCall['hold'] = (payload) => {
+        if (entry.timedOut) return hold(payload) // refused there: the call has settled
+        stop()
+        const decided = hold(payload)
+        decided.then(start, start)
+        return decided
+      }
       const settle = <T>(then: (value: T) => void) => (value: T) => {
+        settled = true
         clearTimeout(timer)
         then(value)
       }
+      start()
       try {
         // A binding function of the caller's own may answer synchronously.
-        Promise.resolve(invoke(AbortSignal.any([this._controller.signal, own.signal]))).then(settle(resolve), settle(reject))
+        Promise.resolve(invoke(AbortSignal.any([this._controller.signal, own.signal]), timedHold)).then(settle(resolve), settle(reject))
       } catch (error) {
         settle(reject)(error)
       }
     })
   }
+
 
   /** A record for a call that just arrived; none for refusals past the budget's allowance. */
   private _start(tool: string): TraceEntry | undefined {

@@ -94,6 +94,23 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
     })
   })
 
+  it("a tool's own timeoutMs does not run while a person decides on its call, and runs again after", async () => {
+    await withRuntime(async ({ run, runtime }) => {
+      const group = defineToolGroup({
+        global: 'pay',
+        tools: {
+          quick: { inputSchema: {}, timeoutMs: 200, needsApproval: true, run: async () => 'paid' },
+          slow: { inputSchema: {}, timeoutMs: 200, needsApproval: true, run: () => new Promise((resolve) => setTimeout(resolve, 600, 'late')) },
+        },
+      })
+      const first = await run(`const a = await pay.quick(); let b; try { b = await pay.slow() } catch (error) { b = error.message } return [a, b]`, { bindings: [group.namespace] })
+      await new Promise((resolve) => setTimeout(resolve, 500)) // longer than the tool's budget
+      const second = await runtime.resume(paused(first).id, { approve: true })
+      const third = await runtime.resume(paused(second).id, { approve: true })
+      expect(third.value).toEqual(['paid', 'pay.slow did not finish within its time budget of 200 ms (timeoutMs)'])
+    })
+  })
+
   it('a program that spins while its call is held times out within its budget, and the owner goes on', async () => {
     await withRuntime(async ({ run, runtime }, mail) => {
       const owner = {}
