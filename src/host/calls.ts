@@ -187,8 +187,9 @@ export class CallDispatcher {
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
       reply = { type: 'reply', run: this._run, id: call.id, ok: false, message }
-      if (this._open && !PtcCallRefusal.is(error)) this._host.failed({ binding: label, kind: 'threw', message, cause: error })
-      this._finish(entry, entry.timedOut ? 'timeout' : PtcCallRefusal.is(error) ? 'refused' : 'error', message)
+      const refused = PtcCallRefusal.is(error)
+      if (this._open && !refused) this._host.failed({ binding: label, kind: 'threw', message, cause: error })
+      this._finish(entry, entry.timedOut ? 'timeout' : refused ? 'refused' : 'error', message)
     }
     inFlight = false
     this._queue(reply, bytes)
