@@ -26,7 +26,7 @@ import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
 import { type NamespaceBudget, NamespaceWatch } from './sandbox/budget.js'
 import { checkHelperRoots } from './sandbox/mounts.js'
-import { NAMESPACE_HELPER_PID, helperOf, killNamespace, reaperOf, sweepHelperNamespace } from './sandbox/namespace.js'
+import { NAMESPACE_HELPER_PID, helperUnder, killNamespace, reaperOf, sweepHelperNamespace } from './sandbox/namespace.js'
 import { asTeardown, inTurn } from './turns.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
@@ -39,6 +39,8 @@ const READY_GRACE_MS = 2_000
 const KILLED_EXIT_MS = 1_000
 /** After the process exits, how long to wait for frames it wrote just before. */
 const EXIT_DRAIN_MS = 100
+/** How often the end of a namespace's reaper is looked for once bwrap has exited. */
+const REAPER_POLL_MS = 2
 const DIAGNOSTIC_CHARS = 2_000
 /**
  * The longest frame accepted while no run listens: only short notices (`exit`, `forged`) come
@@ -178,6 +180,8 @@ export class ProcessEnvironment implements Environment {
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
   private _helper: number | undefined
+  /** bwrap's reaper (PID 1 inside), found with the helper. */
+  private _reaper: number | undefined
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
   /** Why the environment was stopped over its budget, once it was. */
@@ -391,7 +395,11 @@ export class ProcessEnvironment implements Environment {
 
   /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */
   private _helperPid(): number | undefined {
-    return (this._helper ??= helperOf(this._child.pid!))
+    if (this._helper !== undefined) return this._helper
+    const reaper = reaperOf(this._child.pid!)
+    this._helper = reaper === undefined ? undefined : helperUnder(reaper)
+    if (this._helper !== undefined) this._reaper = reaper
+    return this._helper
   }
 
   /** The program's processes still in the helper's tree (an unconfined helper is one process). */
@@ -425,6 +433,7 @@ export class ProcessEnvironment implements Environment {
         }
         this._started = true
         this._cwd = frame.cwd
+        if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
         this._watch?.measureBaseline()
         clearTimeout(this._timer)
         this._settleReady(undefined)
@@ -477,7 +486,7 @@ export class ProcessEnvironment implements Environment {
    */
   private _overBudget(message: string): void {
     this._overMessage = message
-    const reaper = this._helperPid() === undefined ? undefined : reaperOf(this._child.pid!)
+    const reaper = this._helperPid() === undefined ? undefined : this._reaper
     try {
       if (reaper !== undefined) process.kill(reaper, 'SIGKILL')
     } catch {
@@ -496,6 +505,19 @@ export class ProcessEnvironment implements Environment {
     return { kind: 'worker-exit', message: this._memoryMessage() ?? `the program's helper process ${describe} before the run completed` }
   }
 
+  /**
+   * bwrap exits with its helper's status as soon as the helper dies, but the namespace's reaper
+   * (PID 1 inside) waits for every other process there, and is killed only as bwrap's child dies
+   * (--die-with-parent): what the program started may run a moment longer. The run settles once
+   * the reaper is gone, which the kernel allows only after everything else in the namespace is.
+   */
+  private async _namespaceGone(): Promise<void> {
+    const reaper = this._reaper
+    if (reaper === undefined) return
+    const deadline = Date.now() + KILLED_EXIT_MS
+    while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS, undefined, { ref: false })
+  }
+
   private async _ended(describe: string): Promise<void> {
     if (this._processExited) return
     this._processExited = true
@@ -508,6 +530,7 @@ export class ProcessEnvironment implements Environment {
     let drain: NodeJS.Timeout | undefined
     await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
     clearTimeout(drain)
+    await this._namespaceGone()
     const detail = this._diagnostics.trim().split('\n').slice(-2).join(' ')
     this._failStart(`the helper ${describe} before it was ready${detail ? `: ${detail}` : ''}`)
     if (this._started && !this._workerExit) this._listener?.exit(this._processFailure(describe))

@@ -42,10 +42,13 @@ function namespacePids(pid: number): number[] {
 /** bwrap's reaper (PID 1 inside) under `bwrapPid`, if it runs. */
 export const reaperOf = (bwrapPid: number) => childrenOf(bwrapPid).find((pid) => namespacePids(pid).at(-1) === 1)
 
+/** The host PID of the helper under bwrap's reaper `reaperPid`, if it runs. */
+export const helperUnder = (reaperPid: number) => childrenOf(reaperPid).find((pid) => namespacePids(pid).at(-1) === NAMESPACE_HELPER_PID)
+
 /** The host PID of the helper whose bubblewrap is `bwrapPid`, if it runs. */
 export function helperOf(bwrapPid: number): number | undefined {
   const reaper = reaperOf(bwrapPid)
-  return reaper === undefined ? undefined : childrenOf(reaper).find((pid) => namespacePids(pid).at(-1) === NAMESPACE_HELPER_PID)
+  return reaper === undefined ? undefined : helperUnder(reaper)
 }
 
 /**
