@@ -5,6 +5,7 @@
 import path from 'node:path'
 import Schema from 'schemastery'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
+import { TIERS, type TierName } from './tiers/index.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -35,7 +36,7 @@ export const Config = Schema.object({
    * Where each environment's worker lives: `process` (a helper process of its own, the
    * boundary for untrusted programs) or `thread` (this process; trusted programs only).
    */
-  isolation: Schema.union(['process', 'thread'] as const).default('process'),
+  isolation: Schema.union(Object.keys(TIERS) as TierName[]).default('process'),
   timeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(120_000),
   maxTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(600_000),
   maxOutputBytes: Schema.natural().min(4).max(Number.MAX_SAFE_INTEGER).default(67_108_864),

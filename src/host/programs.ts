@@ -6,6 +6,7 @@
 import { type ProgramCode, REHEARSAL_SOURCE } from '../protocol.js'
 import type { PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../transform/index.js'
+import type { Environment } from './environment.js'
 import { typeEraser } from './typescript.js'
 
 const CACHE_SIZE = 64
@@ -30,6 +31,23 @@ export class ProgramCache {
     this._entries.set(key, lowered)
     return lowered
   }
+
+  /**
+   * `source` lowered for its run in `environment`: a scoped-repl program sees copies of what
+   * earlier runs there declared, and in a fresh environment what `initializer` (which runs first)
+   * declared.
+   */
+  lowerFor(source: string, language: PtcProgramLanguage, environment: Carrying, initializer: LoweredProgram | undefined): LoweredProgram & ProgramCode {
+    if (this._format !== 'scoped-repl') return this.lower(source, [], language)
+    return this.lower(source, environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried, language)
+  }
+}
+
+type Carrying = Pick<Environment, 'runs' | 'carried'>
+
+/** The names a kept run leaves `environment` carrying: its own, and the initializer's when it ran first. */
+export function declaredBy(environment: Carrying, program: LoweredProgram, initializer: LoweredProgram | undefined): string[] {
+  return [...(environment.runs === 0 ? (initializer?.declared ?? []) : []), ...program.declared]
 }
 
 let rehearsal: ProgramCode | undefined

@@ -4,13 +4,8 @@
  * and settlement (`runSession`), result (with the sandbox facts). Disposal aborts every run
  * with "runtime disposed" and awaits every environment.
  */
-import { statSync } from 'node:fs'
-import path from 'node:path'
 import type { Context } from 'cordis'
-import { snapshotJson } from '../json/index.js'
-import { validateBindings } from '../seam/names.js'
 import { PtcRuntime } from '../seam/runtime.js'
-import { PROGRAM_LANGUAGES } from '../seam/types.js'
 import type {
   PtcHoldDecision,
   PtcProgramFormat,
@@ -23,25 +18,24 @@ import type {
   SandboxMode,
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
-import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import type { Environment } from './environment.js'
+import { Admission, NAME, checkDecision, checkStateOwner } from './admission.js'
+import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
+import { egressNamespace } from './egress.js'
+import { abortMessage } from './foreign-message.js'
+import { HeldRuns, RunAnswers } from './holds.js'
+import { EnvironmentInitializer } from './initializer.js'
 import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { OwnerQueues } from './owners.js'
-import { ProcessEnvironment, dataBaseline } from './process.js'
-import { ProgramCache, rehearsalProgram } from './programs.js'
-import { locateBwrap, namespaceArguments, probeBwrap } from './sandbox/bwrap.js'
+import { ProgramCache, declaredBy } from './programs.js'
 import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinement.js'
 import { egressOf, policyKey } from './sandbox/policy.js'
-import { egressNamespace } from './egress.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
-import { ThreadEnvironment } from './thread.js'
-import { abortMessage } from './foreign-message.js'
+import { TIERS, type Tier } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
-import { HeldRuns, RunAnswers } from './holds.js'
 
-const NAME = 'WorkerPtcRuntime'
 /** The environment key of runs without a sandbox policy. */
 const UNCONFINED = ''
 
@@ -55,6 +49,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
   static Config = Config
 
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
+  /** Where environments live, chosen once from `config.isolation`. */
+  private readonly _tier: Tier
+  private readonly _admission: Admission
+  private readonly _initializer: EnvironmentInitializer
   private readonly _programs: ProgramCache
   private readonly _owners: OwnerQueues
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
@@ -68,14 +66,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   /** The policies of environment keys in use, to spawn from a key. */
   private readonly _policies = new Map<string, SandboxExecutionPolicy>()
   private _source: EnvironmentSource | undefined
-  /** bubblewrap, when it works here: unconfined helpers still get a PID namespace of their own. */
-  private _namespaces: string | undefined
-  /** What a fresh helper reserves before any program runs; the memory budget comes on top. */
-  private _baselineKb = 0
   private _disposed = false
   private _admitted = false
-  private _initializer: string | undefined
-  private _blocked: string | undefined
 
   constructor(ctx: Context, config: WorkerPtcRuntimeConfig) {
     super(ctx)
@@ -83,8 +75,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
-    const sandbox = config.sandbox ?? (config.isolation === 'process' ? DEFAULT_SANDBOX : 'none')
+    this._tier = TIERS[config.isolation]()
+    const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
+    this._admission = new Admission(this._config, this._sandbox)
+    this._initializer = new EnvironmentInitializer(this._programs, this._config.language, (reason) => this._drain(reason))
     this._holds = new HeldRuns(config.holdTimeoutMs)
     this._owners = new OwnerQueues(
       {
@@ -101,9 +96,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
     return this._config.language
   }
 
-  /** Where each environment's worker lives: `'process'` (a helper process) or `'thread'` (this process). */
-  get isolation(): 'process' | 'thread' {
-    return this._config.isolation
+  /** Where each environment's worker lives: its tier's name (`config.isolation`). */
+  get isolation(): string {
+    return this._tier.name
   }
 
   override get programFormat(): PtcProgramFormat {
@@ -119,7 +114,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   override get timeout() {
-    return { defaultMs: Math.min(this._config.timeoutMs, this._config.maxTimeoutMs), maxMs: this._config.maxTimeoutMs }
+    return this._admission.timeout
   }
 
   override get executionInstructions(): string {
@@ -137,31 +132,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   resolve(request: PtcRunRequest): PtcRunSpec {
     if (this._disposed) throw new Error(`${NAME}: resolve() after disposal`)
-    if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
-    checkStateOwner(request.stateOwner, 'stateOwner')
-    if (request.language !== undefined) checkLanguage(request.language, 'language')
-    if (request.onBindingError !== undefined && typeof request.onBindingError !== 'function') {
-      throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
-    }
-    checkMaxCalls(request.maxCalls, 'maxCalls')
-    if (this._sandbox) {
-      // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace
-      // root (or, for the deployment's policy, to the deployment's cwd when it names one).
-      const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
-      const start = request.sandboxPolicy === undefined ? this._sandbox.defaultCwd : sandboxPolicy.workspaceRoot
-      const cwd = existingDirectory(request.cwd ?? start, 'cwd')
-      return { ...request, cwd, timeoutMs: this._resolveTimeout(request.timeoutMs), sandboxPolicy }
-    }
-    if (request.sandboxPolicy !== undefined) {
-      throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
-    }
-    return { ...request, cwd: existingDirectory(request.cwd ?? this._config.cwd, 'cwd'), timeoutMs: this._resolveTimeout(request.timeoutMs) }
+    return this._admission.resolve(request)
   }
 
   async run(spec: PtcRunSpec): Promise<PtcRunResult> {
     // Admission: misuse rejects; everything after it resolves as a result.
-    this._checkSpec(spec)
-    const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
+    if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
+    if (this._initializer.blocked) throw new Error(`${NAME}: run() refused while ${this._initializer.blocked}`)
+    const policy = this._admission.check(spec)
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
     const answers = new RunAnswers(this._holds, (result) => (policy ? this._sandbox!.report(policy, result) : result))
@@ -197,33 +175,17 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   override registerEnvironmentInitializer(program: string): () => Promise<void> {
     if (this._disposed) throw new Error(`${NAME}: registerEnvironmentInitializer() after disposal`)
-    if (typeof program !== 'string') throw new TypeError(`${NAME}: the initializer program must be a string`)
-    if (this._initializer !== undefined) throw new Error(`${NAME}: an environment initializer is already registered`)
-    if (this._admitted) throw new Error(`${NAME}: an environment initializer must be registered before the first run`)
-    this._programs.lower(program, [], this.language) // throws ProgramSyntaxError when it does not parse
-    this._initializer = program
-    let cleanup: Promise<void> | undefined
-    return () => {
-      cleanup ??= this._unregisterInitializer().catch((error: unknown) => {
-        cleanup = undefined // a failed cleanup may be retried; execution stays blocked until then
-        throw error
-      })
-      return cleanup
-    }
+    return this._initializer.register(program, this._admitted)
   }
 
   protected override async start(): Promise<void> {
     await this._sandbox?.start()
-    if (this.isolation === 'process') {
-      this._baselineKb = await dataBaseline(this._config.maxOldGenerationSizeMb)
-      const configured = this._config.sandbox === 'none' ? undefined : this._config.sandbox?.bwrapPath
-      const bwrap = process.platform === 'linux' ? locateBwrap(configured ?? 'bwrap') : undefined
-      if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
-    }
+    await this._tier.start({ config: this._config, sandbox: this._sandbox })
     // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
     const poolable = !this._sandbox || this._sandbox.unavailable(this._sandbox.policy) === undefined
-    this._source = new EnvironmentSource((key) => this._spawn(key), poolable ? pooled : undefined, this._config.poolSize)
+    const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
+    this._source = new EnvironmentSource(spawn, poolable ? pooled : undefined, this._config.poolSize)
   }
 
   protected override async stop(): Promise<void> {
@@ -232,13 +194,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._holds.clear()
     await this._source?.drain()
     this._sandbox?.dispose()
-  }
-
-  private async _unregisterInitializer(): Promise<void> {
-    this._blocked = 'the environment initializer is being unregistered'
-    await this._drain('the environment initializer was unregistered')
-    this._initializer = undefined
-    this._blocked = undefined
   }
 
   /** Aborts every admitted run, waits for them, and ends every retained environment. */
@@ -260,19 +215,12 @@ export class WorkerPtcRuntime extends PtcRuntime {
     let initializer
     try {
       program = this._programs.lower(spec.program, [], language)
-      initializer = this._initializer === undefined ? undefined : this._programs.lower(this._initializer, [], this.language)
+      initializer = this._initializer.lowered()
     } catch (error) {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
     }
-    // scoped-repl programs see copies of what earlier runs of the environment declared,
-    // the initializer (which runs first in a fresh environment) included.
-    const scoped = this._config.programFormat === 'scoped-repl'
-    const lowerFor = (environment: Environment) => {
-      if (!scoped) return program
-      const inherited = environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried
-      return this._programs.lower(spec.program, inherited, language)
-    }
+    const lowerFor = (environment: Environment) => this._programs.lowerFor(spec.program, language, environment, initializer)
     const egress = policy && egressOf(policy)
     const plan: RunPlan = {
       program,
@@ -295,7 +243,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
         const lowered = lowerFor(environment)
-        const declared = [...(environment.runs === 0 ? (initializer?.declared ?? []) : []), ...lowered.declared]
+        const declared = declaredBy(environment, lowered, initializer)
         const settlement = await runSession(environment, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
         if (settlement.disposition === 'keep') for (const name of declared) environment.carried.add(name)
         return settlement
@@ -320,118 +268,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._policies.set(key, policy)
     return key
   }
-
-  private _spawn(key: string): Environment {
-    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes, maxProcesses } = this._config
-    const rehearsal = rehearsalProgram()
-    if (this.isolation === 'thread') return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal, maxMemoryMb })
-    const policy = this._policies.get(key)
-    const cwd = policy?.workspaceRoot ?? this._config.cwd
-    const confining = policy && this._sandbox!.wrapper(policy)
-    const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
-    return new ProcessEnvironment({
-      ...(wrapper ? { wrapper } : {}),
-      // Under bubblewrap the PID namespace makes the environment's processes known: sampled as one budget.
-      ...(wrapper ? { budget: { maxProcesses, maxMemoryMb, tmpfs: confining?.tmpfs ?? [] } } : {}),
-      confined: confining !== undefined,
-      cwd,
-      maxMemoryMb,
-      baselineKb: this._baselineKb,
-      maxOldGenerationSizeMb,
-      rehearsal,
-      // Output is capped by maxOutputBytes (JSON-counted; escaping may double it) and call
-      // arguments by maxPendingCallBytes; a longer frame is over-budget traffic.
-      maxFrameBytes: 2 * maxOutputBytes + maxPendingCallBytes + 1024 * 1024,
-    })
-  }
-
-  private _resolveTimeout(timeoutMs: unknown): number | null {
-    if (timeoutMs === undefined) return this.timeout.defaultMs
-    if (timeoutMs === null) return null
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new TypeError(`${NAME}: timeoutMs must be a positive finite number or null, got ${String(timeoutMs)}`)
-    }
-    return Math.min(timeoutMs, this._config.maxTimeoutMs)
-  }
-
-  private _checkSpec(spec: PtcRunSpec): void {
-    if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
-    if (this._blocked) throw new Error(`${NAME}: run() refused while ${this._blocked}`)
-    if (typeof spec !== 'object' || spec === null) throw new TypeError(`${NAME}: run() needs a spec from resolve()`)
-    if (typeof spec.program !== 'string') throw new TypeError(`${NAME}: spec.program must be a string`)
-    if (typeof spec.cwd !== 'string' || !path.isAbsolute(spec.cwd)) {
-      throw new TypeError(`${NAME}: spec.cwd must be an absolute path; pass the request through resolve() first`)
-    }
-    existingDirectory(spec.cwd, 'spec.cwd') // it may have been removed since resolve()
-    checkStateOwner(spec.stateOwner, 'spec.stateOwner')
-    if (spec.language !== undefined) checkLanguage(spec.language, 'spec.language')
-    checkMaxCalls(spec.maxCalls, 'spec.maxCalls')
-    const { timeoutMs } = spec
-    if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
-      throw new TypeError(`${NAME}: spec.timeoutMs must be a positive finite number or null; pass the request through resolve() first`)
-    }
-    if (timeoutMs !== null && timeoutMs > this._config.maxTimeoutMs) {
-      throw new RangeError(`${NAME}: spec.timeoutMs ${timeoutMs} exceeds maxTimeoutMs ${this._config.maxTimeoutMs}`)
-    }
-    if (spec.sandboxPolicy !== undefined && !this._sandbox) {
-      throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)
-    }
-    try {
-      validateBindings(spec.bindings)
-    } catch (error) {
-      throw new TypeError(`${NAME}: ${(error as Error).message}`)
-    }
-  }
 }
-
-/** A known language, whose eraser (for TypeScript) loads here: a missing one is the caller's to fix. */
-function checkLanguage(language: unknown, field: string): void {
-  if (!(PROGRAM_LANGUAGES as readonly unknown[]).includes(language)) {
-    throw new TypeError(`${NAME}: ${field} must be one of ${PROGRAM_LANGUAGES.join(', ')}, got ${JSON.stringify(language)}`)
-  }
-  if (language === 'typescript') typeEraser()
-}
-
-/** A copy of a caller's decision, or a throw naming what is wrong with it. */
-function checkDecision(decision: unknown): PtcHoldDecision {
-  if (typeof decision !== 'object' || decision === null) throw new TypeError(`${NAME}: a decision must be { approve: true } or { approve: false, reason }`)
-  const { approve, value, reason } = decision as Record<string, unknown>
-  if (approve === true) {
-    if (value === undefined) return { approve }
-    const snapshot = snapshotJson(value)
-    if (!snapshot.ok) throw new TypeError(`${NAME}: decision.value must be lossless JSON (${snapshot.reason})`)
-    return { approve, value: snapshot.value }
-  }
-  if (approve !== false) throw new TypeError(`${NAME}: decision.approve must be true or false, got ${typeof approve}`)
-  if (reason !== undefined && typeof reason !== 'string') throw new TypeError(`${NAME}: decision.reason must be a string, got ${typeof reason}`)
-  return reason === undefined ? { approve } : { approve, reason }
-}
-
-/** State owners are compared by identity: a string or number would be shared by every equal value. */
-function checkStateOwner(owner: unknown, field: string): void {
-  if (owner === undefined || (typeof owner === 'object' && owner !== null) || typeof owner === 'function') return
-  throw new TypeError(`${NAME}: ${field} must be an object or a function (owners are told apart by identity), got ${owner === null ? 'null' : typeof owner}`)
-}
-
-function checkMaxCalls(value: unknown, field: string): void {
-  if (value === undefined || (Number.isSafeInteger(value) && (value as number) > 0)) return
-  throw new TypeError(`${NAME}: ${field} must be a positive integer, got ${String(value)}`)
-}
-
-function existingDirectory(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !path.isAbsolute(value)) {
-    throw new TypeError(`${NAME}: ${field} must be an absolute path, got ${JSON.stringify(value)}`)
-  }
-  let directory = false
-  try {
-    directory = statSync(value).isDirectory()
-  } catch {
-    // reported below
-  }
-  if (!directory) throw new Error(`${NAME}: ${field} must be an existing directory, got ${JSON.stringify(value)}`)
-  return value
-}
-
 
 function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
   return new OutputLedger(maxOutputBytes).finish({ error: { kind, message } })

@@ -1,0 +1,56 @@
+/**
+ * The environment initializer: one program a deployment registers before its first run, which
+ * every fresh environment runs before its first program. Unregistering it aborts every run and
+ * ends every retained environment (they ran it), and refuses runs until that is done.
+ */
+import type { PtcProgramLanguage } from '../seam/types.js'
+import type { LoweredProgram } from '../transform/index.js'
+import type { ProgramCode } from '../protocol.js'
+import { NAME } from './admission.js'
+import type { ProgramCache } from './programs.js'
+
+export class EnvironmentInitializer {
+  private _source: string | undefined
+  private _blocked: string | undefined
+
+  constructor(
+    private readonly _programs: ProgramCache,
+    private readonly _language: PtcProgramLanguage,
+    /** Aborts every run and ends every retained environment, with `reason`. */
+    private readonly _drain: (reason: string) => Promise<void>,
+  ) {}
+
+  /** Why runs are refused now, if they are. */
+  get blocked(): string | undefined {
+    return this._blocked
+  }
+
+  /** `admitted`: a run was already taken, so it is too late to register. */
+  register(program: unknown, admitted: boolean): () => Promise<void> {
+    if (typeof program !== 'string') throw new TypeError(`${NAME}: the initializer program must be a string`)
+    if (this._source !== undefined) throw new Error(`${NAME}: an environment initializer is already registered`)
+    if (admitted) throw new Error(`${NAME}: an environment initializer must be registered before the first run`)
+    this._programs.lower(program, [], this._language) // throws ProgramSyntaxError when it does not parse
+    this._source = program
+    let cleanup: Promise<void> | undefined
+    return () => {
+      cleanup ??= this._unregister().catch((error: unknown) => {
+        cleanup = undefined // a failed cleanup may be retried; execution stays blocked until then
+        throw error
+      })
+      return cleanup
+    }
+  }
+
+  /** The registered initializer, lowered; throws ProgramSyntaxError as `lower` does. */
+  lowered(): (LoweredProgram & ProgramCode) | undefined {
+    return this._source === undefined ? undefined : this._programs.lower(this._source, [], this._language)
+  }
+
+  private async _unregister(): Promise<void> {
+    this._blocked = 'the environment initializer is being unregistered'
+    await this._drain('the environment initializer was unregistered')
+    this._source = undefined
+    this._blocked = undefined
+  }
+}
