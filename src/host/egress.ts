@@ -100,7 +100,12 @@ interface EgressRequest {
   url: string
   headers: [string, string][]
   body?: string
+  /** The request's redirect mode: `follow` (re-checked per hop), `manual` (the 3xx is the answer) or `error`. */
+  redirect: RedirectMode
 }
+
+type RedirectMode = 'follow' | 'manual' | 'error'
+const REDIRECT_MODES: readonly string[] = ['follow', 'manual', 'error'] satisfies RedirectMode[]
 
 /** Options for tests: a resolver in place of the system's. */
 export interface EgressOptions {
@@ -154,10 +159,11 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
       for (const [name, value] of Object.entries(injected)) outgoing.push([name, value])
       const answer = await exchange(url, method, outgoing, body, pinned, signal)
       const location = answer.location
-      if (location === undefined || ![301, 302, 303, 307, 308].includes(answer.status)) {
+      if (location === undefined || ![301, 302, 303, 307, 308].includes(answer.status) || request.redirect === 'manual') {
         const reply: PtcFetchAnswer = { status: answer.status, statusText: answer.statusText, headers: answer.headers, body: answer.body.toString('base64'), url: url.href, redirected: redirects > 0 }
         return reply as unknown as PtcJsonValue
       }
+      if (request.redirect === 'error') throw new Error(`fetch to ${request.url} failed: it redirected (status ${answer.status}) and the request's redirect mode is 'error'`)
       if (redirects === MAX_REDIRECTS) throw new Error(`fetch to ${request.url} failed: more than ${MAX_REDIRECTS} redirects`)
       const next = new URL(location, url)
       try {
@@ -179,14 +185,15 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
 
 /** The worker's request, re-checked: it is hostile input like every call's arguments. */
 function checkRequest(args: unknown): EgressRequest {
-  const { method, url, headers, body } = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>
+  const { method, url, headers, body, redirect = 'follow' } = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>
   if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) throw new PtcCallRefusal('fetch: the request method must be a token')
   if (typeof url !== 'string' || !URL.canParse(url)) throw new PtcCallRefusal(`fetch: invalid URL ${JSON.stringify(url)}`)
   if (!Array.isArray(headers) || !headers.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string')) {
     throw new PtcCallRefusal('fetch: the request headers must be [name, value] pairs')
   }
   if (body !== undefined && typeof body !== 'string') throw new PtcCallRefusal('fetch: the request body must be base64')
-  return { method: method.toUpperCase(), url, headers: headers as [string, string][], ...(body === undefined ? {} : { body }) }
+  if (typeof redirect !== 'string' || !REDIRECT_MODES.includes(redirect)) throw new PtcCallRefusal(`fetch: the redirect mode must be one of ${REDIRECT_MODES.join(', ')}`)
+  return { method: method.toUpperCase(), url, headers: headers as [string, string][], redirect: redirect as RedirectMode, ...(body === undefined ? {} : { body }) }
 }
 
 interface Answer {

@@ -11,7 +11,7 @@
  * `Buffer`: Node's own `Response` reads the global one when a body is consumed).
  */
 import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES } from '../protocol.js'
-import { ErrorOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
+import { ErrorOf, PromiseOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
 
 type Send = (request: unknown) => Promise<unknown>
 
@@ -24,6 +24,12 @@ const requestMethod = getter(Request.prototype, 'method') as (request: Request) 
 const requestUrl = getter(Request.prototype, 'url') as (request: Request) => string
 const requestHeaders = getter(Request.prototype, 'headers') as (request: Request) => Headers
 const requestBody = getter(Request.prototype, 'body') as (request: Request) => unknown
+const requestRedirect = getter(Request.prototype, 'redirect') as (request: Request) => string
+const requestSignal = getter(Request.prototype, 'signal') as (request: Request) => AbortSignal
+const signalAborted = getter(AbortSignal.prototype, 'aborted') as (signal: AbortSignal) => boolean
+const signalReason = getter(AbortSignal.prototype, 'reason') as (signal: AbortSignal) => unknown
+const addListener = uncurryThis(EventTarget.prototype.addEventListener) as (target: EventTarget, type: string, listener: () => void, options: object) => void
+const removeListener = uncurryThis(EventTarget.prototype.removeEventListener) as (target: EventTarget, type: string, listener: () => void) => void
 const requestArrayBuffer = uncurryThis(Request.prototype.arrayBuffer)
 const headersForEach = uncurryThis(Headers.prototype.forEach) as (headers: Headers, each: (value: string, name: string) => void) => void
 const byteLength = getter(ArrayBuffer.prototype, 'byteLength') as (buffer: ArrayBuffer) => number
@@ -38,6 +44,9 @@ export function programFetch(send: Send): (input: unknown, init?: unknown) => Pr
       const message = create(null) as Record<string, unknown>
       message.method = requestMethod(request)
       message.url = requestUrl(request)
+      message.redirect = requestRedirect(request)
+      const signal = requestSignal(request)
+      if (signalAborted(signal)) throw signalReason(signal)
       const headers: [string, string][] = []
       headersForEach(requestHeaders(request), (value, name) => {
         headers[headers.length] = [name, value]
@@ -53,8 +62,9 @@ export function programFetch(send: Send): (input: unknown, init?: unknown) => Pr
       }
       let answer: PtcFetchAnswer
       try {
-        answer = (await send(message)) as PtcFetchAnswer
+        answer = (await untilAborted(send(message), signal)) as PtcFetchAnswer
       } catch (failure) {
+        if (signalAborted(signal)) throw signalReason(signal)
         // Created here, after the await, so the async stack trace reaches the program's call.
         throw new TypeErrorOf(StringOf((failure as Error).message))
       }
@@ -72,4 +82,24 @@ export function programFetch(send: Send): (input: unknown, init?: unknown) => Pr
     },
   }
   return holder.fetch
+}
+
+/**
+ * `pending`, or a rejection with the signal's reason once it aborts: the program stops waiting
+ * (as with Node's `fetch`); the broker's exchange ends with the run's own deadline.
+ */
+function untilAborted(pending: Promise<unknown>, signal: AbortSignal): Promise<unknown> {
+  return new PromiseOf((resolve, reject) => {
+    const aborted = () => reject(signalReason(signal))
+    addListener(signal, 'abort', aborted, { __proto__: null, once: true })
+    void (async () => {
+      try {
+        resolve(await pending)
+      } catch (error) {
+        reject(error)
+      } finally {
+        removeListener(signal, 'abort', aborted)
+      }
+    })()
+  })
 }

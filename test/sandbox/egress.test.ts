@@ -27,6 +27,7 @@ async function serve(): Promise<{ server: http.Server; port: number; seen: Seen[
       seen.push({ method: request.method!, url: request.url!, headers: request.headers, body })
       if (request.url === '/redirect') return response.writeHead(302, { location: '/hello' }).end()
       if (request.url === '/away') return response.writeHead(302, { location: 'http://127.0.0.2:9/' }).end()
+      if (request.url === '/slow') return void setTimeout(() => response.writeHead(200).end('late'), 2000)
       if (request.url === '/echo') return response.writeHead(201, { 'content-type': 'text/plain', 'x-served': 'yes' }).end(`got ${body}`)
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hello: 'from the host' }))
     })
@@ -105,6 +106,31 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
     const result = await env.run(`const response = await fetch('http://${origin}/redirect')
       return { redirected: response.redirected, url: response.url, json: await response.json() }`)
     expect(result.value).toEqual({ redirected: true, url: `http://${origin}/hello`, json: { hello: 'from the host' } })
+  })
+
+  it("answers a redirect as it is under redirect: 'manual', and rejects it under 'error'", async () => {
+    host.seen.length = 0
+    const result = await env.run(`const manual = await fetch('http://${origin}/redirect', { redirect: 'manual' })
+      const refused = await fetch('http://${origin}/redirect', { redirect: 'error' }).then(() => 'followed', (error) => error.constructor.name + ': ' + error.message)
+      return { status: manual.status, location: manual.headers.get('location'), redirected: manual.redirected, refused }`)
+    expect(result.value).toEqual({
+      status: 302,
+      location: '/hello',
+      redirected: false,
+      refused: `TypeError: fetch to http://${origin}/redirect failed: it redirected (status 302) and the request's redirect mode is 'error'`,
+    })
+    expect(host.seen.map((request) => request.url)).toEqual(['/redirect', '/redirect'])
+  })
+
+  it("stops waiting when the request's signal aborts, with the signal's reason, and refuses an aborted signal at once", async () => {
+    host.seen.length = 0
+    const result = await env.run(`const started = Date.now()
+      const timed = await fetch('http://${origin}/slow', { signal: AbortSignal.timeout(200) }).then(() => 'answered', (error) => error.name)
+      const waited = Date.now() - started
+      const early = await fetch('http://${origin}/hello', { signal: AbortSignal.abort('no') }).then(() => 'answered', (error) => error)
+      return { timed, quick: waited < 1500, early }`)
+    expect(result.value).toEqual({ timed: 'TimeoutError', quick: true, early: 'no' })
+    expect(host.seen.map((request) => request.url)).toEqual(['/slow'])
   })
 
   it('refuses a host, a port and a redirect the allow list does not name, with a TypeError naming the host and the rule', async () => {
