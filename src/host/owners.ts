@@ -6,7 +6,8 @@
  */
 import type { PtcRunResult } from '../seam/types.js'
 import type { Environment } from './environment.js'
-import { type Disposition, type Settlement, UNSTOPPED_NOTICE, lostNotice } from './session.js'
+import { EXITED_NOTICE, UNSTOPPED_NOTICE, lostNotice } from './endings.js'
+import type { Disposition, Settlement } from './session.js'
 import { abortMessage } from './foreign-message.js'
 
 /** Runs one program on the owner's environment; `notice` is the line it must print first. */
@@ -118,7 +119,7 @@ export class OwnerQueues {
     if (environment && (!environment.alive || slot.key !== ticket.key)) {
       // The environment died between runs (a timer the last program left called process.exit)
       // or the run needs another sandbox policy: either way the state is gone.
-      notice = lostNotice(environment.alive ? 'the sandbox policy changed' : 'its worker exited')
+      notice = environment.alive ? lostNotice('the sandbox policy changed') : EXITED_NOTICE
       slot.environment = undefined
       await this._hooks.settle(environment, 'discard')
       environment = undefined
@@ -154,7 +155,7 @@ export class OwnerQueues {
       if (!(await environment.audit())) {
         if (slot.environment === environment) slot.environment = undefined
         // Released meanwhile, the owner starts fresh without a notice.
-        if (this._slots.get(owner) === slot) this._notices.set(owner, environment.alive ? UNSTOPPED_NOTICE : lostNotice('its worker exited'))
+        if (this._slots.get(owner) === slot) this._notices.set(owner, environment.alive ? UNSTOPPED_NOTICE : EXITED_NOTICE)
         await this._hooks.settle(environment, 'discard')
       }
     }

@@ -18,6 +18,7 @@ import { abortMessage } from './foreign-message.js'
 import { startRunTelemetry } from './telemetry.js'
 import { TimeBudget } from './time-budget.js'
 import { HoldQueue, type SessionPause } from './holds.js'
+import { afterTidy, verdictOf } from './endings.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -62,30 +63,6 @@ export interface Settlement {
    */
   unstarted?: true
 }
-
-/**
- * What each failure kind does to the environment it happened in: `null` keeps it (the program
- * failed, its realm is intact), a reason discards it and says why its state was lost. Every kind
- * has a row, so a new kind does not compile until its row is written.
- */
-const LOST: Record<PtcRunFailure['kind'], string | null> = {
-  exception: null,
-  'invalid-output': null,
-  timeout: 'it ran out of time',
-  abort: 'it was aborted',
-  'worker-exit': 'its worker exited',
-  protocol: 'it broke the runtime protocol',
-  'output-limit': 'it exceeded the output cap',
-  'sandbox-unavailable': 'its sandbox could not be established',
-}
-
-/** The notice a run prints when `reason` lost the state earlier runs left. */
-export function lostNotice(reason: string): string {
-  return `[earlier state was lost because ${reason}; this run starts in a fresh environment]\n`
-}
-
-/** The notice of an environment discarded because what its program started would not die. */
-export const UNSTOPPED_NOTICE = lostNotice('its subprocesses could not be stopped')
 
 let runCounter = 0
 
@@ -173,29 +150,24 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       environment.attach(undefined)
       const result = ledger.finish(outcome, calls.trace())
       telemetry?.end(result)
-      const kind = result.error?.kind
-      const discarded = !sent || initializerFailed || unusable || !environment.alive || (kind !== undefined && LOST[kind] !== null)
-      if (endedUnstarted) {
-        // State was lost only if earlier runs left some here (this run's own start counts once it was sent).
-        const earlier = environment.runs > (sent ? 1 : 0)
-        const lost = earlier ? { notice: lostNotice(LOST['worker-exit']!) } : {}
-        return resolve({ result, disposition: 'discard', unstarted: true, ...lost })
-      }
-      // Nothing was lost when the program never ran here or only the initializer failed.
-      const notice = !sent || initializerFailed ? undefined : lostNotice((kind && LOST[kind]) ?? 'its environment ended')
-      if (discarded && !(plan.oneShot && byWorker)) {
-        // The program may still be running, or blocked in a synchronous spawn whose child no
-        // report announced: search for what it started before the result is returned.
-        const discard = () => resolve({ result, disposition: 'discard', ...(notice ? { notice } : {}) })
-        return void (sent && !byWorker ? environment.tidy(true).then(discard, discard) : discard())
-      }
-      // Kept, or ending itself: what the program reported starting dies before the result is
-      // returned (a kept environment's audit looks for the rest: see Environment.audit).
-      void environment.tidy(!byWorker).then((clean) => {
-        if (plan.oneShot) return resolve({ result, disposition: clean ? 'discard-after-result' : 'discard' })
-        if (clean) return resolve({ result, disposition: 'keep' })
-        resolve({ result, disposition: 'discard', notice: UNSTOPPED_NOTICE })
+      const verdict = verdictOf({
+        kind: result.error?.kind,
+        sent,
+        endedUnstarted,
+        runs: environment.runs,
+        initializerFailed,
+        unusable,
+        alive: environment.alive,
+        byWorker,
+        oneShot: plan.oneShot,
       })
+      const notice = verdict.kind === 'tidy' || verdict.notice === undefined ? {} : { notice: verdict.notice }
+      if (verdict.kind === 'unstarted') return resolve({ result, disposition: 'discard', unstarted: true, ...notice })
+      if (verdict.kind === 'discard') {
+        const discard = () => resolve({ result, disposition: 'discard', ...notice })
+        return void (verdict.search ? environment.tidy(true).then(discard, discard) : discard())
+      }
+      void environment.tidy(verdict.thorough).then((clean) => resolve({ result, ...afterTidy(clean, plan.oneShot) }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
