@@ -2,7 +2,7 @@ import tseslint from 'typescript-eslint'
 import hostileRealm from './lint/hostile-realm.mjs'
 
 /** Code that runs in a program's realm, or validates what a program produced there. */
-export const REALM_FILES = ['src/worker/**/*.ts', 'src/json/**/*.ts', 'src/transform/hooks.ts', 'src/transform/position-map.ts', 'src/intrinsics.ts']
+export const REALM_FILES = ['src/worker/**/*.ts', 'src/json/**/*.ts', 'src/transform/hooks.ts', 'src/transform/position-map.ts', 'src/intrinsics.ts', 'src/frames.ts']
 
 /** Syntax that iterates with the realm's `Array.prototype[Symbol.iterator]`, which a program may replace. */
 const ITERATOR_SYNTAX = [

@@ -6,6 +6,7 @@
  * Channel: a private MessagePort handed to the worker at spawn (`workerData.port`). The
  * worker's `parentPort` is never used by us, so any traffic on it is forged.
  */
+import type { MessagePort } from 'node:worker_threads'
 import type { SerializedPositions } from './transform/index.js'
 import type { WireTokens } from './json/index.js'
 
@@ -68,6 +69,26 @@ export interface HelperChannel {
   fd: number
   lock: Int32Array
   inbox: number
+}
+
+/**
+ * What a worker is started with (`workerData`, src/helper/worker-host.ts `startWorker`). The
+ * worker takes out the port, channel and rehearsal before any program runs.
+ */
+export interface WorkerData {
+  /** The private port to the host (or to the helper's main thread). */
+  port?: MessagePort
+  /** In a helper process: the worker writes its run messages to the host itself. */
+  channel?: HelperChannel
+  rehearsal?: ProgramCode
+  /**
+   * Whether the worker shares the host's process (the thread host): the worker then closes what
+   * reaches into the host (src/worker/thread-host.ts) and refuses nested workers. False in a
+   * helper process, which the host kills from outside.
+   */
+  sharesHostProcess: boolean
+  /** The marker every subprocess inherits (SUBPROCESS_MARKER_VARIABLE). */
+  subprocessMarker: string
 }
 
 // host -> worker ---------------------------------------------------------------------------

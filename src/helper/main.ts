@@ -4,7 +4,8 @@
  * and a channel on descriptor 3. It hosts exactly one environment: the same fresh worker the
  * host would create in-process. The worker talks to the host itself: it writes its messages to
  * the channel (src/worker/channel.ts) and reads most host messages from a descriptor of its own
- * (src/worker/inbox.ts). This thread passes on only the runs whose cwd it must move to first,
+ * (src/worker/inbox.ts); the frames are those of src/frames.ts, and the worker's host is
+ * `HelperWorker` (worker-host.ts). This thread passes on only the runs whose cwd it must move to first,
  * so the program has a real working directory, and writes `ready`, the worker's exit and
  * forgery it sees.
  *
@@ -12,9 +13,9 @@
  * host treats every frame as untrusted and does its own process accounting from outside.
  */
 import { Socket } from 'node:net'
-import { ThreadEnvironment } from '../host/thread.js'
+import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, INBOX_FD, encodeFrame, parseHostFrame } from '../frames.js'
 import { createFrameLock, writeFrame } from '../worker/channel.js'
-import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, INBOX_FD, encodeFrame } from './protocol.js'
+import { HelperWorker } from './worker-host.js'
 
 /** How long this thread waits for the worker to finish a frame before writing its own anyway. */
 const LOCK_WAIT_MS = 5_000
@@ -22,8 +23,13 @@ const LOCK_WAIT_MS = 5_000
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: false })
 const lock = createFrameLock()
-const environment = new ThreadEnvironment({ ...options, inHelperProcess: true, channel: { fd: CHANNEL_FD, lock, inbox: INBOX_FD } })
 let closing = false
+// The worker's stdio is not captured here: what bypasses its streams reaches this process's own
+// stdout and stderr, which the host reads.
+const environment = new HelperWorker(options, { fd: CHANNEL_FD, lock, inbox: INBOX_FD }, {
+  forged: () => send({ type: 'forged' }),
+  exit: (message) => send({ type: 'exit', message }),
+})
 
 function send(frame: HelperFrame): void {
   if (closing) return
@@ -34,16 +40,6 @@ function send(frame: HelperFrame): void {
     shutdown() // the host closed the channel
   }
 }
-
-environment.attach({
-  // After `ready` the worker posts nothing here; whatever arrives was posted by the program.
-  message: () => send({ type: 'forged' }),
-  forged: () => send({ type: 'forged' }),
-  // The worker's stdio is not captured here: what bypasses its streams reaches this process's
-  // own stdout and stderr, which the host reads.
-  rawOutput: () => undefined,
-  exit: (failure) => send({ type: 'exit', message: failure.message }),
-})
 
 /** The host closed the channel (or vanished): end the worker and its subprocesses, then exit. */
 function shutdown(): void {
@@ -73,10 +69,13 @@ const reader = new FrameReader(Number.POSITIVE_INFINITY)
 channel.on('data', (chunk: Buffer) => {
   const frames = reader.push(chunk)
   if (!frames) return send({ type: 'forged' })
-  for (const frame of frames as HostFrame[]) if (frame?.type === 'relay') relay(frame)
+  for (const raw of frames) {
+    const frame = parseHostFrame(raw)
+    if (frame) relay(frame)
+  }
 })
 channel.on('end', shutdown)
 channel.on('error', shutdown)
 
 // Ready only once the worker can take a run: the host's readiness has one meaning.
-void environment.ready.then((refusal) => (refusal ? send({ type: 'exit', message: refusal.message }) : send({ type: 'ready', cwd: process.cwd() })))
+void environment.ready.then((refusal) => send(refusal === undefined ? { type: 'ready', cwd: process.cwd() } : { type: 'exit', message: refusal }))

@@ -5,11 +5,9 @@
  * value can throw inside the host or make it wait.
  */
 import { types } from 'node:util'
-import { uncurryThis } from '../intrinsics.js'
+import { getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isProxy, uncurryThis } from '../intrinsics.js'
 
-const { getOwnPropertyDescriptor, getPrototypeOf } = Reflect
-const { hasOwn } = Object
-const { isNativeError, isProxy } = types
+const { isNativeError } = types
 const symbolToString = uncurryThis(Symbol.prototype.toString)
 /**
  * The one accessor ever called: Node's own `DOMException` message getter (the default reason of

@@ -1,94 +1,27 @@
 /**
  * `ThreadEnvironment`: the worker of one environment as a thread of this process
- * (`isolation: 'thread'`, and the worker inside every helper process). Disposal terminates the
- * worker, kills the subprocesses its programs started, and resolves once the worker has exited.
+ * (`isolation: 'thread'`; a helper process hosts its worker with src/helper/worker-host.ts,
+ * which also starts this one). Disposal terminates the worker, kills the subprocesses its
+ * programs started, and resolves once the worker has exited.
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
+import { type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { HeapInfo } from 'node:v8'
-import type { HelperChannel, HostMessage, ProgramCode } from '../protocol.js'
+import { READY_GRACE_MS, exitFailure, startWorker } from '../helper/worker-host.js'
+import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { isSpawnReport } from './messages.js'
 import { cpuMsOfTree, isChildOf, killProcessTrees } from './processes.js'
 
-/** How long disposal waits for a starting worker to finish loading before terminating it. */
-const READY_GRACE_MS = 2000
-
-const WORKER_FILE = new URL('./worker.cjs', import.meta.url)
-
 export interface ThreadEnvironmentOptions {
   maxOldGenerationSizeMb: number
   /** A lowered program the worker runs privately before it reports ready, to warm its code. */
   rehearsal?: ProgramCode
-  /**
-   * Set by a helper process, whose worker does not share the host's process: only there may
-   * programs start nested workers, which escape the worker's guards.
-   */
-  inHelperProcess?: boolean
-  /**
-   * Set by a helper process: the worker writes its run messages to the host itself and reads
-   * the host's from a descriptor of its own (src/worker/channel.ts, inbox.ts).
-   */
-  channel?: HelperChannel
-  /** The marker every subprocess inherits; a helper passes the one its host chose. */
-  subprocessMarker?: string
-  /**
-   * The budget the process-wide memory watch holds each run to (the thread host); a helper's
-   * worker has none, the kernel holds the helper to it.
-   */
+  /** The budget the process-wide memory watch holds each run to. */
   maxMemoryMb?: number
-}
-
-/**
- * A stdio chunk as Node's own worker code posts it; anything else would make the parent-side
- * stream emit an 'error' nobody handles.
- */
-function isStdioChunk(entry: unknown): boolean {
-  if (typeof entry !== 'object' || entry === null) return false
-  const { chunk, encoding } = entry as { chunk?: unknown; encoding?: unknown }
-  if (chunk === null || chunk instanceof Uint8Array) return true
-  return typeof chunk === 'string' && typeof encoding === 'string' && Buffer.isEncoding(encoding)
-}
-
-/**
- * Node's own channel to a worker (its stdio and error reports) is reachable from inside the
- * worker through Node internals, and the Worker's handler for it throws an uncaught internal
- * assertion on a message type it does not know, or lets a stdio stream emit an unhandled
- * 'error' on a malformed chunk: a program could kill the host process with one postMessage.
- * The handler is wrapped per worker so that such a message counts as forged traffic of the run
- * instead. (Node names it `kOnMessage`; if a Node version does not, nothing is wrapped.)
- */
-function guardInternalChannel(worker: Worker, forged: () => void): void {
-  const handlers = Object.getPrototypeOf(worker) as Record<symbol, unknown>
-  const key = Object.getOwnPropertySymbols(handlers).find((symbol) => symbol.description === 'kOnMessage')
-  const handle = key === undefined ? undefined : handlers[key]
-  if (key === undefined || typeof handle !== 'function') return
-  Object.defineProperty(worker, key, {
-    value(this: Worker, message: unknown) {
-      const { type, stream, chunks } = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>
-      const wellFormed = type !== 'stdioPayload' || ((stream === 'stdout' || stream === 'stderr') && Array.isArray(chunks) && chunks.every(isStdioChunk))
-      if (!wellFormed) return forged()
-      try {
-        return handle.call(this, message)
-      } catch {
-        forged()
-      }
-    },
-  })
-}
-
-/** How a worker's exit reads to the model; `stopped` says why the host ended it, if it did. */
-function exitFailure(code: number, error: Error | undefined, stopped: string | undefined): PtcRunFailure {
-  const errorCode = (error as { code?: string } | undefined)?.code
-  const message = stopped ?? (errorCode === 'ERR_WORKER_OUT_OF_MEMORY'
-    ? 'the program ran out of memory and its worker was stopped'
-    : error
-      ? `the program's worker crashed: ${error.message}`
-      : `the program ended its worker (exit code ${code}) before completing`)
-  return { kind: 'worker-exit', message }
 }
 
 export class ThreadEnvironment implements Environment, WatchedWorker {
@@ -120,35 +53,22 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   private _listener: EnvironmentListener | undefined
   private _exitCode: number | undefined
   private _error: Error | undefined
-  /** The memory watch holds each run to it; a helper's worker is not watched (Infinity). */
+  /** The memory watch holds each run to it (Infinity: not watched). */
   readonly budgetMb: number
   /** Why the host stopped the worker, when it did. */
   private _stopped: string | undefined
 
   constructor(options: ThreadEnvironmentOptions) {
-    this._marker = options.subprocessMarker ?? randomUUID()
+    this._marker = randomUUID()
     this.budgetMb = options.maxMemoryMb ?? Number.POSITIVE_INFINITY
     let markReady!: (refusal: Refusal | undefined) => void
     this.ready = new Promise((resolve) => (markReady = resolve))
-    const { port1, port2 } = new MessageChannel()
-    this._port = port1
-    this._worker = new Worker(WORKER_FILE, {
-      workerData: {
-        port: port2,
-        channel: options.channel,
-        rehearsal: options.rehearsal,
-        sharesHostProcess: options.inHelperProcess !== true,
-        subprocessMarker: this._marker,
-      },
-      transferList: [port2],
-      env: {},
-      execArgv: ['--no-warnings'],
-      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb },
-      // Not captured (`stdout: true` would hold the process open even when unref'd): only
-      // writes that bypass the patched streams land here, and they go to the host's stdio.
-      stdout: false,
-      stderr: false,
-    })
+    const { worker, port } = startWorker(
+      { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb, rehearsal: options.rehearsal, sharesHostProcess: true, subprocessMarker: this._marker },
+      () => this._listener?.forged(),
+    )
+    this._worker = worker
+    this._port = port
     // Attached at spawn: `exit` can fire in the same tick as the worker's last message.
     this.exited = new Promise((resolve) => {
       this._worker.on('exit', (code) => {
@@ -168,7 +88,6 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     this._worker.on('error', (error) => {
       this._error = error
     })
-    guardInternalChannel(this._worker, () => this._listener?.forged())
     this._worker.on('message', () => this._listener?.forged())
     this._worker.on('messageerror', () => this._listener?.forged())
     // The worker's first message says its modules are loaded; it is never a program's (no

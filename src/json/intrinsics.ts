@@ -8,15 +8,25 @@
  * through to a mutable prototype.
  */
 import { types } from 'node:util'
-import { uncurryThis } from '../intrinsics.js'
+import {
+  TypeErrorOf,
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  hasOwn,
+  isArray,
+  isProxy,
+  ownKeys,
+  setPrototypeOf,
+  uncurryThis,
+  weakSetAdd,
+  weakSetHas,
+} from '../intrinsics.js'
 
-export const { getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect
-const { setPrototypeOf } = Reflect
-export const { hasOwn, keys: objectKeys } = Object
-export const { isArray } = Array
-export const { isProxy, isBoxedPrimitive } = types
+export { getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, isProxy, ownKeys }
+export const { keys: objectKeys } = Object
+export const { isBoxedPrimitive } = types
 export const { stringify } = JSON
-export const TypeErrorCtor = TypeError
+export const TypeErrorCtor = TypeErrorOf
 
 export const ObjectPrototype: object = Object.prototype
 export const ArrayPrototype: object = Array.prototype
@@ -35,8 +45,6 @@ const WeakSetCtor = WeakSet
 const setAdd = uncurryThis(Set.prototype.add)
 const setHas = uncurryThis(Set.prototype.has)
 const setDelete = uncurryThis(Set.prototype.delete)
-const weakSetAdd = uncurryThis(WeakSet.prototype.add)
-const weakSetHas = uncurryThis(WeakSet.prototype.has)
 
 /** A set of objects whose operations cannot be redirected by patching `Set.prototype`. */
 export class ObjectSet {

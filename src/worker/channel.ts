@@ -3,19 +3,14 @@
  * writes each of its messages to the host itself instead of posting it to the helper's main
  * thread: a result then reaches the host without waking that thread, serializing the message
  * twice and relaying it (on an idle machine, a thread's wake-up alone costs a tenth of a
- * millisecond or more).
+ * millisecond or more). The frames are encoded by src/frames.ts (`messageFrame`, `FORGED_FRAME`).
  *
  * Both threads of the helper write to the one socket (the main thread writes `ready`, `exit`,
  * `refused` and `forged`), so each holds `lock` for a whole frame: the socket is non-blocking,
  * and a frame larger than its buffer goes out in pieces that another writer must not split.
- *
- * The worker shares its realm with the program, so the encoding must not meet anything a
- * program planted: `JSON.stringify` calls a `toJSON` it finds on a value's prototype chain.
  */
 import fs from 'node:fs'
-import type { WorkerMessage } from '../protocol.js'
-import { ArrayPrototype, ObjectPrototype, blankList, blankRecord, hasOwn, stringify } from '../json/intrinsics.js'
-import { blockThread, getPrototypeOf, isArray, ownKeys, uncurryThis } from './intrinsics.js'
+import { blockThread, uncurryThis } from './intrinsics.js'
 
 const now = Date.now
 const writeSync = fs.writeSync
@@ -33,9 +28,6 @@ const wait = Atomics.wait
 const Int32ArrayOf = Int32Array
 const SharedArrayBufferOf = SharedArrayBuffer
 
-/** The frame that tells the host its traffic was tampered with. */
-export const FORGED_FRAME = '{"type":"forged"}\n'
-
 /** A lock both threads of a helper hold while they write a frame: one shared 32-bit cell. */
 export function createFrameLock(): Int32Array {
   return new Int32ArrayOf(new SharedArrayBufferOf(4))
@@ -52,11 +44,6 @@ export function writeFrame(fd: number, lock: Int32Array, text: string, lockWaitM
   } finally {
     if (locked) release(lock)
   }
-}
-
-/** The channel's `message` frame carrying `message` (src/helper/protocol.ts). */
-export function messageFrame(message: WorkerMessage): string {
-  return `{"type":"message","message":${stringify(untouchable(message))}}\n`
 }
 
 function acquire(lock: Int32Array, waitMs: number): boolean {
@@ -93,32 +80,4 @@ function retrying(write: () => number): number {
       blockThread(1)
     }
   }
-}
-
-/**
- * `message` as `JSON.stringify` may safely meet it. Worker messages hold only plain records,
- * arrays and primitives the worker built, so while neither `Object.prototype` nor
- * `Array.prototype` has a `toJSON` (and the latter still inherits from the former), they
- * serialize as they are; otherwise they are copied into containers without a prototype.
- */
-function untouchable(message: WorkerMessage): unknown {
-  const clean = !hasOwn(ObjectPrototype, 'toJSON') && !hasOwn(ArrayPrototype, 'toJSON') && getPrototypeOf(ArrayPrototype) === ObjectPrototype
-  return clean ? message : detached(message)
-}
-
-/** A copy of a worker-built value whose containers have no prototype (messages are shallow). */
-function detached(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value
-  if (isArray(value)) {
-    const copy = blankList()
-    for (let index = 0; index < value.length; index++) copy[index] = detached(value[index])
-    return copy
-  }
-  const copy = blankRecord()
-  const keys = ownKeys(value)
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!
-    if (typeof key === 'string') copy[key] = detached((value as Record<string, unknown>)[key])
-  }
-  return copy
 }

@@ -4,29 +4,33 @@
  * they are called is described in src/intrinsics.ts.
  */
 import { MessagePort } from 'node:worker_threads'
-import { apply, realmGlobal, uncurryThis } from '../intrinsics.js'
+import {
+  TypeErrorOf,
+  apply,
+  defineProperty,
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  isArray,
+  ownKeys,
+  realmGlobal,
+  uncurryThis,
+  weakSetAdd,
+  weakSetHas,
+} from '../intrinsics.js'
 
-export { apply, realmGlobal, uncurryThis }
+export { TypeErrorOf, apply, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, isArray, ownKeys, realmGlobal, uncurryThis, weakSetAdd, weakSetHas }
 export const realmProcess = process
-export const defineProperty = Reflect.defineProperty
 export const freeze = Object.freeze
 export const create = Object.create
 export const assign = Object.assign
-export const getPrototypeOf = Reflect.getPrototypeOf
-export const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor
-export const ownKeys = Reflect.ownKeys
 export const schedule = setImmediate
-export const isArray = Array.isArray
 export const StringOf = String
 export const NumberOf = Number
 export const PromiseOf = Promise
 export const ErrorOf = Error
-export const TypeErrorOf = TypeError
 export const Uint8ArrayOf = Uint8Array
 export const WeakSetOf = WeakSet
 export const WeakMapOf = WeakMap
-export const weakSetHas = uncurryThis(WeakSet.prototype.has)
-export const weakSetAdd = uncurryThis(WeakSet.prototype.add)
 export const weakMapGet = uncurryThis(WeakMap.prototype.get)
 export const weakMapSet = uncurryThis(WeakMap.prototype.set)
 
@@ -52,7 +56,7 @@ const settled = Promise.resolve()
 const promiseThen = uncurryThis(Promise.prototype.then)
 // `then` looks up `constructor` (a program may plant one on Promise.prototype); this promise
 // answers with its own undefined, which selects the built-in Promise.
-Reflect.defineProperty(settled, 'constructor', { value: undefined })
+defineProperty(settled, 'constructor', { value: undefined })
 
 /**
  * Runs `task` in a microtask. Not Node's `queueMicrotask`: its async-context bookkeeping calls

@@ -3,13 +3,14 @@
  * (`console`, `inspect`, `Image`, the binding namespaces) and evaluates one run at a time.
  * Everything it needs is captured before any program runs.
  */
-import { type MessagePort, workerData } from 'node:worker_threads'
-import type { HelperChannel, HostMessage, ProgramCode, ReadyMessage } from '../protocol.js'
+import { workerData } from 'node:worker_threads'
+import type { HostMessage, ReadyMessage, WorkerData } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { dataProperty, defineProperty, endThread, post, realmGlobal } from './intrinsics.js'
-import { FORGED_FRAME, writeFrame } from './channel.js'
+import { FORGED_FRAME } from '../frames.js'
+import { writeFrame } from './channel.js'
 import { readInbox } from './inbox.js'
 import { channelOutbox, portOutbox } from './outbox.js'
 import { rehearse } from './rehearsal.js'
@@ -20,14 +21,9 @@ import { installProcessWorld, setWorkingDirectory } from './world.js'
 
 // Taken out of workerData so a program cannot simply pick up the channel; the host still
 // treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as {
-  port?: MessagePort
-  channel?: HelperChannel
-  rehearsal?: ProgramCode
-  sharesHostProcess?: boolean
-  subprocessMarker: string
-}
+const data = workerData as WorkerData
 const port = data.port!
+const sharesHostProcess = data.sharesHostProcess
 const rehearsal = data.rehearsal
 // In a helper process the worker writes its messages to the host itself (outbox.ts) and reads
 // most of the host's from a descriptor of its own (inbox.ts); `ready` still goes to the
@@ -50,7 +46,7 @@ const inspect = createInspect(sink)
 
 installStackFormatter()
 installProcessWorld((pid) => current?.spawned(pid), {
-  sharesHostProcess: data.sharesHostProcess === true,
+  sharesHostProcess,
   subprocessMarker: data.subprocessMarker,
 })
 
@@ -71,7 +67,7 @@ function installRuntimeGlobals(): void {
 function receive(message: HostMessage): void {
   if (message.type !== 'run') return current?.receive(message)
   resetProcessStreams()
-  current = new WorkerRun(outbox, message, data.sharesHostProcess !== true)
+  current = new WorkerRun(outbox, message, sharesHostProcess)
   setWorkingDirectory(message.cwd)
   installRuntimeGlobals()
   void current.execute(state)

@@ -4,7 +4,8 @@
  */
 import type { MessagePort } from 'node:worker_threads'
 import type { WorkerMessage } from '../protocol.js'
-import { messageFrame, writeFrame } from './channel.js'
+import { messageFrame } from '../frames.js'
+import { writeFrame } from './channel.js'
 import { post } from './intrinsics.js'
 
 export type Outbox = (message: WorkerMessage) => void
@@ -13,7 +14,7 @@ export function portOutbox(port: MessagePort): Outbox {
   return (message) => post(port, message)
 }
 
-/** Frames on descriptor `fd`, each written whole under `lock` (see channel.ts). */
+/** `message` frames (src/frames.ts) on descriptor `fd`, each written whole under `lock` (see channel.ts). */
 export function channelOutbox(fd: number, lock: Int32Array): Outbox {
   return (message) => {
     try {

@@ -30,7 +30,7 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
     maxPendingCallBytes: 1 << 16,
     discardCompletion: false,
     oneShot: false,
-  }, false)
+  }, true)
   const settled = new Promise<void>((resolve) => {
     const echo = (call: CallMessage): ReplyMessage => ({ type: 'reply', run: 0, id: call.id, ok: true, value: call.args ?? [] })
     hostSide.on('message', (message: WorkerMessage) => {

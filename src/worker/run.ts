@@ -27,13 +27,13 @@ export class WorkerRun {
   private _settled = false
 
   /**
-   * @param _inHelper whether the worker lives in a helper process, whose whole process the host
-   * kills right after a one-shot result.
+   * @param _sharesHostProcess whether the worker shares the host's process (WorkerData); if not, it
+   * lives in a helper process, whose whole process the host kills right after a one-shot result.
    */
   constructor(
     private readonly _post: Outbox,
     private readonly _message: RunMessage,
-    private readonly _inHelper: boolean,
+    private readonly _sharesHostProcess: boolean,
   ) {
     const { run, maxOutputBytes, maxPendingCallBytes } = _message
     this.output = new OutputChannel(_post, run, maxOutputBytes, () =>
@@ -133,7 +133,7 @@ export class WorkerRun {
     // is connected to the helper's main thread makes Node abort the helper, sometimes before the
     // result is out. The thread still ends if no kill comes (the program closed the channel, so
     // the result never left): the host then hears the worker exit.
-    if (this._inHelper) blockThread(HELPER_KILL_WAIT_MS)
+    if (!this._sharesHostProcess) blockThread(HELPER_KILL_WAIT_MS)
     endThread()
   }
 }
