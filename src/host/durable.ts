@@ -11,11 +11,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { isRecord } from '../json/index.js'
-import { PROGRAM_FORMATS, PROGRAM_LANGUAGES } from '../seam/types.js'
+import { DURABLE_TOKEN_PREFIX, PROGRAM_FORMATS, PROGRAM_LANGUAGES } from '../seam/types.js'
 import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue, PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 
 /** What every token starts with; a live hold id (`hold-…`) never does. */
-export const TOKEN_PREFIX = 'ptc-durable.'
+export const TOKEN_PREFIX = DURABLE_TOKEN_PREFIX
 /** The token format this runtime writes and reads. */
 export const TOKEN_VERSION = 1
 /** Bytes a `durableKey` must have at least (the HMAC-SHA256 block of security it keys). */

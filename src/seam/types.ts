@@ -237,6 +237,9 @@ export interface PtcRunRequest {
   pause?: PtcPauseMode
 }
 
+/** What every durable token (`PtcPause.token`) starts with; a live hold id never does. */
+export const DURABLE_TOKEN_PREFIX = 'ptc-durable.'
+
 /** How a held call pauses its run: see `PtcRunRequest.pause`. */
 export type PtcPauseMode = 'live' | 'durable'
 

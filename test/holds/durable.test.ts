@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type PtcRunResult, type WorkerPtcRuntimeOptions, defineToolGroup } from 'ptc-runtime'
+import { type PtcPause, type PtcRunResult, type WorkerPtcRuntimeOptions, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 
 type Runtime = Awaited<ReturnType<typeof startRuntime>>
@@ -218,5 +218,19 @@ return [before, fake, at]`
       expect(paused(await run(`await mail.send({})`, { bindings: [mail.namespace] })).token).toEqual(expect.any(String))
       expect(paused(await run(`await mail.send({})`, { bindings: [mail.namespace], pause: 'live' })).token).toBeUndefined()
     }, { pause: 'durable' })
+  })
+
+  it('the ready tool resumes a durable token with its own bindings', async () => {
+    const mail = mailGroup()
+    const group = defineToolGroup({ global: 'mail', tools: { send: { inputSchema: { type: 'object' }, needsApproval: true, run: async () => 'sent' } } })
+    await withRuntime(async ({ runtime }) => {
+      const runCode = createRunCodeTool({ runtime, groups: [group] })
+      const pauses: PtcPause[] = []
+      const text = await runCode.execute({ program: `const note = 'hi'; return [note, await mail.send({ to: 'ana' })]` }, { onPause: (held) => void pauses.push(held) })
+      expect(text).toMatch(/^Paused: the call mail\.send/)
+      expect(pauses[0]!.token).toEqual(expect.any(String))
+      expect(await runCode.resume(pauses[0]!.token!, { approve: true })).toBe('Result:\n[\n  "hi",\n  "sent"\n]')
+    }, { pause: 'durable' })
+    expect(mail.invocations.send).toBe(0)
   })
 })
