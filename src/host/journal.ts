@@ -114,16 +114,17 @@ export class CallJournal {
 
   /** The worker reported values its clocks and randomness answered. */
   draws(report: DrawsMessage): void {
-    if (report.overflow) this._overflow ??= 'the program drew more clock and random values than a token records'
-    for (const value of report.clock) this._clock.push(value)
-    for (const value of report.random) this._random.push(value)
-    for (const value of report.bytes) {
-      this._bytes.push(value)
-      this._drawBytes += value.length / 2
+    if (this._overflow) return // nothing more is kept: the run can no longer pause durably
+    const values = this._clock.length + this._random.length + this._bytes.length + report.clock.length + report.random.length + report.bytes.length
+    const bytes = report.bytes.reduce((sum, item) => sum + item.length / 2, this._drawBytes)
+    if (report.overflow || values > MAX_DRAWS || bytes > MAX_DRAW_BYTES) {
+      this._overflow = 'the program drew more clock and random values than a token records'
+      return
     }
-    if (this._clock.length + this._random.length + this._bytes.length > MAX_DRAWS || this._drawBytes > MAX_DRAW_BYTES) {
-      this._overflow ??= 'the program drew more clock and random values than a token records'
-    }
+    this._clock.push(...report.clock)
+    this._random.push(...report.random)
+    this._bytes.push(...report.bytes)
+    this._drawBytes = bytes
   }
 
   /** The token of the run paused on `pause`, or why the run cannot pause durably. */

@@ -276,6 +276,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       },
       forged: () => fail('protocol', 'the program broke the runtime protocol: it posted on a worker channel the runtime does not use'),
       rawOutput(text) {
+        if (plan.journal?.replaying) return
         if (!ledger.text(text)) settle({ value: undefined })
       },
       exit(failure) {

@@ -152,6 +152,25 @@ return a`
     })
   })
 
+  it('a replay that completes before reaching the held call fails with an exception naming it', async () => {
+    const mail = mailGroup()
+    const vip = { global: 'vip', functions: { ping: async () => 'pong' } }
+    await withRuntime(async ({ run, runtime }) => {
+      const first = await run(`if (typeof vip !== 'undefined') return 'early'; await mail.send({}); return 'sent'`, { bindings: [mail.namespace], pause: 'durable' })
+      const second = await runtime.resume(paused(first).token!, { approve: true }, { bindings: [mail.namespace, vip] })
+      expect(second.error).toEqual({ kind: 'exception', message: expect.stringMatching(/completed without making binding call #1 \(mail\.send\)/) })
+    })
+  })
+
+  it('a run that drew more values than a token records cannot pause durably: it fails naming the limit', async () => {
+    const mail = mailGroup()
+    await withRuntime(async ({ run }) => {
+      const result = await run(`for (let i = 0; i < 10_001; i++) Math.random(); await mail.send({})`, { bindings: [mail.namespace], pause: 'durable' })
+      expect(result.error).toEqual({ kind: 'exception', message: expect.stringMatching(/^mail\.send could not be held durably: .*at most 10000 values/) })
+      expect(result.paused).toBeUndefined()
+    })
+  })
+
   it('refuses a forged, altered, truncated or foreign token, and runs nothing', async () => {
     const mail = mailGroup()
     await withRuntime(async ({ run, runtime }) => {
