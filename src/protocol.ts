@@ -116,7 +116,29 @@ export interface RunMessage {
    * once the host has the result, and the host need not wait for the exit to return it.
    */
   oneShot: boolean
+  /**
+   * Present when the run may pause durably (`pause: 'durable'`): the worker records what the
+   * program's clocks and randomness answer (`src/worker/draws.ts`), first answering with these
+   * values, recorded by the run it replays, in order.
+   */
+  durable?: DrawValues
 }
+
+/**
+ * What a durable run's clocks and randomness answered, one list per source, in order: `Date.now`
+ * and `new Date()` (`clock`, milliseconds), `Math.random` (`random`), `crypto.getRandomValues`
+ * (`bytes`, each call's bytes as lowercase hex).
+ */
+export interface DrawValues {
+  clock: number[]
+  random: number[]
+  bytes: string[]
+}
+
+/** Values a durable run may record (the three lists together); past it, the run cannot pause durably. */
+export const MAX_DRAWS = 10_000
+/** Bytes of `crypto.getRandomValues` a durable run may record (all calls together). */
+export const MAX_DRAW_BYTES = 65_536
 
 /** Why a call over the budget of arguments in flight was refused, in the worker or the host. */
 export function overBudgetCallMessage(label: string, bytes: number, maxPendingCallBytes: number): string {
@@ -210,6 +232,17 @@ export interface SpawnedMessage {
   pid: number
 }
 
+/**
+ * Values a durable run's clocks and randomness answered since the previous report, sent before
+ * the run's next binding calls. `overflow`: the program drew more than `MAX_DRAWS` values or
+ * `MAX_DRAW_BYTES` bytes, and later ones went unrecorded.
+ */
+export interface DrawsMessage extends DrawValues {
+  type: 'draws'
+  run: number
+  overflow?: true
+}
+
 /** Everything a worker sends: `ready` once, then the messages of each run. */
 export type WorkerMessage =
   | ReadyMessage
@@ -220,3 +253,4 @@ export type WorkerMessage =
   | DoneMessage
   | FailedMessage
   | SpawnedMessage
+  | DrawsMessage

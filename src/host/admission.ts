@@ -34,6 +34,7 @@ export class Admission {
       throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
     }
     checkMaxCalls(request.maxCalls, 'maxCalls')
+    checkPause(request.pause, 'pause')
     const timeoutMs = this._resolveTimeout(request.timeoutMs)
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace
@@ -114,6 +115,11 @@ export function checkDecision(decision: unknown): PtcHoldDecision {
 export function checkStateOwner(owner: unknown, field: string): void {
   if (owner === undefined || (typeof owner === 'object' && owner !== null) || typeof owner === 'function') return
   throw new TypeError(`${NAME}: ${field} must be an object or a function (owners are told apart by identity), got ${owner === null ? 'null' : typeof owner}`)
+}
+
+export function checkPause(value: unknown, field: string): void {
+  if (value === undefined || value === 'live' || value === 'durable') return
+  throw new TypeError(`${NAME}: ${field} must be 'live' or 'durable', got ${JSON.stringify(value) ?? typeof value}`)
 }
 
 function checkMaxCalls(value: unknown, field: string): void {

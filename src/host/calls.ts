@@ -4,7 +4,9 @@
  * re-validates arguments, enforces the run's call budgets (`maxCalls`, a member's `timeoutMs`
  * and `maxResultBytes`), invokes the host function, validates what it resolved and replies
  * exactly once per call id. Replies stop when the run settles. Every call it sees goes into the
- * run's trace (`PtcRunResult.calls`), and into a span when OpenTelemetry is installed.
+ * run's trace (`PtcRunResult.calls`), and into a span when OpenTelemetry is installed. In a
+ * durable run, each call within `maxCalls` also goes through the run's journal (`journal.ts`),
+ * which records its reply, or answers it from the record when the run is a replay.
  */
 import { performance } from 'node:perf_hooks'
 import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
@@ -20,9 +22,13 @@ import type {
   PtcCallLimits,
   PtcCallOutcome,
   PtcCallRecord,
+  PtcHoldDecision,
   PtcJsonValue,
 } from '../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
+import { decidedHold } from './holds.js'
+import type { CallJournal } from './journal.js'
+import type { RecordedReply } from './durable.js'
 import type { CallTelemetry, RunTelemetry } from './telemetry.js'
 
 const { hasOwn } = Object
@@ -53,8 +59,10 @@ export interface CallHost {
   issued(attachment: ImageAttachmentRef): void
   /** A host function threw or resolved what the program cannot receive: tell the developer. */
   failed(report: PtcBindingErrorReport): void
-  /** A host function holds its call for a decision (`PtcBindingCall.hold`). */
-  hold(tool: string, args: unknown, payload: unknown): Promise<PtcJsonValue | undefined>
+  /** A host function holds call number `id` for a decision (`PtcBindingCall.hold`). */
+  hold(tool: string, args: unknown, payload: unknown, id: number): Promise<PtcJsonValue | undefined>
+  /** A durable replay's call is not the recorded one: the run must fail with `exception`. */
+  diverged(message: string): void
 }
 
 /** The call budgets of one run. */
@@ -109,6 +117,7 @@ export class CallDispatcher {
     private readonly _budget: CallBudget,
     private readonly _host: CallHost,
     private readonly _telemetry?: RunTelemetry,
+    private readonly _journal?: CallJournal,
   ) {}
 
   /** The program was sent: offsets in the trace count from now. */
@@ -162,6 +171,16 @@ export class CallDispatcher {
     const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
     if (entry) entry.record.argumentBytes = bytes
     const { maxCalls, maxPendingBytes } = this._budget
+    let decisions: PtcHoldDecision[] = []
+    if (this._journal && call.id <= maxCalls) {
+      const step = this._journal.call(call.id, label, args as PtcJsonValue | undefined)
+      if (step.kind === 'diverged') {
+        this._finish(entry, 'refused', step.message)
+        return this._host.diverged(step.message)
+      }
+      if (step.kind === 'replay') return this._replay(call.id, entry, step.reply)
+      decisions = step.decisions
+    }
     if (call.id > maxCalls) {
       const message = `${label}: this run has made its ${maxCalls} calls (maxCalls); do more per call or finish the work in another run`
       return this._refuse(call.id, entry, message)
@@ -171,15 +190,40 @@ export class CallDispatcher {
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
     const limits = namespace!.limits && hasOwn(namespace!.limits, call.name) ? namespace!.limits[call.name] : undefined
-    void this._invoke(call, fn, args, bytes, entry!, limits)
+    void this._invoke(call, fn, args, bytes, entry!, limits, decisions)
   }
 
-  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined): Promise<void> {
+  /** Answers call `id` with the reply a durable run's record gave it: its tool does not run again. */
+  private _replay(id: number, entry: TraceEntry | undefined, recorded: RecordedReply): void {
+    if (!recorded.ok) {
+      this._finish(entry, recorded.outcome, recorded.message)
+      return this._queue({ type: 'reply', run: this._run, id, ok: false, message: recorded.message }, 0)
+    }
+    // The images among the value are issued again, to this environment.
+    for (const token of recorded.value) {
+      if (typeof token !== 'object' || token === null || (token as { kind?: unknown }).kind !== 'leaf') continue
+      const { path, ...attachment } = (token as { fields: Record<string, unknown> }).fields
+      this._host.issued(attachment as unknown as ImageAttachmentRef)
+    }
+    this._finish(entry, 'ok', undefined, recorded.resultBytes)
+    this._queue({ type: 'reply', run: this._run, id, ok: true, value: recorded.value }, 0)
+  }
+
+  /** A durable run's journal records the reply call `id` got. */
+  private _record(id: number, reply: ReplyMessage, entry: TraceEntry | undefined): void {
+    if (this._journal && entry && id <= this._budget.maxCalls) this._journal.settled(id, reply, entry.record.outcome, entry.record.resultBytes)
+  }
+
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[]): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
     let inFlight = true
-    const hold = (payload: PtcJsonValue) =>
-      inFlight ? this._host.hold(label, args, payload) : Promise.reject(new Error(`${label} has settled; only a call in flight can be held`))
+    const hold = (payload: PtcJsonValue) => {
+      if (!inFlight) return Promise.reject(new Error(`${label} has settled; only a call in flight can be held`))
+      // A durable replay answers the call's first holds with the decisions already taken.
+      const decided = decisions.shift()
+      return decided ? decidedHold(label, decided) : this._host.hold(label, args, payload, call.id)
+    }
     try {
       const value = await this._call(fn, args, label, entry, limits?.timeoutMs, hold)
       reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes))
@@ -192,6 +236,7 @@ export class CallDispatcher {
       this._finish(entry, entry.timedOut ? 'timeout' : refused ? 'refused' : 'error', message)
     }
     inFlight = false
+    this._record(call.id, reply, entry)
     this._queue(reply, bytes)
   }
 
@@ -270,7 +315,9 @@ export class CallDispatcher {
 
   private _refuse(id: number, entry: TraceEntry | undefined, message: string): void {
     this._finish(entry, 'refused', message)
-    this._queue({ type: 'reply', run: this._run, id, ok: false, message }, 0)
+    const reply: ReplyMessage = { type: 'reply', run: this._run, id, ok: false, message }
+    this._record(id, reply, entry)
+    this._queue(reply, 0)
   }
 
   private _queue(reply: ReplyMessage, bytes: number): void {

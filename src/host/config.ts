@@ -4,6 +4,7 @@
  */
 import path from 'node:path'
 import Schema from 'schemastery'
+import { durableKeyBytes } from './durable.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
 import { TIERS, type TierName } from './tiers/index.js'
 
@@ -69,6 +70,17 @@ export const Config = Schema.object({
   holdTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),
   /**
+   * How a held call pauses a run whose request does not say (`PtcRunRequest.pause`): `live`
+   * keeps the program waiting in its environment; `durable` ends it and answers with a signed
+   * token that `resume` replays (one-shot runs only: a run with a state owner stays `live`).
+   */
+  pause: Schema.union(['live', 'durable'] as const).default('live'),
+  /**
+   * The key durable tokens are signed with (HMAC-SHA256): a string or a Buffer of at least 32
+   * bytes, the same in every process that resumes the tokens. Needed for `pause: 'durable'`.
+   */
+  durableKey: Schema.union([Schema.string(), Schema.is(Buffer)]),
+  /**
    * How each helper process is confined. Absent: the default confinement (system and runtime
    * files read-only, the user's home and the host's working directory hidden, a private scratch
    * directory as the cwd, no network). An object widens or narrows that policy; `'none'` runs
@@ -119,6 +131,8 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
     }
   }
   absolute('cwd', config.cwd)
+  if (config.durableKey !== undefined) durableKeyBytes(config.durableKey)
+  else if (config.pause === 'durable') throw new TypeError("config.pause 'durable' needs config.durableKey (a string or Buffer of at least 32 bytes) to sign its tokens")
   if (sandbox) {
     absolute('sandbox.workspaceRoot', sandbox.workspaceRoot)
     sandbox.writableRoots?.forEach((root, index) => absolute(`sandbox.writableRoots[${index}]`, root))

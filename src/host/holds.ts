@@ -14,6 +14,8 @@ import type { TimeBudget } from './time-budget.js'
 /** A held call as the run session raises it, one at a time, to whoever answers the run. */
 export interface SessionPause {
   tool: string
+  /** The held call's number in the run (from 1), which a durable token names. */
+  call: number
   args?: PtcJsonValue
   payload: PtcJsonValue
   /** Output printed since the run's previous answer. */
@@ -24,6 +26,18 @@ export interface SessionPause {
   decide(decision: PtcHoldDecision): void
   /** The hold went unanswered too long: the run fails with a `timeout` saying so. */
   expire(message: string): void
+  /** The hold cannot be taken (a durable run that cannot be sealed): the run fails with an `exception`. */
+  refuse(message: string): void
+}
+
+/** What a refused hold rejects with. */
+export function holdRefusal(tool: string, reason: string | undefined): Error {
+  return new Error(reason ?? `the call ${tool} was refused`)
+}
+
+/** What a held call's hold settles with once `decision` answers it (a durable replay's decision). */
+export function decidedHold(tool: string, decision: PtcHoldDecision): Promise<PtcJsonValue | undefined> {
+  return decision.approve ? Promise.resolve(decision.value) : Promise.reject(holdRefusal(tool, decision.reason))
 }
 
 /**
@@ -65,6 +79,16 @@ export class RunAnswers {
   pause(pause: SessionPause): void {
     this._held = this._registry.add(this, pause)
     this._answer({ output: pause.output, calls: pause.calls, paused: { id: this._held, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } })
+  }
+
+  /**
+   * The session raised a hold of a durable run: the waiting caller gets a paused answer carrying
+   * `token`, and the run ends (its environment with it); `resume(token, …)` replays it.
+   */
+  pauseDurably(pause: SessionPause, token: string): void {
+    this._answer({ output: pause.output, calls: pause.calls, paused: { id: token, token, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } })
+    // After the hold's own bookkeeping: the abort settles the session, which closes the queue.
+    queueMicrotask(() => this.abort.abort(new Error('the run paused durably: its environment ended; resume(token) runs it again')))
   }
 
   /** The run ended: the waiting caller gets its result, or the pending `resume` of its hold. */
@@ -160,6 +184,7 @@ export class HeldRuns {
 /** A held call, waiting in its run's queue until it is raised and decided. */
 interface Hold {
   tool: string
+  call: number
   args?: PtcJsonValue
   payload: PtcJsonValue
   resolve(value: PtcJsonValue | undefined): void
@@ -177,6 +202,8 @@ export interface HoldHooks {
   settledCalls(): PtcCallRecord[]
   /** Fails the run with a `timeout` carrying `message`. */
   expire(message: string): void
+  /** Fails the run with an `exception` carrying `message`. */
+  refuse(message: string): void
 }
 
 /**
@@ -190,15 +217,15 @@ export class HoldQueue {
 
   constructor(private readonly _hooks: HoldHooks) {}
 
-  /** `PtcBindingCall.hold` for a call to `tool` with `args`. */
-  hold(tool: string, args: unknown, payload: unknown): Promise<PtcJsonValue | undefined> {
+  /** `PtcBindingCall.hold` for call number `call`, to `tool` with `args`. */
+  hold(tool: string, args: unknown, payload: unknown, call: number): Promise<PtcJsonValue | undefined> {
     if (this._closed) return Promise.reject(new Error(`${tool} cannot be held: the run has ended`))
     const snapshot = snapshotJson(payload)
     if (!snapshot.ok) return Promise.reject(new TypeError(`${tool}: a hold's payload must be lossless JSON (${snapshot.reason})`))
     // A copy: what the person approves cannot change when the host function changes its own.
     const copy = args === undefined ? undefined : snapshotJson(args)
     const held = new Promise<PtcJsonValue | undefined>((resolve, reject) => {
-      this._holds.push({ tool, ...(copy?.ok ? { args: copy.value } : {}), payload: snapshot.value, resolve, reject })
+      this._holds.push({ tool, call, ...(copy?.ok ? { args: copy.value } : {}), payload: snapshot.value, resolve, reject })
     })
     // A host function that drops its hold must not end the host with an unhandled rejection.
     held.catch(() => undefined)
@@ -218,12 +245,14 @@ export class HoldQueue {
     if (this._closed) return
     this._hooks.pause({
       tool: head.tool,
+      call: head.call,
       ...(head.args === undefined ? {} : { args: head.args }),
       payload: head.payload,
       output: this._hooks.takeOutput(),
       calls: this._hooks.settledCalls(),
       decide: (decision) => this._decide(head, decision),
       expire: (message) => this._hooks.expire(message),
+      refuse: (message) => this._hooks.refuse(message),
     })
   }
 
@@ -231,7 +260,7 @@ export class HoldQueue {
     if (this._closed || this._holds[0] !== head) return
     this._holds.shift()
     if (decision.approve) head.resolve(decision.value)
-    else head.reject(new Error(decision.reason ?? `the call ${head.tool} was refused`))
+    else head.reject(holdRefusal(head.tool, decision.reason))
     if (this._holds.length > 0) this._raise()
     else this._hooks.budget.resume()
   }

@@ -4,7 +4,7 @@
  * not fit the protocol becomes a violation string (the run then fails with `protocol`).
  */
 import { isRecord } from '../json/index.js'
-import type { CallMessage, OutputItem, WorkerFailureKind, WorkerMessage } from '../protocol.js'
+import { type CallMessage, type DrawsMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../protocol.js'
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
 const { isArray } = Array
@@ -28,6 +28,17 @@ function parseCall(raw: unknown, run: number): CallMessage | undefined {
   if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return undefined
   if (args !== undefined && !isArray(args)) return undefined
   return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args }
+}
+
+const isHex = (value: unknown) => typeof value === 'string' && value.length <= 2 * MAX_DRAW_BYTES && /^(?:[0-9a-f]{2})*$/.test(value)
+
+/** A durable run's report of values its clocks and randomness answered, each list within `MAX_DRAWS`. */
+function parseDraws(raw: Record<string, unknown>, run: number): DrawsMessage | undefined {
+  const { clock, random, bytes } = raw
+  const list = (value: unknown, item: (entry: unknown) => boolean) => isArray(value) && value.length <= MAX_DRAWS && value.every(item)
+  if (!list(clock, Number.isFinite) || !list(random, Number.isFinite) || !list(bytes, isHex)) return undefined
+  const draws: DrawsMessage = { type: 'draws', run, clock: [...(clock as number[])], random: [...(random as number[])], bytes: [...(bytes as string[])] }
+  return raw.overflow === true ? { ...draws, overflow: true } : draws
 }
 
 /**
@@ -83,6 +94,8 @@ export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | s
     }
     case 'started':
       return { type, run }
+    case 'draws':
+      return parseDraws(raw, run) ?? 'a malformed report of recorded values'
     case 'spawned':
       return isId(raw.pid) ? { type, run, pid: raw.pid } : 'a malformed subprocess report'
     default:

@@ -10,6 +10,7 @@ import type {
   PtcHoldDecision,
   PtcProgramFormat,
   PtcProgramLanguage,
+  PtcResumeOptions,
   PtcRunFailure,
   PtcRunRequest,
   PtcRunResult,
@@ -19,7 +20,7 @@ import type {
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
 import type { Environment } from './environment.js'
-import { Admission, NAME, checkDecision, checkStateOwner } from './admission.js'
+import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { egressNamespace } from './egress.js'
 import { abortMessage } from './foreign-message.js'
@@ -35,6 +36,8 @@ import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
 import { TIERS, type Tier } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
+import { durableKeyBytes, isDurableToken, openToken } from './durable.js'
+import { CallJournal } from './journal.js'
 
 /** The environment key of runs without a sandbox policy. */
 const UNCONFINED = ''
@@ -137,14 +140,18 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   async run(spec: PtcRunSpec): Promise<PtcRunResult> {
     // Admission: misuse rejects; everything after it resolves as a result.
-    if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
-    if (this._initializer.blocked) throw new Error(`${NAME}: run() refused while ${this._initializer.blocked}`)
-    const policy = this._admission.check(spec)
+    this._checkSpec(spec)
+    return this._admit(spec, this._journalFor(spec))
+  }
+
+  /** Runs an admitted spec; a durable run records into (or replays) `journal`. */
+  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined): Promise<PtcRunResult> {
+    const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
     const answers = new RunAnswers(this._holds, (result) => (policy ? this._sandbox!.report(policy, result) : result))
     const first = answers.next(spec.signal)
-    const done = this._dispatch(spec, answers.abort.signal, policy, answers).then(
+    const done = this._dispatch(spec, answers.abort.signal, policy, answers, journal).then(
       (result) => answers.finish(result),
       (error: unknown) => answers.refuse(error),
     )
@@ -157,13 +164,80 @@ export class WorkerPtcRuntime extends PtcRuntime {
   /**
    * Answers the held call `id` of a paused result and resolves with the run's next answer (its
    * result, or paused again); when the run already ended while held (its budget, its output cap,
-   * `release`), with how it ended. Rejects on an id that is not held, a malformed decision, or
-   * after disposal.
+   * `release`), with how it ended. A durable token (`result.paused.token`) is checked against
+   * `durableKey` and replayed in a fresh environment with `options.bindings`. Rejects on an id
+   * that is not held, a token that is forged, altered or signed with another key, a malformed
+   * decision, or after disposal.
    */
-  override async resume(id: string, decision: PtcHoldDecision, options: { signal?: AbortSignal } = {}): Promise<PtcRunResult> {
+  override async resume(id: string, decision: PtcHoldDecision, options: PtcResumeOptions = {}): Promise<PtcRunResult> {
     if (this._disposed) throw new Error(`${NAME}: resume() after disposal`)
     if (typeof id !== 'string') throw new TypeError(`${NAME}: resume() needs the id of a paused result (result.paused.id), got ${typeof id}`)
-    return this._holds.resume(id, checkDecision(decision), options?.signal)
+    const checked = checkDecision(decision)
+    if (isDurableToken(id)) return this._resumeDurable(id, checked, options ?? {})
+    if (options?.bindings !== undefined) {
+      throw new TypeError(`${NAME}: resume() takes options.bindings only with a durable token; a live hold's run keeps its own bindings`)
+    }
+    return this._holds.resume(id, checked, options?.signal)
+  }
+
+  /** Replays the run a durable token recorded, in a fresh environment, with `decision` for its held call. */
+  private _resumeDurable(token: string, decision: PtcHoldDecision, options: PtcResumeOptions): Promise<PtcRunResult> {
+    if (this._config.durableKey === undefined) {
+      throw new Error(`${NAME}: resume() got a durable token, but config.durableKey is not set: configure the key the token was signed with`)
+    }
+    const key = durableKeyBytes(this._config.durableKey)
+    let record
+    try {
+      record = openToken(token, key)
+    } catch (error) {
+      throw new Error(`${NAME}: resume() refused the token: ${(error as Error).message}`)
+    }
+    if (record.format !== this._config.programFormat) {
+      throw new Error(`${NAME}: resume() refused the token: its program is in the ${record.format} format, and this runtime runs ${this._config.programFormat} programs`)
+    }
+    if (!Array.isArray(options.bindings)) {
+      throw new TypeError(`${NAME}: resume(token) needs options.bindings: a durable token does not carry the run's bindings, so pass the namespaces the run had`)
+    }
+    const { program, language, cwd, timeoutMs, maxCalls, discardCompletion } = record
+    const { bindings, sandboxPolicy, onBindingError, signal } = options
+    const spec = this.resolve({
+      program, language, timeoutMs, maxCalls, discardCompletion, bindings, pause: 'durable',
+      ...(cwd === null ? {} : { cwd }),
+      ...(sandboxPolicy === undefined ? {} : { sandboxPolicy }),
+      ...(onBindingError === undefined ? {} : { onBindingError }),
+      ...(signal === undefined ? {} : { signal }),
+    })
+    this._checkSpec(spec)
+    return this._admit(spec, CallJournal.replay(record, decision, key))
+  }
+
+  /**
+   * The journal of a run that pauses durably (the request's `pause`, else the deployment's for a
+   * one-shot run), or undefined. Throws on a durable pause the deployment cannot sign or a run
+   * with a state owner cannot take.
+   */
+  private _journalFor(spec: PtcRunSpec): CallJournal | undefined {
+    checkPause(spec.pause, 'spec.pause')
+    const retained = spec.stateOwner !== undefined && this._config.retainState
+    if (spec.pause === 'durable' && retained) {
+      throw new TypeError(`${NAME}: pause 'durable' cannot take a run with a stateOwner: a replay starts in a fresh environment, without what earlier runs left in the owner's`)
+    }
+    if ((spec.pause ?? (retained ? 'live' : this._config.pause)) !== 'durable') return undefined
+    if (this._config.durableKey === undefined) {
+      throw new TypeError(`${NAME}: pause 'durable' needs config.durableKey (a string or Buffer of at least 32 bytes) to sign its tokens`)
+    }
+    // The runtime's default cwd (a sandbox's scratch mount point is per runtime) is not recorded.
+    const start = this._sandbox ? (spec.sandboxPolicy?.workspaceRoot ?? this._sandbox.defaultCwd) : this._config.cwd
+    const facts = {
+      program: spec.program,
+      language: spec.language ?? this.language,
+      format: this._config.programFormat,
+      cwd: spec.cwd === start ? null : spec.cwd,
+      timeoutMs: spec.timeoutMs,
+      maxCalls: spec.maxCalls ?? this._config.maxCalls,
+      discardCompletion: spec.discardCompletion === true,
+    }
+    return CallJournal.record(facts, durableKeyBytes(this._config.durableKey))
   }
 
   override async release(owner: object): Promise<void> {
@@ -204,7 +278,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await Promise.allSettled(live.map((entry) => entry.done))
   }
 
-  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined, answers: RunAnswers): Promise<PtcRunResult> {
+  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined, answers: RunAnswers, journal: CallJournal | undefined): Promise<PtcRunResult> {
     const limit = this._config.maxOutputBytes
     if (signal.aborted) return failure(limit, 'abort', abortMessage(signal.reason))
     // Never run unconfined what a policy says to confine.
@@ -237,7 +311,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxCallResultBytes: this._config.maxCallResultBytes,
       oneShot: false,
       onBindingError: spec.onBindingError,
-      pause: (pause) => answers.pause(pause),
+      pause: (pause) => {
+        if (!journal) return answers.pause(pause)
+        // A durable run answers with a token and ends; its environment is not held.
+        const sealed = journal.seal(pause)
+        if (sealed.ok) answers.pauseDurably(pause, sealed.token)
+        else pause.refuse(sealed.message)
+      },
+      ...(journal ? { journal } : {}),
     }
     const key = policy ? this._keyOf(policy) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
@@ -263,6 +344,13 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** The environment key of `policy`, remembered so that the source can spawn from a key. */
+  /** Refuses a run after disposal or while the initializer is being unregistered, then checks its spec. */
+  private _checkSpec(spec: PtcRunSpec): void {
+    if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
+    if (this._initializer.blocked) throw new Error(`${NAME}: run() refused while ${this._initializer.blocked}`)
+    this._admission.check(spec)
+  }
+
   private _keyOf(policy: SandboxExecutionPolicy): string {
     const key = policyKey(policy)
     this._policies.set(key, policy)

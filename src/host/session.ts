@@ -19,6 +19,7 @@ import { startRunTelemetry } from './telemetry.js'
 import { TimeBudget } from './time-budget.js'
 import { HoldQueue, type SessionPause } from './holds.js'
 import { afterTidy, verdictOf } from './endings.js'
+import type { CallJournal } from './journal.js'
 
 export interface RunPlan {
   program: ProgramCode
@@ -43,6 +44,13 @@ export interface RunPlan {
   onBindingError?: ((report: PtcBindingErrorReport) => void) | undefined
   /** Raises a held call to whoever answers the run; without it, holds are refused. */
   pause?: (pause: SessionPause) => void
+  /**
+   * A durable run's journal (`pause: 'durable'`): it records the run's calls and the values its
+   * clocks and randomness answered, and, for a resumed run, replays the recorded ones first.
+   * While the replay has not reached the held call, what the program prints is not reported
+   * again.
+   */
+  journal?: CallJournal
 }
 
 /**
@@ -118,6 +126,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       takeOutput: () => ledger.take(),
       settledCalls: (): PtcCallRecord[] => calls.settled(),
       expire: (message) => fail('timeout', message),
+      refuse: (message) => fail('exception', message),
     })
 
     const telemetry = startRunTelemetry()
@@ -132,9 +141,10 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
-      hold: (tool, args, payload) =>
-        plan.pause ? holds.hold(tool, args, payload) : Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`)),
-    }, telemetry)
+      hold: (tool, args, payload, id) =>
+        plan.pause ? holds.hold(tool, args, payload, id) : Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`)),
+      diverged: (message) => fail('exception', message),
+    }, telemetry, plan.journal)
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
 
@@ -177,6 +187,8 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     function handle(message: WorkerMessage): void {
       switch (message.type) {
         case 'output':
+          // A replay reprints what the paused answer already reported.
+          if (plan.journal?.replaying) return
           for (const item of message.items) {
             if (typeof item === 'string') {
               if (!ledger.text(item)) return settle({ value: undefined })
@@ -198,6 +210,9 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         case 'started':
           started = true
           return
+        case 'draws':
+          if (!plan.journal) return fail('protocol', 'the program broke the runtime protocol: a report of recorded values in a run that records none')
+          return plan.journal.draws(message)
         case 'spawned':
           if (!environment.adoptSubprocess(message.pid)) {
             return fail('protocol', 'the program broke the runtime protocol: a subprocess report for a foreign process')
@@ -216,6 +231,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
           return fail(message.kind, message.message)
         case 'done': {
           byWorker = true
+          if (plan.journal?.replaying) return fail('exception', plan.journal.unfinished())
           if (message.value === undefined) return settle({ value: undefined })
           const decoded = decodeWire(message.value)
           if (!decoded.ok) return fail('invalid-output', `the completion value is not lossless JSON: ${decoded.reason}`)
@@ -232,6 +248,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       },
       forged: () => fail('protocol', 'the program broke the runtime protocol: it posted on a worker channel the runtime does not use'),
       rawOutput(text) {
+        if (plan.journal?.replaying) return
         if (!ledger.text(text)) settle({ value: undefined })
       },
       exit(failure) {
@@ -259,6 +276,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         discardCompletion: plan.discardCompletion,
         oneShot: plan.oneShot,
         ...(initializer ? { initializer } : {}),
+        ...(plan.journal ? { durable: plan.journal.replayDraws } : {}),
       }
       // The budget is the program's: it starts when the program is sent, so a loaded machine's
       // slow helper start (bounded on its own) does not eat it.

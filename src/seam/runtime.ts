@@ -3,7 +3,7 @@
  * service machinery, so a Cordis upgrade touches one file.
  */
 import { type Context, Service } from 'cordis'
-import type { PtcHoldDecision, PtcProgramFormat, PtcRunRequest, PtcRunResult, PtcRunSpec, SandboxMode } from './types.js'
+import type { PtcHoldDecision, PtcProgramFormat, PtcResumeOptions, PtcRunRequest, PtcRunResult, PtcRunSpec, SandboxMode } from './types.js'
 
 declare module 'cordis' {
   interface Context {
@@ -65,9 +65,10 @@ export abstract class PtcRuntime extends Service {
    * Answers the held call of a paused result (`result.paused.id`) and resolves with the run's
    * next answer, like `run`: its result, or paused again. `options.signal` stops the run from
    * here on, as a run's signal does until its first answer. Rejects on an unknown or already
-   * answered id. Unsupported by default.
+   * answered id. A durable token (`result.paused.token`) is replayed in a fresh environment
+   * instead, with `options.bindings`. Unsupported by default.
    */
-  resume(_id: string, _decision: PtcHoldDecision, _options?: { signal?: AbortSignal }): Promise<PtcRunResult> {
+  resume(_id: string, _decision: PtcHoldDecision, _options?: PtcResumeOptions): Promise<PtcRunResult> {
     return Promise.reject(new Error(`${this.constructor.name} does not hold calls, so there is nothing to resume`))
   }
 

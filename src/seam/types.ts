@@ -227,6 +227,35 @@ export interface PtcRunRequest {
    * provider's `maxCalls` (1 000 by default).
    */
   maxCalls?: number
+  /**
+   * How a held call pauses the run. `live` (the default unless the runtime's `pause` says
+   * otherwise): the program waits in its environment, and `resume(id, decision)` continues it.
+   * `durable`: the environment ends, and `result.paused.token` is a signed string that
+   * `resume(token, decision, { bindings })` replays in a fresh environment, even in another
+   * process (see the README's "Durable resume"). Not with a `stateOwner` of a retaining runtime.
+   */
+  pause?: PtcPauseMode
+}
+
+/** What every durable token (`PtcPause.token`) starts with; a live hold id never does. */
+export const DURABLE_TOKEN_PREFIX = 'ptc-durable.'
+
+/** How a held call pauses its run: see `PtcRunRequest.pause`. */
+export type PtcPauseMode = 'live' | 'durable'
+
+/** What `resume` takes besides the id and the decision. */
+export interface PtcResumeOptions {
+  /** Stops the run from here on, as a run's signal does until its first answer. */
+  signal?: AbortSignal
+  /**
+   * A durable token only (required there): the run's bindings, given again, since a token does
+   * not carry functions. The replay's calls must match the recorded ones, so pass what the run had.
+   */
+  bindings?: PtcBindingNamespace[]
+  /** A durable token only: the run's sandbox policy, given again (a token does not carry it). */
+  sandboxPolicy?: SandboxExecutionPolicy
+  /** A durable token only: `PtcRunRequest.onBindingError` for the resumed run. */
+  onBindingError?: (report: PtcBindingErrorReport) => void
 }
 
 /** A request after `resolve`: every choice made explicit. */
@@ -302,8 +331,17 @@ export interface PtcCallRecord {
 
 /** A binding call held for a decision (see `PtcBindingCall.hold`); the program waits for it. */
 export interface PtcPause {
-  /** Answer it with `runtime.resume(id, decision)`; each id is answered once. */
+  /**
+   * Answer it with `runtime.resume(id, decision)`; each live id is answered once. For a durable
+   * pause it is the token itself.
+   */
   id: string
+  /**
+   * Present exactly when the run paused durably (`pause: 'durable'`): a signed string that
+   * `runtime.resume(token, decision, { bindings })` replays, here or in another process with
+   * the same `durableKey`. The run's environment has ended.
+   */
+  token?: string
   /** The call as the program made it: `<global>.<member>`. */
   tool: string
   /** The call's argument; absent when the program passed none. */

@@ -6,6 +6,7 @@
 import type { PtcRuntime } from '../seam/runtime.js'
 import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
+import { DURABLE_TOKEN_PREFIX } from '../seam/types.js'
 import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } from './catalog.js'
 import { docComment } from './doc-comment.js'
 import type { ToolGroup } from './group.js'
@@ -87,7 +88,8 @@ export interface RunCodeTool {
   execute(input: { program: string }, options?: RunCodeCallOptions): Promise<string>
   /**
    * Answers a held call (see `RunCodeCallOptions.onPause`) and resolves with the text of how the
-   * program went on, for the model to read next. Rejects as `runtime.resume` does.
+   * program went on, for the model to read next. Rejects as `runtime.resume` does. A durable
+   * token (a runtime or request `pause: 'durable'`) is replayed with this tool's bindings.
    */
   resume(id: string, decision: PtcHoldDecision, options?: Omit<RunCodeCallOptions, 'stateOwner'>): Promise<string>
 }
@@ -163,7 +165,13 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
       return answer(await runtime.run(spec), call.onPause)
     },
     async resume(id, decision, call = {}) {
-      return answer(await runtime.resume(id, decision, call.signal ? { signal: call.signal } : {}), call.onPause)
+      // A durable token replays the run, which needs the tool's bindings again.
+      const durable = typeof id === 'string' && id.startsWith(DURABLE_TOKEN_PREFIX)
+      const options = {
+        ...(call.signal ? { signal: call.signal } : {}),
+        ...(durable ? { bindings, ...(onToolError !== undefined ? { onBindingError: onToolError } : {}) } : {}),
+      }
+      return answer(await runtime.resume(id, decision, options), call.onPause)
     },
   }
 

@@ -7,6 +7,7 @@ import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
+import { Draws } from './draws.js'
 import { blockThread, endThread, uncurryThis } from './intrinsics.js'
 import type { Outbox } from './outbox.js'
 import { OutputChannel } from './output.js'
@@ -24,6 +25,8 @@ const runInThisContext = uncurryThis(vm.Script.prototype.runInThisContext)
 export class WorkerRun {
   readonly output: OutputChannel
   private readonly _bridge: BindingBridge
+  /** A durable run's clocks and randomness, recorded (and first replayed). */
+  private readonly _draws: Draws | undefined
   private _settled = false
 
   /**
@@ -39,7 +42,17 @@ export class WorkerRun {
     this.output = new OutputChannel(_post, run, maxOutputBytes, () =>
       this.fail('output-limit', `output exceeded ${maxOutputBytes} bytes`),
     )
-    this._bridge = new BindingBridge(_post, run, maxPendingCallBytes)
+    const draws = _message.durable ? new Draws(_message.durable, run) : undefined
+    this._draws = draws
+    // The values drawn so far reach the host before the calls that follow them (a held call among them).
+    const post: Outbox = draws
+      ? (outgoing) => {
+          const report = draws.take()
+          if (report) _post(report)
+          _post(outgoing)
+        }
+      : _post
+    this._bridge = new BindingBridge(post, run, maxPendingCallBytes)
   }
 
   receive(message: ReplyMessage | RepliesMessage): void {
@@ -60,6 +73,7 @@ export class WorkerRun {
         { unusable: true },
       )
     }
+    this._draws?.install()
     // From here on the run's code may have run: the host must not run the program again.
     this._post({ type: 'started', run: message.run })
     if (message.initializer) {

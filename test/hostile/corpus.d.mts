@@ -26,6 +26,7 @@ export interface HostileProgram {
   pauseMs: number
   hold: 'approve' | 'refuse' | undefined
   holdWaitMs: number
+  durable: boolean
   followUpTimeoutMs: number | undefined
   knownBug: string | undefined
   knownBugs: Map<string, string>

@@ -27,6 +27,9 @@
  *   hold         how the runner answers each held call (`tools.gated`) of a paused result:
  *                `approve` or `refuse`; the checks then apply to the run's last answer
  *   hold-wait    milliseconds the runner waits before answering a held call (default 0)
+ *   durable      `yes`: the run pauses durably (`pause: 'durable'`), and each answer resumes its
+ *                token in a fresh environment, with the corpus tools as its bindings (one-shot
+ *                formats only: a retained format's state owner cannot pause durably)
  *   known-bug    a runtime bug this program exposes: the case is expected to fail until fixed
  *   alone        `alone[thread]: why`: on that host the case runs while no other case runs (what it
  *                triggers there cannot tell one program from another, such as the RSS backstop)
@@ -68,6 +71,8 @@ export const CORPUS_CONFIG = {
   maxPendingCallBytes: 1024 * 1024,
   retainState: true,
   poolSize: 2,
+  // Signs the tokens of the cases that pause durably (`durable: yes`).
+  durableKey: 'the hostile corpus signs its durable tokens with this',
 }
 
 /**
@@ -245,6 +250,7 @@ export function loadCorpus() {
       pauseMs: Number(plain.get('pause') ?? 0),
       hold: plain.get('hold'),
       holdWaitMs: Number(plain.get('hold-wait') ?? 0),
+      durable: plain.get('durable') === 'yes',
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
       knownBug: plain.get('known-bug'),
       knownBugs: qualifiedValues(qualified, 'known-bug'),
@@ -526,7 +532,8 @@ export async function runCase(runtime, { host, format, program }) {
   let result = 'hung'
   try {
     const started = performance.now()
-    result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}) }, timeoutMs)
+    const pause = program.durable ? { pause: 'durable' } : {}
+    result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
     // A held call is answered as the case says, as often as the run pauses; the waits are not
     // the program's time.
     let waitedMs = 0
@@ -538,7 +545,7 @@ export async function runCase(runtime, { host, format, program }) {
       await new Promise((resolve) => setTimeout(resolve, program.holdWaitMs))
       waitedMs += program.holdWaitMs
       const decision = program.hold === 'approve' ? { approve: true } : { approve: false, reason: 'refused by the corpus' }
-      result = await runtime.resume(result.paused.id, decision)
+      result = await runtime.resume(result.paused.id, decision, program.durable ? { bindings: [TOOLS] } : {})
     }
     if (result !== 'hung' && result.paused) problems.push('the run was still paused after 8 answers')
     const elapsedMs = performance.now() - (programStarts.get(marker) ?? started) - waitedMs
