@@ -7,6 +7,7 @@
  * to each `resume`'s caller after (`RunAnswers`). While a call is held, the run's budget is
  * charged with busy time only (`time-budget.ts`).
  */
+import { randomUUID } from 'node:crypto'
 import { snapshotJson } from '../json/index.js'
 import type { PtcCallRecord, PtcHoldDecision, PtcJsonValue, PtcOutput, PtcRunResult } from '../seam/types.js'
 import type { TimeBudget } from './time-budget.js'
@@ -136,7 +137,7 @@ export class HeldRuns {
    * `holdTimeoutMs` after that, then the id is forgotten, so no result is kept for ever.
    */
   add(answers: RunAnswers, pause: SessionPause): string {
-    const id = `hold-${++this._next}-${Math.random().toString(36).slice(2, 10)}`
+    const id = `hold-${++this._next}-${randomUUID()}`
     const held: HeldRun = { answers, pause, expiry: this._timer(() => {
       if (held.result) return void this._held.delete(id)
       held.expiry = this._timer(() => this._held.delete(id))
