@@ -40,8 +40,8 @@ export interface JournalEntry {
   decisions?: PtcHoldDecision[]
 }
 
-/** Everything a durable resume needs besides the bindings (and the sandbox policy). */
-export interface DurableRecord {
+/** The facts of a run a replay needs again, besides its bindings. */
+export interface DurableFacts {
   program: string
   language: PtcProgramLanguage
   format: PtcProgramFormat
@@ -50,6 +50,10 @@ export interface DurableRecord {
   timeoutMs: number | null
   maxCalls: number
   discardCompletion: boolean
+}
+
+/** Everything a durable resume needs besides the bindings (and the sandbox policy). */
+export interface DurableRecord extends DurableFacts {
   /** The calls of the run, in call order. */
   calls: JournalEntry[]
   /** The call number (from 1) of the held call: its entry has no reply. */

@@ -9,21 +9,9 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { MAX_DRAWS, MAX_DRAW_BYTES, type DrawValues, type DrawsMessage, type ReplyMessage } from '../protocol.js'
-import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue, PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
-import { type DurableRecord, type JournalEntry, type RecordedReply, sealToken } from './durable.js'
+import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue } from '../seam/types.js'
+import { type DurableFacts, type DurableRecord, type JournalEntry, type RecordedReply, sealToken } from './durable.js'
 import type { SessionPause } from './holds.js'
-
-/** The facts of a run a replay needs again, besides its bindings. */
-export interface DurableFacts {
-  program: string
-  language: PtcProgramLanguage
-  format: PtcProgramFormat
-  /** The run's cwd; null: the resuming runtime's default. */
-  cwd: string | null
-  timeoutMs: number | null
-  maxCalls: number
-  discardCompletion: boolean
-}
 
 /** What the dispatcher does with a call: answer it from the journal, run it, or fail the run. */
 export type JournalStep =
