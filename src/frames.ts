@@ -76,6 +76,76 @@ export type HelperFrame =
   /** The worker exited; `message` says how, for the model. */
   | { type: 'exit'; message: string }
 
+// the stream tier --------------------------------------------------------------------------
+
+/**
+ * On the stream and container tiers the host reaches a helper over one byte stream the deployer
+ * supplies. At its far end the stream entry (src/helper/stream-entry.ts) starts the helper and
+ * carries the helper's descriptors over the stream. Each line of the stream is a JSON array
+ * whose first element names what it carries.
+ */
+export interface StreamStart {
+  helper: HelperOptions
+  /** The entry caps the helper's writable memory at what a fresh helper holds there plus this. */
+  maxMemoryMb: number
+  /** The longest helper frame the entry forwards; a longer one is forged traffic. */
+  maxFrameBytes: number
+}
+
+/** Host -> entry. `start` comes first, once. */
+export type HostLine =
+  | ['start', StreamStart]
+  /** To the helper's main thread (descriptor 3). */
+  | ['channel', HostFrame]
+  /** To the worker's inbox (descriptor 5). */
+  | ['inbox', HostFrame]
+  /** Kill what the program started, in the helper's tree or carrying its marker; answered by `swept`. */
+  | ['sweep']
+  /** Answered by `busy`: the CPU time of the helper's tree. */
+  | ['busy']
+
+/** Entry -> host. Untrusted: the entry shares its machine with the program. */
+export type EntryLine =
+  /** A frame the helper wrote to its channel, as written (checked by `parseHelperFrame`). */
+  | ['channel', unknown]
+  /** Text the helper's process wrote to its stdout or stderr. */
+  | ['output', string]
+  /** Bytes on the worker's inbox, or a channel line longer than `maxFrameBytes`. */
+  | ['forged']
+  | ['swept', boolean]
+  | ['busy', number]
+  /** The helper exited: how, and whether the kernel's OOM killer ended something there. */
+  | ['ended', string, boolean]
+
+/** One line of the stream tier's byte stream. */
+export function encodeLine(line: HostLine | EntryLine): string {
+  return `${stringify(line)}\n`
+}
+
+/** The entry line `raw` (a parsed line from the stream) stands for, or `undefined` when it is not one. */
+export function parseEntryLine(raw: unknown): EntryLine | undefined {
+  if (!isArray(raw)) return undefined
+  const tag: unknown = raw[0]
+  const first: unknown = raw[1]
+  const second: unknown = raw[2]
+  switch (tag) {
+    case 'channel':
+      return raw.length === 2 ? ['channel', first] : undefined
+    case 'output':
+      return typeof first === 'string' ? ['output', first] : undefined
+    case 'forged':
+      return ['forged']
+    case 'swept':
+      return typeof first === 'boolean' ? ['swept', first] : undefined
+    case 'busy':
+      return typeof first === 'number' && first >= 0 ? ['busy', first] : undefined
+    case 'ended':
+      return typeof first === 'string' && typeof second === 'boolean' ? ['ended', first, second] : undefined
+    default:
+      return undefined
+  }
+}
+
 // encoding ---------------------------------------------------------------------------------
 
 /**
@@ -219,6 +289,19 @@ export class FrameReader {
    * `frame` refuses one: the frames before it were handed on, and nothing after it is read.
    */
   read(chunk: Uint8Array, length: number, frame: (raw: unknown) => boolean): boolean {
+    return this.readLines(chunk, length, (text) => {
+      let raw: unknown
+      try {
+        raw = parse(text)
+      } catch {
+        return false
+      }
+      return frame(raw)
+    })
+  }
+
+  /** As `read`, but hands on each line's text unparsed (the stream entry forwards lines as they are). */
+  readLines(chunk: Uint8Array, length: number, line: (text: string) => boolean): boolean {
     let start = 0
     for (let end = indexOf(chunk, NEWLINE, 0); end !== -1 && end < length; end = indexOf(chunk, NEWLINE, start)) {
       if (this._length + end - start > this.maxFrameBytes) return false
@@ -231,18 +314,12 @@ export class FrameReader {
         text = utf8Slice(chunk, start, end)
       }
       start = end + 1
-      let raw: unknown
-      try {
-        raw = parse(text)
-      } catch {
-        return false
-      }
       // A long line's buffer is not kept for the short ones that follow.
       if (this._capacity > SMALL_BUFFER_BYTES) {
         this._pending = new Uint8ArrayOf(0)
         this._capacity = 0
       }
-      if (!frame(raw)) return false
+      if (!line(text)) return false
     }
     if (start < length) {
       if (this._length + length - start > this.maxFrameBytes) return false

@@ -44,6 +44,7 @@ export type {
 } from './seam/types.js'
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
+export type { PtcByteStream, PtcStreamFactory, PtcStreamRequest } from './host/tiers/index.js'
 export { createPtcRuntime } from './host/standalone.js'
 export type { StandalonePtcRuntime } from './host/standalone.js'
 export { defineToolGroup } from './tools/group.js'

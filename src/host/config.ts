@@ -6,7 +6,7 @@ import path from 'node:path'
 import Schema from 'schemastery'
 import { durableKeyBytes } from './durable.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
-import { TIERS, type TierName } from './tiers/index.js'
+import { type PtcStreamFactory, TIERS, type TierName } from './tiers/index.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -32,12 +32,30 @@ const Sandbox = Schema.object({
   bwrapPath: Schema.string().default('bwrap'),
 })
 
+const Container = Schema.object({
+  /** `podman` or `docker`, or a path to either. Absent: the first of them on PATH. */
+  engine: Schema.string(),
+  /** Absent: the image `ptc-runtime-image` builds for this package's version. */
+  image: Schema.string(),
+  /** The OCI runtime (`--runtime`). Absent: gVisor's `runsc` where installed, else the engine's default. */
+  runtime: Schema.string(),
+  /** More arguments for `run`, before the image (mounts, `--ulimit`, ...). */
+  args: Schema.array(Schema.string()),
+})
+
 export const Config = Schema.object({
   /**
    * Where each environment's worker lives: `process` (a helper process of its own, the
-   * boundary for untrusted programs) or `thread` (this process; trusted programs only).
+   * boundary for untrusted programs), `thread` (this process; trusted programs only),
+   * `container` (a helper in a container of its own, `container` options), or
+   * `{ stream }` (a helper at the far end of a byte stream the deployer opens per environment).
    */
-  isolation: Schema.union(Object.keys(TIERS) as TierName[]).default('process'),
+  isolation: Schema.union([
+    ...(Object.keys(TIERS) as TierName[]),
+    Schema.object({ stream: Schema.function().required() as Schema<PtcStreamFactory> }),
+  ]).default('process'),
+  /** The container tier's engine and image (`isolation: 'container'`); never() admits only absence. */
+  container: Schema.union([Container, Schema.never()]),
   timeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(120_000),
   maxTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(600_000),
   maxOutputBytes: Schema.natural().min(4).max(Number.MAX_SAFE_INTEGER).default(67_108_864),
@@ -91,8 +109,13 @@ export const Config = Schema.object({
 })
 
 export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
+export type ContainerConfig = Schemastery.TypeT<typeof Container>
 /** The configuration `ctx.plugin(WorkerPtcRuntime, options)` accepts; every field is optional. */
 export type WorkerPtcRuntimeOptions = Schemastery.TypeS<typeof Config>
+
+function isolationName(config: WorkerPtcRuntimeConfig): string {
+  return typeof config.isolation === 'string' ? `'${config.isolation}'` : 'a stream'
+}
 
 /** The known key closest to `key` (a typo's likely meaning), by edit distance. */
 function closest(key: string, known: readonly string[]): string {
@@ -122,8 +145,12 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
   refuseUnknownKeys(config, Object.keys(Config.dict!), '')
   const sandbox = config.sandbox === 'none' ? undefined : config.sandbox
   if (sandbox) refuseUnknownKeys(sandbox, Object.keys(Sandbox.dict!), 'sandbox.')
-  if (sandbox && config.isolation === 'thread') {
-    throw new TypeError("config.sandbox needs config.isolation 'process': a sandbox confines a helper process, and 'thread' runs programs inside this one")
+  if (sandbox && config.isolation !== 'process') {
+    throw new TypeError(`config.sandbox needs config.isolation 'process': a sandbox confines a helper process under bubblewrap, and ${isolationName(config)} ${config.isolation === 'thread' ? 'runs programs inside this one' : 'is confined by what its environments run in'}`)
+  }
+  if (config.container) {
+    if (config.isolation !== 'container') throw new TypeError(`config.container needs config.isolation 'container', got ${isolationName(config)}`)
+    refuseUnknownKeys(config.container, Object.keys(Container.dict!), 'container.')
   }
   const absolute = (field: string, value: string | undefined) => {
     if (value !== undefined && !path.isAbsolute(value)) {

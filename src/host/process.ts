@@ -10,17 +10,18 @@
  * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
  * its helper cannot hide a subprocess or delay a deadline.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, FrameReader, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame, parseHelperFrame } from '../frames.js'
+import { CHANNEL_FD, FrameReader, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../frames.js'
 import type { HostMessage, ProgramCode } from '../protocol.js'
-import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
-import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
-import { isSpawnReport } from './messages.js'
+import type { ImageAttachmentRef } from '../seam/types.js'
+import type { Environment, EnvironmentListener, Refusal } from './environment.js'
+import { HelperFrames } from './helper-frames.js'
+import { LIMITS_SCRIPT } from './memory-limit.js'
 import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
@@ -41,29 +42,11 @@ const KILLED_EXIT_MS = 1_000
 const EXIT_DRAIN_MS = 100
 /** How often the end of a namespace's reaper is looked for once bwrap has exited. */
 const REAPER_POLL_MS = 2
-const DIAGNOSTIC_CHARS = 2_000
 /**
  * The longest frame accepted while no run listens: only short notices (`exit`, `forged`) come
  * then, so a program left running between runs cannot make the host parse floods for nobody.
  */
 const IDLE_FRAME_BYTES = 64 * 1024
-
-/**
- * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
- * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, then becomes the
- * helper (or bubblewrap) at a lower CPU priority (`nice`, where installed), so that programs
- * spinning on every core cannot starve the host's timers and deadlines. `ulimit -d` sets
- * RLIMIT_DATA; both are inherited by every thread and process the helper starts.
- *
- * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
- * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
- * 1.1 GiB on Node 24, nearly all of it untouched). So the limit is that reservation, measured
- * once per Node binary and heap cap (`dataBaseline`), plus the budget: the program may
- * allocate `maxMemoryMb` beyond what its fresh environment holds.
- */
-const LIMITS_SCRIPT =
-  '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; ' +
-  'command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
 
 /**
  * Runs first inside bubblewrap's namespaces, then becomes the helper (keeping PID 2): caps the
@@ -81,9 +64,6 @@ const NPROC_PER_NAMESPACE = (() => {
   const [major = 0, minor = 0] = release().split('.').map((part) => Number.parseInt(part, 10))
   return major > 5 || (major === 5 && minor >= 14)
 })()
-
-/** What V8 and Node print when an allocation fails for good. */
-const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 
 export interface ProcessLaunch {
   /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
@@ -103,42 +83,6 @@ export interface ProcessLaunch {
   budget?: NamespaceBudget
 }
 
-/** A helper's own code and heap beyond the bare reservation the probe measures. */
-const HELPER_MARGIN_KB = 64 * 1024
-const BASELINE_TIMEOUT_MS = 10_000
-const baselines = new Map<number, Promise<number>>()
-
-/**
- * The writable memory (VmData) a Node process of this binary holds once a worker with this heap
- * cap has started, in KiB, plus the helper's own margin. Measured once per heap cap with a
- * throwaway process; if that fails, a generous fixed allowance stands in. The probe's worker
- * stays alive until the reading: one that had already exited had released its reservation
- * (about 528 MiB on Node 24), and helpers started under the lower limit died reserving their
- * code range (measured: 2 probes in 6 started together read 586 MB instead of 1.1 GB).
- */
-export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
-  let baseline = baselines.get(maxOldGenerationSizeMb)
-  if (!baseline) {
-    const script = `
-      const { Worker } = require('node:worker_threads')
-      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1000)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
-      worker.once('message', () => {
-        process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
-        process.exit(0)
-      })`
-    baseline = new Promise((resolve) => {
-      execFile(process.execPath, ['-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
-        const measured = Number(stdout)
-        const reserved = !error && Number.isSafeInteger(measured) && measured > 0 ? measured : 2 * 1024 * 1024
-        // Newer V8s reserve more as code is compiled (a code range, seen failing on Node 26).
-        resolve(reserved + Math.ceil(reserved / 4) + HELPER_MARGIN_KB)
-      })
-    })
-    baselines.set(maxOldGenerationSizeMb, baseline)
-  }
-  return baseline
-}
-
 export class ProcessEnvironment implements Environment {
   readonly exited: Promise<void>
   readonly ready: Promise<Refusal | undefined>
@@ -153,10 +97,8 @@ export class ProcessEnvironment implements Environment {
   /** The worker's own descriptor for host messages (INBOX_FD). */
   private readonly _inbox: Socket
   private readonly _streams: Socket[]
-  /** The helper's cwd, as far as the host moved it: runs elsewhere go through its main thread. */
-  private _cwd: string | undefined
-  /** A run went to the main thread, which has not answered for it yet (it may refuse the cwd). */
-  private _moving = false
+  /** What the helper says, and what it means for the environment and its run. */
+  private readonly _frames: HelperFrames
   private readonly _reader: FrameReader
   private readonly _maxFrameBytes: number
   /** The helper lives in a PID namespace of its own under bubblewrap. */
@@ -167,15 +109,7 @@ export class ProcessEnvironment implements Environment {
   private readonly _marker = randomUUID()
   /** A spawn was reported since the last tidy: marked processes may exist. */
   private _spawned = false
-  private _listener: EnvironmentListener | undefined
-  private _started: boolean | undefined
-  private _settleReady!: (refusal: Refusal | undefined) => void
-  private _workerExit: PtcRunFailure | undefined
   private _processExited = false
-  private _corrupt = false
-  private _diagnostics = ''
-  /** The helper's output said an allocation failed for good. */
-  private _outOfMemory = false
   private _timer: NodeJS.Timeout | undefined
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
@@ -184,8 +118,6 @@ export class ProcessEnvironment implements Environment {
   private _reaper: number | undefined
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
-  /** Why the environment was stopped over its budget, once it was. */
-  private _overMessage: string | undefined
 
   constructor(launch: ProcessLaunch) {
     this.confined = launch.confined
@@ -205,7 +137,22 @@ export class ProcessEnvironment implements Environment {
       this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
     }
     const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.baselineKb + launch.maxMemoryMb * 1024), ...command]
-    this.ready = new Promise((resolve) => (this._settleReady = resolve))
+    this._frames = new HelperFrames({
+      confined: launch.confined,
+      maxMemoryMb: launch.maxMemoryMb,
+      ready: () => {
+        if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
+        this._watch?.measureBaseline()
+        clearTimeout(this._timer)
+      },
+      violated: () => {
+        this._channel.pause()
+        this._inbox.pause()
+      },
+      kill: () => this._child.kill('SIGKILL'),
+      spawnedBetweenRuns: () => (this._spawned = true),
+    })
+    this.ready = this._frames.ready
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
     const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
@@ -226,18 +173,16 @@ export class ProcessEnvironment implements Environment {
     })
     for (const stream of [this._child.stdout!, this._child.stderr!]) {
       stream.setEncoding('utf8')
-      stream.on('data', (text: string) => {
-        // V8's fatal report names the memory failure, then prints a long native stack trace.
-        if (OUT_OF_MEMORY.test(this._diagnostics.slice(-100) + text)) this._outOfMemory = true
-        this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
-        if (this._started) this._listener?.rawOutput(text)
-      })
+      stream.on('data', (text: string) => this._frames.output(text))
     }
-    this._channel.on('data', (chunk: Buffer) => this._receive(chunk))
+    this._channel.on('data', (chunk: Buffer) => {
+      if (this._frames.corrupt) return
+      if (!this._reader.read(chunk, chunk.length, (raw) => (this._frames.receive(raw), !this._frames.corrupt))) this._frames.violation()
+    })
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
-    this._inbox.on('data', () => this._violation())
+    this._inbox.on('data', () => this._frames.violation())
     this._timer = setTimeout(() => {
-      this._failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
+      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
       this._child.kill('SIGKILL')
     }, START_TIMEOUT_MS)
     this._timer.unref()
@@ -245,35 +190,24 @@ export class ProcessEnvironment implements Environment {
 
   /** Whether it can serve runs: its worker runs and its channel was never tampered with. */
   get alive(): boolean {
-    return !this._processExited && this._workerExit === undefined && !this._corrupt
+    return !this._processExited && this._frames.alive
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._listener = listener
     this._reader.maxFrameBytes = listener ? this._maxFrameBytes : IDLE_FRAME_BYTES
     this._watch?.watch(listener !== undefined && this.alive)
-    if (!listener) return
-    if (this._workerExit) listener.exit(this._workerExit)
-    else if (this._processExited) listener.exit(this._processFailure('ended'))
-    else if (this._corrupt) listener.forged()
+    this._frames.attach(listener, this._processExited)
   }
 
   send(message: HostMessage, written?: () => void): void {
     if (!this.alive) return
     // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
     const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
-    if (roots) return this._listener?.exit({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
+    if (roots) return this._frames.refuse({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
     const frame = encodeFrame({ type: 'relay', message })
-    // Only the main thread can move the helper to another cwd; everything else goes straight
-    // to the worker.
-    if (message.type === 'run' && message.cwd !== this._cwd) {
-      this._cwd = message.cwd
-      this._moving = true
-      this._channel.write(frame)
-    } else {
-      // Written once the kernel took it: a worker that stops reading leaves it pending.
-      this._inbox.write(frame, written)
-    }
+    if (this._frames.route(message) === 'channel') this._channel.write(frame)
+    // Written once the kernel took it: a worker that stops reading leaves it pending.
+    else this._inbox.write(frame, written)
   }
 
   /**
@@ -334,7 +268,7 @@ export class ProcessEnvironment implements Environment {
    * call or in the program's hands.
    */
   async dispose(): Promise<void> {
-    this._listener = undefined
+    this._frames.attach(undefined, this._processExited)
     this._watch?.watch(false)
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
@@ -369,7 +303,7 @@ export class ProcessEnvironment implements Environment {
    * A namespace dies with its helper.
    */
   private async _sweepAfterExit(): Promise<void> {
-    if (!this._processExited || this._namespaced || !this._started || this._sweptAfterExit) return
+    if (!this._processExited || this._namespaced || !this._frames.started || this._sweptAfterExit) return
     await killProcessTrees(new Set(), this._marker)
     this._sweptAfterExit = true
   }
@@ -407,85 +341,13 @@ export class ProcessEnvironment implements Environment {
     return childrenOf(this._child.pid!).filter((pid) => !isDead(pid))
   }
 
-  private _failStart(problem: string): void {
-    if (this._started !== undefined) return
-    this._started = false
-    if (this._timer) clearTimeout(this._timer)
-    this._settleReady(
-      this.confined
-        ? { kind: 'sandbox-unavailable', message: unavailableMessage(problem) }
-        : { kind: 'worker-exit', message: `the runtime's helper process could not start, so the program did not run: ${problem}` },
-    )
-  }
-
-  private _receive(chunk: Buffer): void {
-    if (this._corrupt) return
-    const frames = this._reader.push(chunk)
-    if (!frames) return this._violation()
-    for (const raw of frames) {
-      const frame = parseHelperFrame(raw)
-      if (this._started === false) return
-      if (this._started === undefined) {
-        if (frame?.type !== 'ready') {
-          this._failStart(frame?.type === 'exit' ? frame.message : 'the helper sent unexpected traffic before it was ready')
-          this._child.kill('SIGKILL')
-          return
-        }
-        this._started = true
-        this._cwd = frame.cwd
-        if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
-        this._watch?.measureBaseline()
-        clearTimeout(this._timer)
-        this._settleReady(undefined)
-        continue
-      }
-      switch (frame?.type) {
-        case 'message':
-          this._moving = false
-          if (this._listener) deliver(this._listener, frame.message)
-          else if (isSpawnReport(frame.message)) this._spawned = true // between runs: the next tidy sweeps
-          break
-        case 'forged':
-          this._listener?.forged()
-          break
-        case 'refused':
-          // Only the main thread refuses, and only a run it was given to move for.
-          if (!this._moving) return this._violation()
-          this._moving = false
-          this._cwd = undefined // the helper stayed where it was
-          this._listener?.exit({ kind: this.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
-          break
-        case 'exit':
-          if (this._workerExit) return this._violation()
-          this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
-          this._listener?.exit(this._workerExit)
-          break
-        default:
-          return this._violation()
-      }
-      if (this._corrupt) return
-    }
-  }
-
-  /**
-   * A frame that is not one the helper sends: the program wrote to the channel. Nothing more
-   * is read from it (the environment is discarded before it serves again), so whatever the
-   * program keeps writing costs the host nothing.
-   */
-  private _violation(): void {
-    this._corrupt = true
-    this._channel.pause()
-    this._inbox.pause()
-    this._listener?.forged()
-  }
-
   /**
    * The environment holds more than its budget: everything in its PID namespace is killed
    * (bubblewrap's reaper first, which takes the namespace down with it), and the run fails with
    * `message` as the helper's exit.
    */
   private _overBudget(message: string): void {
-    this._overMessage = message
+    this._frames.overBudget(message)
     const reaper = this._helperPid() === undefined ? undefined : this._reaper
     try {
       if (reaper !== undefined) process.kill(reaper, 'SIGKILL')
@@ -493,16 +355,6 @@ export class ProcessEnvironment implements Environment {
       // already gone
     }
     this._child.kill('SIGKILL')
-  }
-
-  private _memoryMessage(): string | undefined {
-    if (this._overMessage !== undefined) return this._overMessage
-    if (!this._outOfMemory) return undefined
-    return `the program exceeded its memory budget of ${this.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
-  }
-
-  private _processFailure(describe: string): PtcRunFailure {
-    return { kind: 'worker-exit', message: this._memoryMessage() ?? `the program's helper process ${describe} before the run completed` }
   }
 
   /**
@@ -531,9 +383,7 @@ export class ProcessEnvironment implements Environment {
     await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
     clearTimeout(drain)
     await this._namespaceGone()
-    const detail = this._diagnostics.trim().split('\n').slice(-2).join(' ')
-    this._failStart(`the helper ${describe} before it was ready${detail ? `: ${detail}` : ''}`)
-    if (this._started && !this._workerExit) this._listener?.exit(this._processFailure(describe))
+    this._frames.ended(describe)
     for (const stream of this._streams) stream.destroy()
   }
 }

@@ -34,7 +34,7 @@ import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinem
 import { egressOf, policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
-import { TIERS, type Tier } from './tiers/index.js'
+import { type Tier, tierOf } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
 import { durableKeyBytes, isDurableToken, openToken } from './durable.js'
 import { CallJournal } from './journal.js'
@@ -78,7 +78,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
-    this._tier = TIERS[config.isolation]()
+    this._tier = tierOf(config.isolation)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
     this._admission = new Admission(this._config, this._sandbox)

@@ -3,7 +3,6 @@
  * start-up probe.
  */
 import { spawn } from 'node:child_process'
-import { accessSync, constants, statSync } from 'node:fs'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
@@ -60,29 +59,6 @@ export function namespaceArguments(cwd: string): string[] {
     '--chdir', cwd,
     ...LAST,
   ]
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK)
-    return statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
-
-/**
- * The absolute path of bubblewrap: `configured` itself when it is a path, otherwise the first
- * executable of that name on the host's PATH. `undefined` when there is none.
- */
-export function locateBwrap(configured: string, searchPath = process.env.PATH ?? ''): string | undefined {
-  if (configured.includes('/')) return isExecutableFile(configured) ? configured : undefined
-  for (const directory of searchPath.split(path.delimiter)) {
-    if (!path.isAbsolute(directory)) continue
-    const candidate = path.join(directory, configured)
-    if (isExecutableFile(candidate)) return candidate
-  }
-  return undefined
 }
 
 export interface HelperConfinement {

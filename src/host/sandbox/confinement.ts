@@ -9,7 +9,8 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync }
 import os from 'node:os'
 import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
-import { type HelperWrapper, helperWrapper, locateBwrap, probeBwrap } from './bwrap.js'
+import { locateCommand } from '../locate.js'
+import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
 
@@ -89,7 +90,7 @@ export class Sandbox {
       this._problem = `bubblewrap confinement needs Linux, this is ${process.platform}`
       return
     }
-    this._bwrap = locateBwrap(this._config.bwrapPath)
+    this._bwrap = locateCommand(this._config.bwrapPath)
     const problem = this._bwrap
       ? await probeBwrap(this._bwrap)
       : `bubblewrap was not found (sandbox.bwrapPath is ${JSON.stringify(this._config.bwrapPath)}); install it (apt-get install bubblewrap, dnf install bubblewrap, apk add bubblewrap)`

@@ -4,9 +4,12 @@
  * still gets a PID namespace of its own when bubblewrap works here, so that its processes are
  * known and killed with it.
  */
-import { ProcessEnvironment, dataBaseline } from '../process.js'
+import { dataBaseline } from '../memory-limit.js'
+import { helperFrameBytes } from '../helper-frames.js'
+import { ProcessEnvironment } from '../process.js'
 import { rehearsalProgram } from '../programs.js'
-import { locateBwrap, namespaceArguments, probeBwrap } from '../sandbox/bwrap.js'
+import { locateCommand } from '../locate.js'
+import { namespaceArguments, probeBwrap } from '../sandbox/bwrap.js'
 import type { EnvironmentDescription, Tier, TierSetting } from './tier.js'
 
 export class ProcessTier implements Tier {
@@ -23,13 +26,13 @@ export class ProcessTier implements Tier {
     const { config } = setting
     this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
     const configured = config.sandbox === 'none' ? undefined : config.sandbox?.bwrapPath
-    const bwrap = process.platform === 'linux' ? locateBwrap(configured ?? 'bwrap') : undefined
+    const bwrap = process.platform === 'linux' ? locateCommand(configured ?? 'bwrap') : undefined
     if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
   }
 
   spawn({ policy }: EnvironmentDescription): ProcessEnvironment {
     const { config, sandbox } = this._setting
-    const { maxOldGenerationSizeMb, maxMemoryMb, maxOutputBytes, maxPendingCallBytes, maxProcesses } = config
+    const { maxOldGenerationSizeMb, maxMemoryMb, maxProcesses } = config
     const cwd = policy?.workspaceRoot ?? config.cwd
     const confining = policy && sandbox!.wrapper(policy)
     const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
@@ -43,9 +46,7 @@ export class ProcessTier implements Tier {
       baselineKb: this._baselineKb,
       maxOldGenerationSizeMb,
       rehearsal: rehearsalProgram(),
-      // Output is capped by maxOutputBytes (JSON-counted; escaping may double it) and call
-      // arguments by maxPendingCallBytes; a longer frame is over-budget traffic.
-      maxFrameBytes: 2 * maxOutputBytes + maxPendingCallBytes + 1024 * 1024,
+      maxFrameBytes: helperFrameBytes(config),
     })
   }
 }

@@ -1,0 +1,151 @@
+/**
+ * The stream entry: the far end of a stream-tier environment (`isolation: { stream }` or
+ * `'container'`). It runs where the deployer's stream leads (a container, a remote sandbox),
+ * reads the stream on its stdin and writes it on its stdout, and there starts one helper
+ * (src/helper/main.ts) exactly as the process tier does on the host: its channel and the
+ * worker's inbox are socket pairs on descriptors 3 and 5, and its writable memory is capped by
+ * the kernel (`ulimit -d`) at what a fresh helper holds here plus the environment's budget.
+ * Each line of the stream is one `HostLine` or `EntryLine` (src/frames.ts).
+ *
+ * It shares its machine with the program, so the host trusts nothing it says: the boundary on
+ * these tiers is the container or sandbox the stream leads into, and killing the environment
+ * means closing the stream and deleting that sandbox, never asking the entry.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import type { Socket } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeFrame, encodeLine } from '../frames.js'
+import { LIMITS_SCRIPT, dataBaseline } from '../host/memory-limit.js'
+import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../host/processes.js'
+
+const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
+/** After the helper exits, how long to wait for frames it wrote just before. */
+const EXIT_DRAIN_MS = 100
+
+let helper: ChildProcess | undefined
+let channel: Socket | undefined
+let inbox: Socket | undefined
+let marker = ''
+let closing = false
+
+function send(line: EntryLine | string): void {
+  if (closing) return
+  process.stdout.write(typeof line === 'string' ? line : encodeLine(line))
+}
+
+/** The host closed the stream, or the helper is gone: nothing here outlives either. */
+function close(code = 0): void {
+  if (closing) return
+  closing = true
+  if (helper?.pid !== undefined) {
+    try {
+      process.kill(-helper.pid, 'SIGKILL') // the helper's process group: it and what it started
+    } catch {
+      // already gone
+    }
+  }
+  process.exit(code)
+}
+
+/** Where cgroup v2 and v1 count the OOM killer's kills in this cgroup (a container's memory limit). */
+const OOM_COUNTS = ['/sys/fs/cgroup/memory.events', '/sys/fs/cgroup/memory/memory.oom_control']
+
+/** How many times the kernel's OOM killer acted in this cgroup. */
+function oomKills(): number {
+  for (const file of OOM_COUNTS) {
+    try {
+      return Number(/oom_kill (\d+)/.exec(readFileSync(file, 'utf8'))?.[1] ?? 0)
+    } catch {
+      // not this cgroup version
+    }
+  }
+  return 0
+}
+const oomKillsAtStart = oomKills()
+
+async function start(options: StreamStart): Promise<void> {
+  marker = options.helper.subprocessMarker
+  const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options.helper)]
+  const limitKb = (await dataBaseline(options.helper.maxOldGenerationSizeMb)) + options.maxMemoryMb * 1024
+  const child = spawn('/bin/sh', ['-c', LIMITS_SCRIPT, 'ptc-helper', String(limitKb), ...node], {
+    env: {},
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
+  })
+  helper = child
+  channel = child.stdio[CHANNEL_FD] as Socket
+  inbox = (child.stdio as unknown as Socket[])[INBOX_FD]!
+  for (const stream of [child.stdout!, child.stderr!, channel, inbox]) stream.on('error', () => undefined)
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.setEncoding('utf8')
+    stream.on('data', (text: string) => send(['output', text]))
+  }
+  const frames = new FrameReader(options.maxFrameBytes)
+  channel.on('data', (chunk: Buffer) => {
+    const whole = frames.readLines(chunk, chunk.length, (text) => {
+      send(`["channel",${text}]\n`)
+      return true
+    })
+    if (whole) return
+    channel!.pause()
+    send(['forged'])
+  })
+  // Nothing genuine comes back on the inbox: bytes there were written by the program.
+  inbox.on('data', () => {
+    inbox!.pause()
+    send(['forged'])
+  })
+  let exited = false
+  const exit = (describe: string) => {
+    if (exited) return
+    exited = true
+    const drained = new Promise<void>((resolve) => (channel!.readableEnded || channel!.destroyed ? resolve() : channel!.once('close', () => resolve())))
+    void Promise.race([drained, new Promise((resolve) => setTimeout(resolve, EXIT_DRAIN_MS))]).then(() => {
+      if (closing) return
+      process.stdout.write(encodeLine(['ended', describe, oomKills() > oomKillsAtStart]), () => close())
+    })
+  }
+  child.on('exit', (code, signal) => exit(signal ? `was killed by ${signal}` : `exited with code ${code}`))
+  child.on('error', (error) => exit(`could not be started (${error.message})`))
+}
+
+/** Kills what the program started: the helper's children and everything carrying its marker. */
+async function sweep(): Promise<void> {
+  const pid = helper?.pid
+  if (pid === undefined) return send(['swept', false])
+  await killProcessTrees(new Set(childrenOf(pid)), marker)
+  send(['swept', childrenOf(pid).every((child) => isDead(child))])
+}
+
+function receive(line: HostLine): void {
+  switch (line[0]) {
+    case 'start':
+      if (helper) return
+      return void start(line[1]).catch((error: Error) => {
+        send(['ended', `could not be started (${error.message})`, false])
+        close(1)
+      })
+    case 'channel':
+      return void channel?.write(encodeFrame(line[1]))
+    case 'inbox':
+      return void inbox?.write(encodeFrame(line[1]))
+    case 'sweep':
+      return void sweep()
+    case 'busy':
+      return send(['busy', helper?.pid === undefined ? 0 : cpuMsOfTree(helper.pid)])
+  }
+}
+
+// The host's lines are trusted, and a torn one means the host is gone.
+const reader = new FrameReader(Number.POSITIVE_INFINITY)
+process.stdin.on('data', (chunk: Buffer) => {
+  const whole = reader.read(chunk, chunk.length, (raw) => {
+    receive(raw as HostLine)
+    return true
+  })
+  if (!whole) close(1)
+})
+process.stdin.on('end', () => close())
+process.stdin.on('error', () => close())
+process.stdout.on('error', () => close())

@@ -1,0 +1,108 @@
+/**
+ * The container tier's stream: `<engine> run -i --rm` of the package's image (built by
+ * `ptc-runtime-image`), whose stdin and stdout are the environment's stream and whose command
+ * is the stream entry. The container sees none of the host's files and no network, runs as an
+ * unprivileged user without capabilities on a read-only image with a private /tmp as its cwd,
+ * and its memory and processes are capped by its cgroup. Destroying the stream deletes the
+ * container (`rm -f`), and the stream closes once the engine says it is gone.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import path from 'node:path'
+import { Duplex } from 'node:stream'
+
+/** The stream entry inside the image (`ptc-runtime-image` puts it there). */
+const ENTRY = ['/usr/local/bin/node', '/ptc/stream-entry.cjs']
+/** The unprivileged user the image defines. */
+const USER = '1000:1000'
+/**
+ * What the container holds beyond the program's budget: the entry's and the helper's own Node
+ * (about 40 MiB each, measured on Node 20), and slack for the page cache of /tmp.
+ */
+const CONTAINER_MARGIN_MB = 384
+const DIAGNOSTIC_CHARS = 2_000
+/** How long deleting a container may take before the stream closes anyway. */
+const REMOVE_TIMEOUT_MS = 30_000
+
+export interface ContainerRun {
+  /** `podman` or `docker` (a name on PATH or a path). */
+  engine: string
+  image: string
+  /** The OCI runtime; absent: the engine's default. */
+  runtime: string | undefined
+  args: readonly string[]
+  /** The container's name, unique per environment. */
+  name: string
+  maxMemoryMb: number
+  maxProcesses: number
+}
+
+/** The engine's arguments for one environment's container. */
+export function runArguments(run: ContainerRun): string[] {
+  const memory = `${run.maxMemoryMb + CONTAINER_MARGIN_MB}m`
+  return [
+    'run', '-i', '--rm', '--name', run.name,
+    ...(run.runtime ? ['--runtime', run.runtime] : []),
+    '--network', 'none',
+    '--read-only', '--tmpfs', `/tmp:rw,nosuid,nodev,size=${run.maxMemoryMb}m`, '--workdir', '/tmp',
+    '--user', USER, '--cap-drop', 'all', '--security-opt', 'no-new-privileges',
+    '--memory', memory, '--memory-swap', memory, '--pids-limit', String(run.maxProcesses),
+    '--log-driver', 'none',
+    ...run.args,
+    run.image, ...ENTRY,
+  ]
+}
+
+/** The engine's arguments that delete a container at once, whatever state it is in. */
+export function removeArguments(engine: string, name: string): string[] {
+  // docker's `rm` has no grace period to skip; podman's waits 10 s for a running one unless told.
+  return path.basename(engine).startsWith('docker') ? ['rm', '-f', name] : ['rm', '-f', '-t', '0', name]
+}
+
+/** One environment's container, as a byte stream. */
+export class ContainerStream extends Duplex {
+  private readonly _child: ChildProcess
+  private _diagnostics = ''
+  private _removing = false
+
+  constructor(private readonly _run: ContainerRun) {
+    super()
+    // The engine is the deployer's tool: it gets the host's environment (its storage, its socket).
+    this._child = spawn(_run.engine, runArguments(_run), { stdio: ['pipe', 'pipe', 'pipe'] })
+    this._child.stdin!.on('error', () => undefined)
+    this._child.stdout!.on('data', (chunk: Buffer) => this.push(chunk))
+    this._child.stderr!.setEncoding('utf8')
+    this._child.stderr!.on('data', (text: string) => (this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)))
+    this._child.on('error', (error) => this.destroy(new Error(`${_run.engine} could not be started: ${error.message}`)))
+    this._child.on('exit', (code) => {
+      if (this._removing) return
+      const detail = this._diagnostics.trim().split('\n').slice(-2).join(' ')
+      this.destroy(code === 0 ? undefined : new Error(`${_run.engine} run exited with code ${code}${detail ? `: ${detail}` : ''}`))
+    })
+  }
+
+  ref(): void {
+    this._child.ref()
+  }
+
+  unref(): void {
+    this._child.unref()
+  }
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this._child.stdin!.write(chunk, callback)
+  }
+
+  /** Deletes the container, then lets the stream close. */
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this._removing = true
+    this._child.stdin!.destroy()
+    const exited = new Promise<void>((resolve) => (this._child.exitCode !== null || this._child.signalCode !== null ? resolve() : this._child.once('exit', () => resolve())))
+    execFile(this._run.engine, removeArguments(this._run.engine, this._run.name), { timeout: REMOVE_TIMEOUT_MS }, () => {
+      // The client may outlive its container by a moment, or hang on a vanished one.
+      this._child.kill('SIGKILL')
+      void exited.then(() => callback(error))
+    })
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The kernel's cap on what one helper may allocate, shared by every tier that starts helpers:
+ * the process tier on this machine, and the stream entry inside a container or a remote sandbox
+ * (src/helper/stream-entry.ts), which measures its own Node's reservation there.
+ */
+import { execFile } from 'node:child_process'
+
+/**
+ * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
+ * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, then becomes the
+ * helper (or bubblewrap) at a lower CPU priority (`nice`, where installed), so that programs
+ * spinning on every core cannot starve the host's timers and deadlines. `ulimit -d` sets
+ * RLIMIT_DATA; both are inherited by every thread and process the helper starts.
+ *
+ * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
+ * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
+ * 1.1 GiB on Node 24, nearly all of it untouched). So the limit is that reservation, measured
+ * once per Node binary and heap cap (`dataBaseline`), plus the budget: the program may
+ * allocate `maxMemoryMb` beyond what its fresh environment holds.
+ */
+export const LIMITS_SCRIPT =
+  '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; ' +
+  'command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
+
+/** A helper's own code and heap beyond the bare reservation the probe measures. */
+const HELPER_MARGIN_KB = 64 * 1024
+const BASELINE_TIMEOUT_MS = 10_000
+const baselines = new Map<number, Promise<number>>()
+
+/**
+ * The writable memory (VmData) a Node process of this binary holds once a worker with this heap
+ * cap has started, in KiB, plus the helper's own margin. Measured once per heap cap with a
+ * throwaway process; if that fails, a generous fixed allowance stands in. The probe's worker
+ * stays alive until the reading: one that had already exited had released its reservation
+ * (about 528 MiB on Node 24), and helpers started under the lower limit died reserving their
+ * code range (measured: 2 probes in 6 started together read 586 MB instead of 1.1 GB).
+ */
+export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
+  let baseline = baselines.get(maxOldGenerationSizeMb)
+  if (!baseline) {
+    const script = `
+      const { Worker } = require('node:worker_threads')
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1000)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
+      worker.once('message', () => {
+        process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
+        process.exit(0)
+      })`
+    baseline = new Promise((resolve) => {
+      execFile(process.execPath, ['-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
+        const measured = Number(stdout)
+        const reserved = !error && Number.isSafeInteger(measured) && measured > 0 ? measured : 2 * 1024 * 1024
+        // Newer V8s reserve more as code is compiled (a code range, seen failing on Node 26).
+        resolve(reserved + Math.ceil(reserved / 4) + HELPER_MARGIN_KB)
+      })
+    })
+    baselines.set(maxOldGenerationSizeMb, baseline)
+  }
+  return baseline
+}

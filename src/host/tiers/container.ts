@@ -1,0 +1,52 @@
+/**
+ * `isolation: 'container'`: every environment is a container of its own, run by podman or
+ * docker from the package's image (`ptc-runtime-image`), under gVisor's `runsc` where it is
+ * installed. A stream tier whose stream is the container's stdio (`../container.ts`).
+ */
+import path from 'node:path'
+import type { ContainerConfig } from '../config.js'
+import { ContainerStream } from '../container.js'
+import { DEFAULT_IMAGE, imageExists } from '../image-build.js'
+import { locateCommand } from '../locate.js'
+import type { StreamEnvironment } from '../stream.js'
+import { StreamTier } from './stream.js'
+import type { Tier, TierSetting } from './tier.js'
+
+const ENGINES = ['podman', 'docker']
+
+export class ContainerTier implements Tier {
+  readonly name = 'container'
+  readonly confines = false
+  private _streams: StreamTier | undefined
+
+  /** Finds the engine, the runtime and the image once; what is missing fails every run, saying what to install. */
+  async start(setting: TierSetting): Promise<void> {
+    const { maxMemoryMb, maxProcesses } = setting.config
+    const container: Partial<ContainerConfig> = setting.config.container ?? {}
+    const engine = container.engine ? locateCommand(container.engine) : ENGINES.map((name) => locateCommand(name)).find((found) => found !== undefined)
+    const image = container.image ?? DEFAULT_IMAGE
+    let problem: string | undefined
+    if (!engine) {
+      problem = container.engine ? `the container engine ${container.engine} (container.engine) was not found` : 'neither podman nor docker is installed (container.engine)'
+    } else if (!(await imageExists(engine, image))) {
+      problem = `the image ${image} is not in ${path.basename(engine)}'s store: build it with \`ptc-runtime-image\`${container.image ? ' or fix container.image' : ''}`
+    }
+    const runtime = container.runtime ?? this._gvisor(engine)
+    this._streams = new StreamTier(({ id }) => {
+      if (problem) throw new Error(problem)
+      return new ContainerStream({ engine: engine!, image, runtime, args: container.args ?? [], name: `ptc-${id}`, maxMemoryMb, maxProcesses })
+    }, this.name)
+    await this._streams.start(setting)
+  }
+
+  spawn(): StreamEnvironment {
+    return this._streams!.spawn()
+  }
+
+  /** gVisor's runtime where installed: a path for podman, the name docker registers it under. */
+  private _gvisor(engine: string | undefined): string | undefined {
+    const runsc = locateCommand('runsc')
+    if (!runsc || !engine) return undefined
+    return path.basename(engine).startsWith('docker') ? 'runsc' : runsc
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * `isolation: { stream }`: every environment is a helper at the far end of a byte stream the
+ * deployer opens: a container's stdio, a socket into a Kubernetes agent-sandbox pod, an E2B
+ * sandbox's process. The far end runs the stream entry (`node stream-entry.cjs`, shipped in
+ * the package's dist), and the boundary is whatever the stream leads into: closing the stream
+ * must delete it. Programs run in the far helper's working directory.
+ */
+import { randomUUID } from 'node:crypto'
+import { rehearsalProgram } from '../programs.js'
+import { StreamEnvironment } from '../stream.js'
+import { helperFrameBytes } from '../helper-frames.js'
+import type { Tier, TierSetting } from './tier.js'
+
+/**
+ * A byte stream both ways, as Node's streams and sockets are: a `net.Socket`, a `Duplex`, or a
+ * child's stdin and stdout joined with `Duplex.from({ readable, writable })`. Destroying it must
+ * end what it leads into, and it emits `close` once that is gone.
+ */
+export interface PtcByteStream {
+  write(data: string, callback?: (error?: Error | null) => void): unknown
+  on(event: 'data' | 'close' | 'error', listener: (...args: any[]) => void): unknown
+  destroy(): unknown
+}
+
+/** What a stream factory is told about the environment it opens a stream for. */
+export interface PtcStreamRequest {
+  /** Unique per environment: a name for the sandbox the stream leads into. */
+  readonly id: string
+}
+
+/** Opens the stream of one new environment; a rejection fails the runs sent to it (`worker-exit`). */
+export type PtcStreamFactory = (request: PtcStreamRequest) => PtcByteStream | Promise<PtcByteStream>
+
+export class StreamTier implements Tier {
+  readonly confines = false
+  private _setting!: TierSetting
+
+  constructor(
+    private readonly _open: PtcStreamFactory,
+    readonly name = 'stream',
+  ) {}
+
+  async start(setting: TierSetting): Promise<void> {
+    this._setting = setting
+  }
+
+  spawn(): StreamEnvironment {
+    const { config } = this._setting
+    const request = { id: randomUUID() }
+    return new StreamEnvironment({
+      open: () => this._open(request),
+      helper: { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() },
+      maxMemoryMb: config.maxMemoryMb,
+      maxFrameBytes: helperFrameBytes(config),
+    })
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Streams for the stream tier in tests: the stream entry of the built package, started here as
+ * a local process (`localStream`), and a fake remote sandbox service shaped like a Kubernetes
+ * agent-sandbox `SandboxClaim` or an E2B sandbox (`SandboxService`): a sandbox is created
+ * asynchronously, the entry is executed in it with its stdio attached, and closing the stream
+ * deletes the sandbox.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Duplex } from 'node:stream'
+import type { PtcByteStream, PtcStreamRequest } from 'ptc-runtime'
+
+export const ENTRY = fileURLToPath(new URL('../../dist/stream-entry.cjs', import.meta.url))
+
+/** Whether a process is still running (a zombie counts as gone). */
+export function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  return true
+}
+
+/** The stdio of `child` as one stream; destroying it kills the child, and it closes once the child exited. */
+function stdioStream(child: ChildProcess, gone: () => void = () => undefined): Duplex {
+  const stream = new Duplex({
+    read() {},
+    write(chunk, _encoding, callback) {
+      child.stdin!.write(chunk, callback)
+    },
+    destroy(error, callback) {
+      child.kill('SIGKILL')
+      if (child.exitCode !== null || child.signalCode !== null) return (gone(), callback(error))
+      child.once('exit', () => (gone(), callback(error)))
+    },
+  })
+  child.stdin!.on('error', () => undefined)
+  child.stdout!.on('data', (chunk: Buffer) => stream.push(chunk))
+  child.on('exit', () => stream.destroy())
+  return stream
+}
+
+/** The entry as a local process: the smallest stream there is. */
+export function localStream(): PtcByteStream {
+  return stdioStream(spawn(process.execPath, [ENTRY], { stdio: ['pipe', 'pipe', 'inherit'] }))
+}
+
+/** One sandbox of the fake service: where its entry runs, and whether it was deleted. */
+export interface FakeSandbox {
+  id: string
+  entry?: ChildProcess
+  deleted: boolean
+}
+
+/**
+ * A remote sandbox service as an agent loop meets one: `create` takes a while (a warm pool
+ * would make it quick) and may fail, `exec` runs a command there with stdin and stdout
+ * attached, `delete` ends the sandbox and everything in it.
+ */
+export class SandboxService {
+  readonly sandboxes = new Map<string, FakeSandbox>()
+  /** While set, `create` fails with this message. */
+  failing: string | undefined
+
+  constructor(private readonly _createMs = 20) {}
+
+  async create(id: string): Promise<FakeSandbox> {
+    await new Promise((resolve) => setTimeout(resolve, this._createMs))
+    if (this.failing) throw new Error(this.failing)
+    const sandbox: FakeSandbox = { id, deleted: false }
+    this.sandboxes.set(id, sandbox)
+    return sandbox
+  }
+
+  exec(sandbox: FakeSandbox, argv: string[]): ChildProcess {
+    sandbox.entry = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'], detached: true })
+    return sandbox.entry
+  }
+
+  delete(sandbox: FakeSandbox): void {
+    sandbox.deleted = true
+    try {
+      process.kill(-sandbox.entry!.pid!, 'SIGKILL') // the sandbox's whole process group
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Sandboxes created and not deleted. */
+  live(): FakeSandbox[] {
+    return [...this.sandboxes.values()].filter((sandbox) => !sandbox.deleted)
+  }
+
+  /**
+   * The stream factory a deployer writes for such a service (`isolation: { stream }`): create
+   * a sandbox named after the environment, run the entry there, delete the sandbox on close.
+   */
+  readonly stream = async ({ id }: PtcStreamRequest): Promise<PtcByteStream> => {
+    const sandbox = await this.create(id)
+    return stdioStream(this.exec(sandbox, [process.execPath, ENTRY]), () => this.delete(sandbox))
+  }
+}

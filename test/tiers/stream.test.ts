@@ -1,0 +1,134 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PtcBindingNamespace } from 'ptc-runtime'
+import { startRuntime, textOf } from '../helpers/runtime.js'
+import { SandboxService, localStream, running } from '../helpers/stream.js'
+
+const tools: PtcBindingNamespace = {
+  global: 'tools',
+  functions: {
+    add: async (args) => (args as { a: number; b: number }).a + (args as { a: number; b: number }).b,
+    echo: async (args) => args as never,
+  },
+}
+
+/** The corpus's prelude that takes over the worker's channel (`forge` and `hang`). */
+const HIJACK = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
+
+/** Entry processes (`stream-entry.cjs`) and their helpers still running on this machine. */
+function entriesRunning(): string[] {
+  const out = spawnSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).stdout
+  return out.split('\n').filter((line) => line.includes('stream-entry.cjs') && !line.includes('ps -eo'))
+}
+
+describe('the stream tier, over a local stream', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ isolation: { stream: localStream }, retainState: true, programFormat: 'script', timeoutMs: 20_000 })
+  })
+  afterAll(() => env.dispose())
+
+  it('runs a program with tool calls and keeps its state for the same owner', async () => {
+    const owner = {}
+    const first = await env.run('const sum = await tools.add({ a: 1, b: 2 })\nconsole.log("sum", sum)\nsum', { stateOwner: owner, bindings: [tools] })
+    expect(first.error).toBeUndefined()
+    expect(first.value).toBe(3)
+    expect(textOf(first)).toBe('sum 3\n')
+    expect(first.calls.map((call) => call.outcome)).toEqual(['ok'])
+    const second = await env.run('sum * 10', { stateOwner: owner })
+    expect(second.value).toBe(30)
+    expect(env.runtime.isolation).toBe('stream')
+  })
+
+  it('ends a program over its time budget, and the next run gets a fresh environment', async () => {
+    const result = await env.run('globalThis.marked = 1\nwhile (true) {}', { timeoutMs: 300 })
+    expect(result.error?.kind).toBe('timeout')
+    expect((await env.run('typeof globalThis.marked')).value).toBe('undefined')
+  })
+
+  it('holds a program to its memory budget, and the host survives', async () => {
+    const result = await env.run('const kept = []\nwhile (true) kept.push(Buffer.alloc(16 * 1024 * 1024, 1))')
+    expect(result.error?.kind).toBe('worker-exit')
+    expect(result.error?.message).toMatch(/memory/)
+    expect((await env.run('1 + 1')).value).toBe(2)
+  })
+
+  it('kills a subprocess a retained run left before the next run', async () => {
+    const owner = {}
+    const started = await env.run('const { spawn } = await import("node:child_process")\nconst child = spawn("sleep", ["600"], { detached: true })\nchild.pid', { stateOwner: owner })
+    const pid = started.value as number
+    expect(Number.isInteger(pid)).toBe(true)
+    expect(running(pid)).toBe(false)
+    await env.runtime.release(owner)
+  })
+
+  it('fails a run whose program forges channel traffic, and serves the next one', async () => {
+    const result = await env.run(`${HIJACK}\nforge(42)\nawait hang()`, { bindings: [tools] })
+    expect(result.error?.kind).toBe('protocol')
+    expect((await env.run('2 + 2')).value).toBe(4)
+  })
+})
+
+describe('the stream tier, into a remote sandbox service', () => {
+  it('creates one sandbox per environment, and deleting them all is what disposal does', async () => {
+    const service = new SandboxService()
+    const env = await startRuntime({ isolation: { stream: service.stream }, retainState: true, timeoutMs: 20_000 })
+    try {
+      const [a, b] = await Promise.all([
+        env.run('return await tools.add({ a: 2, b: 3 })', { stateOwner: {}, bindings: [tools] }),
+        env.run('return await tools.add({ a: 4, b: 5 })', { stateOwner: {}, bindings: [tools] }),
+      ])
+      expect([a.value, b.value]).toEqual([5, 9])
+      expect(service.live().length).toBeGreaterThanOrEqual(2)
+      expect(new Set(service.sandboxes.keys()).size).toBe(service.sandboxes.size)
+    } finally {
+      await env.dispose()
+    }
+    expect(service.live()).toEqual([])
+    for (const sandbox of service.sandboxes.values()) expect(running(sandbox.entry!.pid!)).toBe(false)
+  })
+
+  it('deletes the sandbox of a run that timed out', async () => {
+    const service = new SandboxService()
+    const env = await startRuntime({ isolation: { stream: service.stream }, poolSize: 0 })
+    try {
+      const result = await env.run('while (true) {}', { timeoutMs: 300 })
+      expect(result.error?.kind).toBe('timeout')
+      expect(service.sandboxes.size).toBe(1)
+      expect(service.live()).toEqual([])
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('fails the run with the service’s reason when a sandbox cannot be created', async () => {
+    const service = new SandboxService()
+    service.failing = 'quota exceeded for sandboxes'
+    const env = await startRuntime({ isolation: { stream: service.stream }, poolSize: 0 })
+    try {
+      const result = await env.run('return 1')
+      service.failing = undefined
+      expect(result.error?.kind).toBe('worker-exit')
+      expect(result.error?.message).toMatch(/quota exceeded for sandboxes/)
+      expect((await env.run('return 2')).value).toBe(2)
+    } finally {
+      await env.dispose()
+    }
+    expect(service.live()).toEqual([])
+  })
+})
+
+describe('stream tier configuration', () => {
+  it('refuses a sandbox policy, which only the process tier enforces', async () => {
+    await expect(startRuntime({ isolation: { stream: localStream }, sandbox: { mode: 'read-only' } })).rejects.toThrow(/config\.sandbox needs config\.isolation 'process'/)
+  })
+
+  it('refuses container options without the container tier', async () => {
+    await expect(startRuntime({ container: { engine: 'podman' } })).rejects.toThrow(/config\.container needs config\.isolation 'container'/)
+  })
+
+  it('leaves no entry process behind', () => {
+    expect(entriesRunning()).toEqual([])
+  })
+})
