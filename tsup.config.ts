@@ -11,20 +11,21 @@ import { defineConfig } from 'tsup'
 // Both must be plain JavaScript on disk because Node 20 cannot load `.ts` files.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cli: 'src/cli/main.ts' },
+    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',
     dts: { entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts' } },
     // Both builds run at once: this one cleans everything but the other's output.
-    clean: ['!worker.cjs', '!helper.cjs'],
+    clean: ['!worker.cjs', '!helper.cjs', '!stream-entry.cjs'],
     sourcemap: false,
     splitting: true,
   },
   {
-    entry: { worker: 'src/worker/main.ts', helper: 'src/helper/main.ts' },
+    entry: { worker: 'src/worker/main.ts', helper: 'src/helper/main.ts', 'stream-entry': 'src/helper/stream-entry.ts' },
     format: ['cjs'],
-    // The helper finds worker.cjs next to itself through `import.meta.url`.
+    // The helper finds worker.cjs next to itself through `import.meta.url`, and the stream entry
+    // (the helper's front door on the stream and container tiers) finds helper.cjs so.
     shims: true,
     target: 'node20',
     platform: 'node',
