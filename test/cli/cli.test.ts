@@ -70,9 +70,9 @@ function atTerminal(args: string[]) {
 }
 
 describe('ptc-run', () => {
-  it('is the package bin, an executable script with a node shebang', () => {
+  it('is a package bin, an executable script with a node shebang', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
-    expect(pkg.bin).toEqual({ 'ptc-run': './dist/cli.js' })
+    expect(pkg.bin).toEqual({ 'ptc-run': './dist/cli.js', 'ptc-runtime-image': './dist/image.js' })
     expect(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true)
     expect(statSync(cli).mode & 0o111).not.toBe(0)
   })

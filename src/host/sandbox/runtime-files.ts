@@ -28,7 +28,7 @@ function manifest(directory: string): { name?: unknown; dependencies?: Dependenc
 }
 
 /** This package's directory: the nearest ancestor of this module with our own package.json. */
-function packageRoot(): string {
+export function packageRoot(): string {
   let directory = path.dirname(fileURLToPath(import.meta.url))
   while (manifest(directory)?.name !== PACKAGE_NAME) {
     const parent = path.dirname(directory)
