@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
+import { buildImage } from 'ptc-runtime'
 
 /**
  * The container engine the container tests use, and the `run` arguments this machine needs, or
@@ -40,4 +41,22 @@ async function probe(): Promise<{ engine: string; runArgs: string[] } | undefine
   if (result.code === 0) return { engine, runArgs }
   console.warn(`container tests skipped: ${engine} cannot run a container with ${JSON.stringify(runArgs)}: ${result.stderr.trim()}`)
   return undefined
+}
+
+/** The `container` options of a runtime on the container tier here, with an image built for this test process. */
+export async function containerOptions(): Promise<{ engine: string; image: string; runtime?: string; args: string[] } | undefined> {
+  return (options ??= containerImage())
+}
+
+let options: ReturnType<typeof containerOptions> | undefined
+
+async function containerImage(): Promise<{ engine: string; image: string; runtime?: string; args: string[] } | undefined> {
+  const found = await containerEngine()
+  if (!found) return undefined
+  const image = await buildImage({ engine: found.engine, tag: `ptc-runtime-test-${process.pid}:latest` })
+  process.once('exit', () => spawnSync(found.engine, ['rmi', '-f', image], { stdio: 'ignore' }))
+  const at = found.runArgs.indexOf('--runtime')
+  const runtime = at === -1 ? undefined : found.runArgs[at + 1]
+  const args = at === -1 ? found.runArgs : found.runArgs.filter((_, index) => index !== at && index !== at + 1)
+  return { engine: found.engine, image, ...(runtime ? { runtime } : {}), args }
 }
