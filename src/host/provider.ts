@@ -34,6 +34,7 @@ import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinem
 import { egressOf, policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
+import { sandboxFacts } from './sandbox/policy.js'
 import { type Tier, tierOf } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
 import { durableKeyBytes, isDurableToken, openToken } from './durable.js'
@@ -149,7 +150,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
-    const answers = new RunAnswers(this._holds, (result) => (policy ? this._sandbox!.report(policy, result) : result))
+    const answers = new RunAnswers(this._holds, (result) => this._reported(policy, result))
     const first = answers.next(spec.signal)
     const done = this._dispatch(spec, answers.abort.signal, policy, answers, journal).then(
       (result) => answers.finish(result),
@@ -268,6 +269,13 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._holds.clear()
     await this._source?.drain()
     this._sandbox?.dispose()
+  }
+
+  /** `result` with the sandbox facts of its run: the policy's, or those of a tier that confines by construction. */
+  private _reported(policy: SandboxExecutionPolicy | undefined, result: PtcRunResult): PtcRunResult {
+    if (policy) return this._sandbox!.report(policy, result)
+    const { confinement } = this._tier
+    return confinement ? { ...result, sandbox: sandboxFacts(confinement, result) } : result
   }
 
   /** Aborts every admitted run, waits for them, and ends every retained environment. */

@@ -1,4 +1,5 @@
 import { Context } from 'cordis'
+import { containerOptions } from './container.js'
 import { type PtcRunRequest, WorkerPtcRuntime, type WorkerPtcRuntimeOptions } from 'ptc-runtime'
 
 export type RunOptions = Partial<PtcRunRequest>
@@ -6,8 +7,20 @@ export type RunOptions = Partial<PtcRunRequest>
 /** The sandbox facts of every result under the default confinement (no `sandbox` configured). */
 export const CONFINED = { mode: 'workspace-write', network: 'none', denied: false, enforcement: 'full' } as const
 
+/**
+ * PTC_TEST_ISOLATION=container runs every runtime that names no tier of its own on the container
+ * tier (`npm run test:container`): the suites that hold on every tier prove it there.
+ */
+async function tierUnderTest(config: WorkerPtcRuntimeOptions): Promise<WorkerPtcRuntimeOptions> {
+  if (process.env.PTC_TEST_ISOLATION !== 'container' || config.isolation !== undefined || config.sandbox !== undefined) return config
+  const container = await containerOptions()
+  if (!container) throw new Error('PTC_TEST_ISOLATION=container, but podman cannot run containers here')
+  return { ...config, isolation: 'container', container }
+}
+
 /** A real Cordis context with a WorkerPtcRuntime plugged in, and a one-line `run`. */
 export async function startRuntime(config: WorkerPtcRuntimeOptions = {}) {
+  config = await tierUnderTest(config)
   const root = new Context()
   const fiber = await root.plugin(WorkerPtcRuntime, config)
   const runtime = root.ptcRuntime

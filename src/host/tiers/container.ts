@@ -4,6 +4,7 @@
  * installed. A stream tier whose stream is the container's stdio (`../container.ts`).
  */
 import path from 'node:path'
+import type { SandboxExecutionPolicy } from '../../seam/types.js'
 import type { ContainerConfig } from '../config.js'
 import { ContainerStream } from '../container.js'
 import { DEFAULT_IMAGE, imageExists } from '../image-build.js'
@@ -17,6 +18,8 @@ const ENGINES = ['podman', 'docker']
 export class ContainerTier implements Tier {
   readonly name = 'container'
   readonly confines = false
+  /** A private /tmp as the workspace, nothing of the host's, no network (`../container.ts`). */
+  readonly confinement: SandboxExecutionPolicy = { mode: 'workspace-write', workspaceRoot: '/tmp', writableRoots: [], network: 'none' }
   private _streams: StreamTier | undefined
 
   /** Finds the engine, the runtime and the image once; what is missing fails every run, saying what to install. */
