@@ -17,6 +17,7 @@ const TABLES = {
   memory: [],
   dispose: [],
   transform: ['--expose-gc'],
+  tiers: [],
 }
 
 const chosen = process.argv.slice(2)

@@ -28,6 +28,7 @@ const NODE_IN_IMAGE = '/usr/local/bin/node'
 const PASSWD = 'root:x:0:0:root:/:/bin/sh\nptc:x:1000:1000:ptc:/tmp:/bin/sh\n'
 const GROUP = 'root:x:0:\nptc:x:1000:\n'
 
+/** What `buildImage` builds with, and where it reports its steps. */
 export interface BuildImageOptions {
   /** `podman` or `docker` (a name on PATH, or a path); the first of them on PATH by default. */
   engine?: string

@@ -17,8 +17,11 @@ import type { Tier, TierSetting } from './tier.js'
  * end what it leads into, and it emits `close` once that is gone.
  */
 export interface PtcByteStream {
+  /** Sends lines to the far end; `callback` once they are out of the host's hands. */
   write(data: string, callback?: (error?: Error | null) => void): unknown
+  /** `data`: bytes (or text) from the far end; `close`: the far end is gone; `error`: ignored, `close` must follow. */
   on(event: 'data' | 'close' | 'error', listener: (...args: any[]) => void): unknown
+  /** Ends the environment: closes the stream and deletes what it leads into. */
   destroy(): unknown
 }
 
