@@ -7,6 +7,7 @@
  * container (`rm -f`), and the stream closes once the engine says it is gone.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import type { Socket } from 'node:net'
 import path from 'node:path'
 import { Duplex } from 'node:stream'
 
@@ -80,12 +81,19 @@ export class ContainerStream extends Duplex {
     })
   }
 
+  /** Whether the container keeps the host process alive: only while it serves a run. */
   ref(): void {
     this._child.ref()
+    for (const pipe of this._pipes()) pipe.ref()
   }
 
   unref(): void {
     this._child.unref()
+    for (const pipe of this._pipes()) pipe.unref()
+  }
+
+  private _pipes(): Socket[] {
+    return [this._child.stdin, this._child.stdout, this._child.stderr] as Socket[]
   }
 
   override _read(): void {}
@@ -98,7 +106,9 @@ export class ContainerStream extends Duplex {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this._removing = true
     this._child.stdin!.destroy()
-    const exited = new Promise<void>((resolve) => (this._child.exitCode !== null || this._child.signalCode !== null ? resolve() : this._child.once('exit', () => resolve())))
+    const { exitCode, signalCode, pid } = this._child
+    // A client that never started (pid undefined) emits no 'exit'.
+    const exited = new Promise<void>((resolve) => (exitCode !== null || signalCode !== null || pid === undefined ? resolve() : this._child.once('exit', () => resolve())))
     execFile(this._run.engine, removeArguments(this._run.engine, this._run.name), { timeout: REMOVE_TIMEOUT_MS }, () => {
       // The client may outlive its container by a moment, or hang on a vanished one.
       this._child.kill('SIGKILL')

@@ -132,8 +132,8 @@ export class StreamEnvironment implements Environment {
   }
 
   hold(held: boolean): void {
-    const stream = this._stream as { ref?: () => void; unref?: () => void } | undefined
-    stream?.[held ? 'ref' : 'unref']?.()
+    if (held) this._stream?.ref?.()
+    else this._stream?.unref?.()
   }
 
   async dispose(): Promise<void> {
