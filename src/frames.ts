@@ -90,6 +90,11 @@ export interface StreamStart {
   maxMemoryMb: number
   /** The longest helper frame the entry forwards; a longer one is forged traffic. */
   maxFrameBytes: number
+  /**
+   * What a fresh helper reserves (`dataBaseline`), as the host measured it for its own Node:
+   * the entry takes it when it runs the same Node (`nodeBuild`) instead of measuring it again.
+   */
+  baseline: { node: string; kb: number }
 }
 
 /** Host -> entry. `start` comes first, once. */

@@ -15,8 +15,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeFrame, encodeLine } from '../frames.js'
-import { LIMITS_SCRIPT, dataBaseline } from '../host/memory-limit.js'
+import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeLine } from '../frames.js'
+import { LIMITS_SCRIPT, dataBaseline, nodeBuild } from '../host/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../host/processes.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
@@ -67,7 +67,10 @@ const oomKillsAtStart = oomKills()
 async function start(options: StreamStart): Promise<void> {
   marker = options.helper.subprocessMarker
   const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options.helper)]
-  const limitKb = (await dataBaseline(options.helper.maxOldGenerationSizeMb)) + options.maxMemoryMb * 1024
+  // Measuring costs a Node start; the container image runs the host's own Node, measured already.
+  const { baseline } = options
+  const baselineKb = baseline.node === nodeBuild() ? baseline.kb : await dataBaseline(options.helper.maxOldGenerationSizeMb)
+  const limitKb = baselineKb + options.maxMemoryMb * 1024
   const child = spawn('/bin/sh', ['-c', LIMITS_SCRIPT, 'ptc-helper', String(limitKb), ...node], {
     env: {},
     detached: true,
@@ -126,10 +129,6 @@ function receive(line: HostLine): void {
         send(['ended', `could not be started (${error.message})`, false])
         close(1)
       })
-    case 'channel':
-      return void channel?.write(encodeFrame(line[1]))
-    case 'inbox':
-      return void inbox?.write(encodeFrame(line[1]))
     case 'sweep':
       return void sweep()
     case 'busy':
@@ -137,11 +136,17 @@ function receive(line: HostLine): void {
   }
 }
 
+/** The prefixes of the lines that carry a frame on: their frame is passed on as written. */
+const CHANNEL_LINE = '["channel",'
+const INBOX_LINE = '["inbox",'
+
 // The host's lines are trusted, and a torn one means the host is gone.
 const reader = new FrameReader(Number.POSITIVE_INFINITY)
 process.stdin.on('data', (chunk: Buffer) => {
-  const whole = reader.read(chunk, chunk.length, (raw) => {
-    receive(raw as HostLine)
+  const whole = reader.readLines(chunk, chunk.length, (text) => {
+    if (text.startsWith(INBOX_LINE)) inbox?.write(`${text.slice(INBOX_LINE.length, -1)}\n`)
+    else if (text.startsWith(CHANNEL_LINE)) channel?.write(`${text.slice(CHANNEL_LINE.length, -1)}\n`)
+    else receive(JSON.parse(text) as HostLine)
     return true
   })
   if (!whole) close(1)

@@ -57,3 +57,8 @@ export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
   }
   return baseline
 }
+
+/** The Node build a data baseline holds for: another build measures its own. */
+export function nodeBuild(): string {
+  return `${process.version} ${process.arch}`
+}

@@ -18,6 +18,7 @@ import type { HostMessage } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 import { HelperFrames } from './helper-frames.js'
+import { nodeBuild } from './memory-limit.js'
 import type { PtcByteStream } from './tiers/stream.js'
 
 /** A helper that has not reported ready by then is treated as unable to start. */
@@ -39,6 +40,8 @@ export interface StreamLaunch {
   maxMemoryMb: number
   /** Longest frame accepted from the helper. */
   maxFrameBytes: number
+  /** What a fresh helper of this host's Node reserves, in KiB (`dataBaseline`). */
+  baselineKb: number
 }
 
 export class StreamEnvironment implements Environment {
@@ -88,6 +91,7 @@ export class StreamEnvironment implements Environment {
       helper: { ...launch.helper, subprocessMarker: randomUUID() },
       maxMemoryMb: launch.maxMemoryMb,
       maxFrameBytes: launch.maxFrameBytes,
+      baseline: { node: nodeBuild(), kb: launch.baselineKb },
     }]
     void this._open(launch.open, start)
   }

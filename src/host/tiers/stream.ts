@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { rehearsalProgram } from '../programs.js'
 import { StreamEnvironment } from '../stream.js'
 import { helperFrameBytes } from '../helper-frames.js'
+import { dataBaseline } from '../memory-limit.js'
 import type { Tier, TierSetting } from './tier.js'
 
 /**
@@ -47,8 +48,11 @@ export class StreamTier implements Tier {
     readonly name = 'stream',
   ) {}
 
+  private _baselineKb = 0
+
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
+    this._baselineKb = await dataBaseline(setting.config.maxOldGenerationSizeMb)
   }
 
   spawn(): StreamEnvironment {
@@ -59,6 +63,7 @@ export class StreamTier implements Tier {
       helper: { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() },
       maxMemoryMb: config.maxMemoryMb,
       maxFrameBytes: helperFrameBytes(config),
+      baselineKb: this._baselineKb,
     })
   }
 }
