@@ -27,7 +27,7 @@ const tools = [{ global: 'tools', functions: { echo: async (args) => args } }]
 
 /** The entry as a local process: what the stream tier costs without any sandbox in the way. */
 function localStream() {
-  const child = spawn(process.execPath, [ENTRY], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [ENTRY], { env: {}, stdio: ['pipe', 'pipe', 'inherit'] })
   const stream = new Duplex({
     read() {},
     write: (chunk, _encoding, callback) => child.stdin.write(chunk, callback),

@@ -11,8 +11,10 @@ export const CONFINED = { mode: 'workspace-write', network: 'none', denied: fals
  * PTC_TEST_ISOLATION=container runs every runtime that names no tier of its own on the container
  * tier (`npm run test:container`): the suites that hold on every tier prove it there.
  */
+export const ON_CONTAINER = process.env.PTC_TEST_ISOLATION === 'container'
+
 async function tierUnderTest(config: WorkerPtcRuntimeOptions): Promise<WorkerPtcRuntimeOptions> {
-  if (process.env.PTC_TEST_ISOLATION !== 'container' || config.isolation !== undefined || config.sandbox !== undefined) return config
+  if (!ON_CONTAINER || config.isolation !== undefined || config.sandbox !== undefined) return config
   const container = await containerOptions()
   if (!container) throw new Error('PTC_TEST_ISOLATION=container, but podman cannot run containers here')
   return { ...config, isolation: 'container', container }

@@ -22,7 +22,14 @@ export function running(pid: number): boolean {
   return true
 }
 
-/** The stdio of `child` as one stream; destroying it kills the child, and it closes once the child exited. */
+/** How long a closed entry gets to end its helper's process group before it is killed. */
+const CLOSE_GRACE_MS = 2_000
+
+/**
+ * The stdio of `child` as one stream. Destroying it closes the entry's stdin, on which the entry
+ * kills its helper's process group and exits (a local stream has no sandbox to delete), then
+ * calls `gone`; the stream closes once the child exited.
+ */
 function stdioStream(child: ChildProcess, gone: () => void = () => undefined): Duplex {
   const stream = new Duplex({
     read() {},
@@ -30,9 +37,11 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
       child.stdin!.write(chunk, callback)
     },
     destroy(error, callback) {
-      child.kill('SIGKILL')
-      if (child.exitCode !== null || child.signalCode !== null) return (gone(), callback(error))
-      child.once('exit', () => (gone(), callback(error)))
+      const done = () => (clearTimeout(timer), gone(), callback(error))
+      if (child.exitCode !== null || child.signalCode !== null) return done()
+      const timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS)
+      child.once('exit', done)
+      child.stdin!.end()
     },
   })
   child.stdin!.on('error', () => undefined)
@@ -43,7 +52,8 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
 
 /** The entry as a local process: the smallest stream there is. */
 export function localStream(): PtcByteStream {
-  return stdioStream(spawn(process.execPath, [ENTRY], { stdio: ['pipe', 'pipe', 'inherit'] }))
+  // Nothing of the host's environment: the program can read its entry's (/proc/<pid>/environ).
+  return stdioStream(spawn(process.execPath, [ENTRY], { env: {}, stdio: ['pipe', 'pipe', 'inherit'] }))
 }
 
 /** One sandbox of the fake service: where its entry runs, and whether it was deleted. */
@@ -74,7 +84,7 @@ export class SandboxService {
   }
 
   exec(sandbox: FakeSandbox, argv: string[]): ChildProcess {
-    sandbox.entry = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'], detached: true })
+    sandbox.entry = spawn(argv[0]!, argv.slice(1), { env: {}, stdio: ['pipe', 'pipe', 'inherit'], detached: true })
     return sandbox.entry
   }
 

@@ -1,6 +1,6 @@
 import type { PtcBindingNamespace, PtcProgramFormat, PtcRunResult, PtcRuntime, WorkerPtcRuntimeOptions } from 'ptc-runtime'
 
-export type Host = 'thread' | 'process' | 'confined'
+export type Host = 'thread' | 'process' | 'confined' | 'stream'
 
 /** One parsed corpus file (see corpus.mjs for the header keys). */
 export interface HostileProgram {

@@ -39,7 +39,7 @@
  * Program text conventions: a line starting with `/* completion *\/` holds the completion
  * expression. It becomes `return` in `function-body` and `;` elsewhere (so the line can never
  * continue the statement above it), and every format sees the same completion value;
- * `__HOST__` becomes the host's name (`thread`, `process` or `confined`); `__HOST_CWD__` the
+ * `__HOST__` becomes the host's name (`thread`, `process`, `confined` or `stream`); `__HOST_CWD__` the
  * runner's working directory (the host's, which holds its code and configuration);
  * `__SLEEP__` and `__SLEEP_SHORT__` become `sleep` durations carrying a per-case marker, so the
  * runner can find any process the program left behind.
@@ -52,7 +52,12 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { isDeepStrictEqual } from 'node:util'
 
 export const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl']
-export const HOSTS = ['thread', 'process', 'confined']
+export const HOSTS = ['thread', 'process', 'confined', 'stream']
+/**
+ * The stream host runs the process host's helper, unconfined, at the end of a local stream: what
+ * a case says of the process host holds for it too, unless the case says otherwise of it.
+ */
+const LIKE = { stream: 'process' }
 const KINDS = ['ok', 'exception', 'timeout', 'abort', 'worker-exit', 'invalid-output', 'output-limit', 'protocol', 'sandbox-unavailable']
 /** Kinds after which a retained environment is discarded (its next run gets a notice). */
 export const DISCARDING = new Set(['timeout', 'abort', 'worker-exit', 'protocol', 'output-limit'])
@@ -193,7 +198,7 @@ function qualifiedFor(entries, host, format) {
   for (const [qualifier, value] of entries) {
     if (qualifier.split('+').every((part) => part === host || part === format)) return value
   }
-  return undefined
+  return LIKE[host] === undefined ? undefined : qualifiedFor(entries, LIKE[host], format)
 }
 
 /** Every corpus program, parsed and checked, in file order. */
@@ -263,7 +268,7 @@ export function loadCorpus() {
 
 /** Whether the case must run on `host` while no other case runs. */
 export function runsAlone(program, host) {
-  return program.alone.has(host)
+  return program.alone.has(host) || program.alone.has(LIKE[host])
 }
 
 /** The bug a case is expected to expose on `host` in `format`, or undefined. */
@@ -273,7 +278,7 @@ export function knownBug(program, host, format) {
 
 /** What `host` cannot stop of this attack, by design, or undefined. */
 export function knownLimit(program, host) {
-  return program.knownLimits.get(host)
+  return program.knownLimits.get(host) ?? (LIKE[host] === undefined ? undefined : program.knownLimits.get(LIKE[host]))
 }
 
 /** How the owner's next run must end after `program` on `host` in `format`. */

@@ -19,6 +19,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcProgramFormat, WorkerPtcRuntimeOptions } from 'ptc-runtime'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { localStream } from '../helpers/stream.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { bwrap, onPath, tempDirectory } from '../helpers/sandbox.js'
 import { CORPUS_CONFIG, FORMATS, HOSTS, type Host, type HostileProgram, expectedKind, knownBug, knownLimit, loadCorpus, plantHostSecret, runCase, runsAlone } from './corpus.mjs'
@@ -28,7 +29,7 @@ type Runtime = Awaited<ReturnType<typeof startRuntime>>
 const CONCURRENCY = 8
 const FULL = process.env.PTC_HOSTILE_FULL === '1'
 const HELPER_FORMATS: readonly PtcProgramFormat[] = FULL ? FORMATS : ['function-body', 'repl']
-const HOST_FORMATS: Record<Host, readonly PtcProgramFormat[]> = { thread: FORMATS, process: HELPER_FORMATS, confined: HELPER_FORMATS }
+const HOST_FORMATS: Record<Host, readonly PtcProgramFormat[]> = { thread: FORMATS, process: HELPER_FORMATS, confined: HELPER_FORMATS, stream: HELPER_FORMATS }
 const corpus = loadCorpus()
 const workspace = tempDirectory('ptc-hostile')
 
@@ -38,6 +39,7 @@ const HOST_CONFIG: Record<Host, WorkerPtcRuntimeOptions> = {
   thread: { cwd: workspace.dir, isolation: 'thread' },
   process: { cwd: workspace.dir, sandbox: 'none' },
   confined: {},
+  stream: { cwd: workspace.dir, isolation: { stream: localStream } },
 }
 
 /** Why `host` cannot run here, or undefined when it can. */

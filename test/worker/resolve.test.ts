@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WorkerPtcRuntime } from 'ptc-runtime'
-import { startRuntime } from '../helpers/runtime.js'
+import { ON_CONTAINER, startRuntime } from '../helpers/runtime.js'
 
 describe('WorkerPtcRuntime configuration and resolve', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
@@ -10,7 +10,8 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
   })
   afterAll(() => env.dispose())
 
-  it('describes itself through the seam descriptors', () => {
+  // The defaults of the process tier.
+  it.skipIf(ON_CONTAINER)('describes itself through the seam descriptors', () => {
     const { runtime } = env
     expect(runtime.language).toBe('javascript')
     expect(runtime.isolation).toBe('process')
@@ -21,7 +22,7 @@ describe('WorkerPtcRuntime configuration and resolve', () => {
     expect(runtime.executionInstructions).toMatch(/async JavaScript function/)
   })
 
-  it('applies the default timeout, the default confinement and its private scratch directory as cwd', () => {
+  it.skipIf(ON_CONTAINER)('applies the default timeout, the default confinement and its private scratch directory as cwd', () => {
     const spec = env.runtime.resolve({ program: '', bindings: [] })
     expect(spec).toMatchObject({ timeoutMs: 5000, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: spec.cwd, network: 'none' } })
     expect(spec.cwd).not.toBe(process.cwd())
