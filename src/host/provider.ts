@@ -130,7 +130,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxOutputBytes: this._config.maxOutputBytes,
       maxCalls: this._config.maxCalls,
       maxMemoryMb: this._config.maxMemoryMb,
-      ...(this._sandbox ? { sandbox: this._sandbox.instructions } : {}),
+      ...(this._sandbox ? { sandbox: this._sandbox.instructions } : this._tier.confinement ? { sandbox: this._tier.confinement.instructions } : {}),
     })
   }
 
@@ -275,7 +275,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private _reported(policy: SandboxExecutionPolicy | undefined, result: PtcRunResult): PtcRunResult {
     if (policy) return this._sandbox!.report(policy, result)
     const { confinement } = this._tier
-    return confinement ? { ...result, sandbox: sandboxFacts(confinement, result) } : result
+    return confinement ? { ...result, sandbox: sandboxFacts(confinement.policy, result) } : result
   }
 
   /** Aborts every admitted run, waits for them, and ends every retained environment. */

@@ -35,6 +35,8 @@ describe.skipIf(!options)('the container tier (podman)', () => {
     expect(textOf(first)).toBe('n 42\n')
     expect((await env.run('n + 1', { stateOwner: owner })).value).toBe(43)
     expect(env.runtime.isolation).toBe('container')
+    expect(first.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false, enforcement: 'full' })
+    expect(env.runtime.executionInstructions).toMatch(/a container of their own: the working directory is \/tmp/)
   })
 
   it('shows the program none of the host’s files, no network and no privileges', async () => {

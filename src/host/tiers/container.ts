@@ -19,7 +19,12 @@ export class ContainerTier implements Tier {
   readonly name = 'container'
   readonly confines = false
   /** A private /tmp as the workspace, nothing of the host's, no network (`../container.ts`). */
-  readonly confinement: SandboxExecutionPolicy = { mode: 'workspace-write', workspaceRoot: '/tmp', writableRoots: [], network: 'none' }
+  readonly confinement = {
+    policy: { mode: 'workspace-write', workspaceRoot: '/tmp', network: 'none' } satisfies SandboxExecutionPolicy,
+    instructions:
+      'Programs run in a container of their own: the working directory is /tmp, empty at first and the only place you may write ' +
+      '(other writes fail with EROFS or EACCES); none of the host\'s files are visible; there is no network (connections fail).',
+  }
   private _streams: StreamTier | undefined
 
   /** Finds the engine, the runtime and the image once; what is missing fails every run, saying what to install. */

@@ -27,10 +27,11 @@ export interface Tier {
   /** Whether it can confine a program to a sandbox policy (the default confinement applies then). */
   readonly confines: boolean
   /**
-   * The policy every environment of this tier is held to by what it runs in, whatever the
-   * configuration says (a container's); its runs report it as their sandbox facts.
+   * What every environment of this tier is held to by what it runs in, whatever the
+   * configuration says (a container's): its runs report the policy as their sandbox facts, and
+   * the model is told the instructions.
    */
-  readonly confinement?: SandboxExecutionPolicy
+  readonly confinement?: { readonly policy: SandboxExecutionPolicy; readonly instructions: string }
   /** Once, before the first environment: finds and probes what the tier needs. */
   start(setting: TierSetting): Promise<void>
   /** A fresh environment; whether it could start, it says through its `ready`. */
