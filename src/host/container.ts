@@ -10,6 +10,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import type { Socket } from 'node:net'
 import path from 'node:path'
 import { Duplex } from 'node:stream'
+import { asTeardown } from './turns.js'
 
 /** The stream entry inside the image (`ptc-runtime-image` puts it there). */
 const ENTRY = ['/usr/local/bin/node', '/ptc/stream-entry.cjs']
@@ -109,10 +110,14 @@ export class ContainerStream extends Duplex {
     const { exitCode, signalCode, pid } = this._child
     // A client that never started (pid undefined) emits no 'exit'.
     const exited = new Promise<void>((resolve) => (exitCode !== null || signalCode !== null || pid === undefined ? resolve() : this._child.once('exit', () => resolve())))
-    execFile(this._run.engine, removeArguments(this._run.engine, this._run.name), { timeout: REMOVE_TIMEOUT_MS }, () => {
+    // A few containers are deleted at a time (turns.ts): disposing hundreds must not start hundreds of engines at once.
+    const removed = asTeardown(() => new Promise<void>((resolve) => {
+      execFile(this._run.engine, removeArguments(this._run.engine, this._run.name), { timeout: REMOVE_TIMEOUT_MS }, () => resolve())
+    }))
+    void removed.then(() => {
       // The client may outlive its container by a moment, or hang on a vanished one.
       this._child.kill('SIGKILL')
-      void exited.then(() => callback(error))
-    })
+      return exited
+    }).then(() => callback(error))
   }
 }
