@@ -127,25 +127,29 @@ export function encodeLine(line: HostLine | EntryLine): string {
   return `${stringify(line)}\n`
 }
 
+const { MAX_SAFE_INTEGER } = Number
+
 /** The entry line `raw` (a parsed line from the stream) stands for, or `undefined` when it is not one. */
 export function parseEntryLine(raw: unknown): EntryLine | undefined {
   if (!isArray(raw)) return undefined
   const tag: unknown = raw[0]
   const first: unknown = raw[1]
   const second: unknown = raw[2]
+  // Exactly the elements each line has: padding would make the host parse bulk nobody reads.
+  const length = raw.length
   switch (tag) {
     case 'channel':
-      return raw.length === 2 ? ['channel', first] : undefined
+      return length === 2 ? ['channel', first] : undefined
     case 'output':
-      return typeof first === 'string' ? ['output', first] : undefined
+      return length === 2 && typeof first === 'string' ? ['output', first] : undefined
     case 'forged':
-      return ['forged']
+      return length === 1 ? ['forged'] : undefined
     case 'swept':
-      return typeof first === 'boolean' ? ['swept', first] : undefined
+      return length === 2 && typeof first === 'boolean' ? ['swept', first] : undefined
     case 'busy':
-      return typeof first === 'number' && first >= 0 ? ['busy', first] : undefined
+      return length === 2 && typeof first === 'number' && first >= 0 && first <= MAX_SAFE_INTEGER ? ['busy', first] : undefined
     case 'ended':
-      return typeof first === 'string' && typeof second === 'boolean' ? ['ended', first, second] : undefined
+      return length === 3 && typeof first === 'string' && typeof second === 'boolean' ? ['ended', first, second] : undefined
     default:
       return undefined
   }

@@ -12,7 +12,7 @@
  * means closing the stream and deleting that sandbox, never asking the entry.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeLine } from '../frames.js'
@@ -113,12 +113,43 @@ async function start(options: StreamStart): Promise<void> {
   child.on('error', (error) => exit(`could not be started (${error.message})`))
 }
 
-/** Kills what the program started: the helper's children and everything carrying its marker. */
+/** How many times a sweep of the namespace looks again for processes forked while it killed. */
+const SWEEP_ROUNDS = 8
+
+/**
+ * Kills what the program started. Where the entry is the init of its PID namespace (a
+ * container), that is every process but the entry and the helper: an orphan that shed the
+ * marker is reparented to the entry, out of the helper's tree. Elsewhere, the helper's tree and
+ * everything carrying the marker; a remote sandbox should run the entry as its namespace's init.
+ */
 async function sweep(): Promise<void> {
   const pid = helper?.pid
   if (pid === undefined) return send(['swept', false])
-  await killProcessTrees(new Set(childrenOf(pid)), marker)
-  send(['swept', childrenOf(pid).every((child) => isDead(child))])
+  if (process.pid !== 1) {
+    await killProcessTrees(new Set(childrenOf(pid)), marker)
+    return send(['swept', childrenOf(pid).every((child) => isDead(child))])
+  }
+  for (let round = 0; round < SWEEP_ROUNDS; round++) {
+    const others = strangers(pid)
+    if (others.length === 0) return send(['swept', true])
+    for (const other of others) {
+      try {
+        process.kill(other, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  send(['swept', strangers(pid).length === 0])
+}
+
+/** The namespace's living processes other than the entry and the helper. */
+function strangers(helperPid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => pid !== process.pid && pid !== helperPid && !isDead(pid))
 }
 
 function receive(line: HostLine): void {

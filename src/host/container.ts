@@ -34,6 +34,12 @@ export interface ContainerRun {
   args: readonly string[]
   /** The container's name, unique per environment. */
   name: string
+  /**
+   * Where the engine runs: a private empty directory. Podman's conmon writes a file named
+   * `oom` into its working directory when the container's memory limit kills something
+   * (conmon before 2.1.11), which must not land in the host's.
+   */
+  cwd: string
   maxMemoryMb: number
   maxProcesses: number
 }
@@ -69,7 +75,7 @@ export class ContainerStream extends Duplex {
   constructor(private readonly _run: ContainerRun) {
     super()
     // The engine is the deployer's tool: it gets the host's environment (its storage, its socket).
-    this._child = spawn(_run.engine, runArguments(_run), { stdio: ['pipe', 'pipe', 'pipe'] })
+    this._child = spawn(_run.engine, runArguments(_run), { cwd: _run.cwd, stdio: ['pipe', 'pipe', 'pipe'] })
     this._child.stdin!.on('error', () => undefined)
     this._child.stdout!.on('data', (chunk: Buffer) => this.push(chunk))
     this._child.stderr!.setEncoding('utf8')
@@ -103,7 +109,12 @@ export class ContainerStream extends Duplex {
     this._child.stdin!.write(chunk, callback)
   }
 
-  /** Deletes the container, then lets the stream close. */
+  /**
+   * Deletes the container, then lets the stream close. Deleted twice: once to end it whatever
+   * the client is doing, and once the client is gone, since a client killed while it was still
+   * creating the container (a disposal right after the spawn) leaves one behind, and a removal
+   * the client had begun itself (`--rm`) can be left half done.
+   */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this._removing = true
     this._child.stdin!.destroy()
@@ -111,13 +122,18 @@ export class ContainerStream extends Duplex {
     // A client that never started (pid undefined) emits no 'exit'.
     const exited = new Promise<void>((resolve) => (exitCode !== null || signalCode !== null || pid === undefined ? resolve() : this._child.once('exit', () => resolve())))
     // A few containers are deleted at a time (turns.ts): disposing hundreds must not start hundreds of engines at once.
-    const removed = asTeardown(() => new Promise<void>((resolve) => {
-      execFile(this._run.engine, removeArguments(this._run.engine, this._run.name), { timeout: REMOVE_TIMEOUT_MS }, () => resolve())
-    }))
-    void removed.then(() => {
+    void asTeardown(async () => {
+      await this._remove()
       // The client may outlive its container by a moment, or hang on a vanished one.
       this._child.kill('SIGKILL')
-      return exited
+      await exited
+      await this._remove()
     }).then(() => callback(error))
+  }
+
+  private _remove(): Promise<void> {
+    return new Promise((resolve) => {
+      execFile(this._run.engine, removeArguments(this._run.engine, this._run.name), { cwd: this._run.cwd, timeout: REMOVE_TIMEOUT_MS }, () => resolve())
+    })
   }
 }

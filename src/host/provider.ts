@@ -268,6 +268,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await this._drain('runtime disposed')
     this._holds.clear()
     await this._source?.drain()
+    this._tier.stop?.()
     this._sandbox?.dispose()
   }
 

@@ -32,6 +32,12 @@ const CLOSE_TIMEOUT_MS = 10_000
  * (a read of up to 64 KiB, which JSON escaping may make six times longer).
  */
 const IDLE_LINE_BYTES = 6 * 64 * 1024 + 1024
+/**
+ * What an environment may send between runs, in all: a kept environment's leftovers that keep
+ * writing would otherwise have the host parse their lines until it is released (`idleMs`).
+ * Past it the traffic is forged, nothing more is read, and the environment is discarded.
+ */
+const IDLE_BYTES = 1024 * 1024
 
 export interface StreamLaunch {
   /** Opens the environment's stream: the deployer's factory, bound to its policy. */
@@ -61,6 +67,9 @@ export class StreamEnvironment implements Environment {
   private _cwd: string | undefined
   private _spawned = false
   private _busyMs = 0
+  /** Bytes received since the last run ended (counted only while no run listens). */
+  private _idleBytes = 0
+  private _listening = false
   /** Answers the pending sweep, if any. */
   private _swept: ((clean: boolean) => void) | undefined
   private _timer: NodeJS.Timeout | undefined
@@ -72,7 +81,7 @@ export class StreamEnvironment implements Environment {
     this._frames = new HelperFrames({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,
-      violated: () => undefined, // nothing more is read once corrupt (`_receive` checks)
+      violated: () => this._stream?.pause?.(), // nothing more is read once corrupt (`_receive` checks)
       kill: () => this._destroy(),
       ready: (cwd) => {
         this._cwd = cwd
@@ -102,6 +111,8 @@ export class StreamEnvironment implements Environment {
 
   attach(listener: EnvironmentListener | undefined): void {
     this._reader.maxFrameBytes = listener ? this._maxLineBytes : IDLE_LINE_BYTES
+    this._listening = listener !== undefined
+    this._idleBytes = 0
     this._frames.attach(listener, this._ended)
   }
 
@@ -176,6 +187,7 @@ export class StreamEnvironment implements Environment {
 
   private _receive(chunk: Uint8Array): void {
     if (this._frames.corrupt) return
+    if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
     const whole = this._reader.read(chunk, chunk.length, (raw) => {
       const line = parseEntryLine(raw)
       if (line) this._entryLine(line)
@@ -201,7 +213,8 @@ export class StreamEnvironment implements Environment {
         return
       case 'ended':
         if (line[2]) this._frames.outOfMemory()
-        return this._end(line[1])
+        this._end(line[1])
+        return this._destroy() // whoever wrote it, nothing there serves again
     }
   }
 

@@ -54,6 +54,22 @@ describe.skipIf(!options)('the container tier (podman)', () => {
     expect(result.value).toEqual({ home: false, here: false, reached: false, uid: 1000, cwd: '/tmp', image: expect.stringMatching(/EACCES|EROFS/) })
   })
 
+  it('kills, before the owner’s next run, a process the program left outside the helper’s tree without its marker', async () => {
+    const owner = {}
+    const left = await env.run(`const { spawn } = await import('node:child_process')
+      spawn('/bin/sh', ['-c', 'unset PTC_ENVIRONMENT; ( exec /usr/local/bin/node -e "setInterval(() => {}, 1000) // orphan" & )'], { stdio: 'ignore' })
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      'left'`, { stateOwner: owner })
+    expect(left.value).toBe('left')
+    const found = await env.run(`const fs = await import('node:fs')
+      fs.readdirSync('/proc').filter((pid) => /^\\d+$/.test(pid)).filter((pid) => {
+        try { return fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').includes('// orphan') } catch { return false }
+      })`, { stateOwner: owner })
+    expect(found.error).toBeUndefined()
+    expect(found.value).toEqual([])
+    await env.runtime.release(owner)
+  })
+
   it('ends a program over its time budget and deletes its container', async () => {
     const result = await env.run('while (true) {}', { timeoutMs: 500 })
     expect(result.error?.kind).toBe('timeout')

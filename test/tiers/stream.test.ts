@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
+import { parseEntryLine } from '../../src/frames.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { SandboxService, localStream, running } from '../helpers/stream.js'
 
@@ -67,6 +68,42 @@ describe('the stream tier, over a local stream', () => {
     const result = await env.run(`${HIJACK}\nforge(42)\nawait hang()`, { bindings: [tools] })
     expect(result.error?.kind).toBe('protocol')
     expect((await env.run('2 + 2')).value).toBe(4)
+  })
+})
+
+describe('the stream tier, against its own environment', () => {
+  it('discards a kept environment that floods the stream between runs, and the owner’s next run starts fresh', async () => {
+    const env = await startRuntime({ isolation: { stream: localStream }, retainState: true, programFormat: 'script' })
+    try {
+      const owner = {}
+      const flooding = await env.run(`globalThis.kept = 1
+        const fs = await import('node:fs')
+        // Straight to the helper's stdout, past the runtime's streams: the entry forwards it.
+        const text = 'x'.repeat(60_000)
+        setInterval(() => { try { fs.writeSync(1, text) } catch {} }, 1)
+        'flooding'`, { stateOwner: owner })
+      expect(flooding.value).toBe('flooding')
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      const next = await env.run('typeof globalThis.kept', { stateOwner: owner })
+      expect(next.value).toBe('undefined')
+      expect(textOf(next)).toMatch(/state/)
+    } finally {
+      await env.dispose()
+    }
+  })
+})
+
+describe('entry lines', () => {
+  it('takes each line only in its exact shape, so padding is forged traffic', () => {
+    expect(parseEntryLine(['busy', 12])).toEqual(['busy', 12])
+    expect(parseEntryLine(['busy', 12, [{}, {}]])).toBeUndefined()
+    expect(parseEntryLine(['busy', Number.POSITIVE_INFINITY])).toBeUndefined()
+    expect(parseEntryLine(['output', 'x', {}])).toBeUndefined()
+    expect(parseEntryLine(['forged', 1])).toBeUndefined()
+    expect(parseEntryLine(['swept', true, 0])).toBeUndefined()
+    expect(parseEntryLine(['ended', 'x', false, 1])).toBeUndefined()
+    expect(parseEntryLine(['channel', { type: 'ready', cwd: '/' }, 1])).toBeUndefined()
+    expect(parseEntryLine(['ended', 'exited with code 0', false])).toEqual(['ended', 'exited with code 0', false])
   })
 })
 

@@ -3,6 +3,8 @@
  * docker from the package's image (`ptc-runtime-image`), under gVisor's `runsc` where it is
  * installed. A stream tier whose stream is the container's stdio (`../container.ts`).
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
 import type { ContainerConfig } from '../config.js'
@@ -26,6 +28,8 @@ export class ContainerTier implements Tier {
       '(other writes fail with EROFS or EACCES); none of the host\'s files are visible; there is no network (connections fail).',
   }
   private _streams: StreamTier | undefined
+  /** Where the engine runs (`ContainerRun.cwd`). */
+  private _cwd: string | undefined
 
   /** Finds the engine, the runtime and the image once; what is missing fails every run, saying what to install. */
   async start(setting: TierSetting): Promise<void> {
@@ -40,15 +44,21 @@ export class ContainerTier implements Tier {
       problem = `the image ${image} is not in ${path.basename(engine)}'s store: build it with \`ptc-runtime-image\`${container.image ? ' or fix container.image' : ''}`
     }
     const runtime = container.runtime ?? this._gvisor(engine)
+    const cwd = (this._cwd = mkdtempSync(path.join(tmpdir(), 'ptc-engine-')))
     this._streams = new StreamTier(({ id }) => {
       if (problem) throw new Error(problem)
-      return new ContainerStream({ engine: engine!, image, runtime, args: container.args ?? [], name: `ptc-${id}`, maxMemoryMb, maxProcesses })
+      return new ContainerStream({ engine: engine!, image, runtime, args: container.args ?? [], name: `ptc-${id}`, cwd, maxMemoryMb, maxProcesses })
     }, this.name)
     await this._streams.start(setting)
   }
 
   spawn(): StreamEnvironment {
     return this._streams!.spawn()
+  }
+
+  /** Once every environment is gone: the engine's private working directory goes too. */
+  stop(): void {
+    if (this._cwd) rmSync(this._cwd, { recursive: true, force: true })
   }
 
   /** gVisor's runtime where installed: a path for podman, the name docker registers it under. */

@@ -24,6 +24,8 @@ export interface PtcByteStream {
   on(event: 'data' | 'close' | 'error', listener: (...args: any[]) => void): unknown
   /** Ends the environment: closes the stream and deletes what it leads into. */
   destroy(): unknown
+  /** Optional, as on streams: stops the flow once the far end's traffic is forged. */
+  pause?(): unknown
   /** Optional, as on sockets: an idle environment's stream is unref'd so it never keeps the host alive. */
   unref?(): unknown
   /** Optional: undoes `unref` while the environment serves a run. */

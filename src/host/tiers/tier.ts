@@ -36,4 +36,6 @@ export interface Tier {
   start(setting: TierSetting): Promise<void>
   /** A fresh environment; whether it could start, it says through its `ready`. */
   spawn(description: EnvironmentDescription): Environment
+  /** Once every environment has ended, at the runtime's disposal: releases what `start` set up. */
+  stop?(): void
 }
