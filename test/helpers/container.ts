@@ -1,7 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { buildImage } from 'ptc-runtime'
+import { inject } from 'vitest'
 
 /**
  * The container engine the container tests use, and the `run` arguments this machine needs, or
@@ -43,20 +43,20 @@ async function probe(): Promise<{ engine: string; runArgs: string[] } | undefine
   return undefined
 }
 
-/** The `container` options of a runtime on the container tier here, with an image built for this test process. */
-export async function containerOptions(): Promise<{ engine: string; image: string; runtime?: string; args: string[] } | undefined> {
-  return (options ??= containerImage())
+/** The `container` options of a runtime on the container tier here: the image the test run built (test/setup/container-image.ts), or `undefined` where podman cannot run containers. */
+export function containerOptions(): ContainerOptions | undefined {
+  return inject('container')
 }
 
-let options: ReturnType<typeof containerOptions> | undefined
+export interface ContainerOptions {
+  engine: string
+  image: string
+  runtime?: string
+  args: string[]
+}
 
-async function containerImage(): Promise<{ engine: string; image: string; runtime?: string; args: string[] } | undefined> {
-  const found = await containerEngine()
-  if (!found) return undefined
-  const image = await buildImage({ engine: found.engine, tag: `ptc-runtime-test-${process.pid}:latest` })
-  process.once('exit', () => spawnSync(found.engine, ['rmi', '-f', image], { stdio: 'ignore' }))
-  const at = found.runArgs.indexOf('--runtime')
-  const runtime = at === -1 ? undefined : found.runArgs[at + 1]
-  const args = at === -1 ? found.runArgs : found.runArgs.filter((_, index) => index !== at && index !== at + 1)
-  return { engine: found.engine, image, ...(runtime ? { runtime } : {}), args }
+declare module 'vitest' {
+  export interface ProvidedContext {
+    container: ContainerOptions | undefined
+  }
 }

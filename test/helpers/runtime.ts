@@ -15,7 +15,7 @@ export const ON_CONTAINER = process.env.PTC_TEST_ISOLATION === 'container'
 
 async function tierUnderTest(config: WorkerPtcRuntimeOptions): Promise<WorkerPtcRuntimeOptions> {
   if (!ON_CONTAINER || config.isolation !== undefined || config.sandbox !== undefined) return config
-  const container = await containerOptions()
+  const container = containerOptions()
   if (!container) throw new Error('PTC_TEST_ISOLATION=container, but podman cannot run containers here')
   return { ...config, isolation: 'container', container }
 }

@@ -5,26 +5,28 @@ import type { PtcBindingNamespace } from 'ptc-runtime'
 import { containerOptions } from '../helpers/container.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 
-const options = await containerOptions()
+const options = containerOptions()
 
 const tools: PtcBindingNamespace = { global: 'tools', functions: { double: async (args) => (args as { n: number }).n * 2 } }
 
-/** The environments' containers the engine still has, running or not. */
-function containers(engine: string): string[] {
-  return spawnSync(engine, ['ps', '-a', '--format', '{{.Names}}'], { encoding: 'utf8' }).stdout.split('\n').filter((name) => name.startsWith('ptc-'))
+/** The containers of this test run's image the engine still has, running or not. */
+function containers(engine: string, image: string): string[] {
+  const listed = spawnSync(engine, ['ps', '-a', '--format', '{{.Names}} {{.Image}}'], { encoding: 'utf8' }).stdout.split('\n')
+  // The engine names the image in full (a registry prefix before the tag).
+  return listed.map((line) => line.split(' ')).filter(([, of]) => of === image || of?.endsWith(`/${image}`)).map(([name]) => name!)
 }
 
 describe.skipIf(!options)('the container tier (podman)', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
   let before: string[]
   beforeAll(async () => {
-    before = containers(options!.engine)
+    before = containers(options!.engine, options!.image)
     env = await startRuntime({ isolation: 'container', container: options!, retainState: true, programFormat: 'script', timeoutMs: 30_000 })
   })
   afterAll(async () => {
     await env?.dispose()
     // Every environment's container is deleted with the runtime.
-    expect(containers(options!.engine).filter((name) => !before.includes(name))).toEqual([])
+    expect(containers(options!.engine, options!.image).filter((name) => !before.includes(name))).toEqual([])
   })
 
   it('runs a program with tool calls in a container, and keeps its state for the same owner', async () => {

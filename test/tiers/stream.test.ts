@@ -17,10 +17,10 @@ const tools: PtcBindingNamespace = {
 /** The corpus's prelude that takes over the worker's channel (`forge` and `hang`). */
 const HIJACK = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
 
-/** Entry processes (`stream-entry.cjs`) and their helpers still running on this machine. */
+/** Entry processes (`stream-entry.cjs`) this test process started that still run. */
 function entriesRunning(): string[] {
-  const out = spawnSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).stdout
-  return out.split('\n').filter((line) => line.includes('stream-entry.cjs') && !line.includes('ps -eo'))
+  const out = spawnSync('ps', ['-eo', 'ppid=,args='], { encoding: 'utf8' }).stdout
+  return out.split('\n').filter((line) => line.includes('stream-entry.cjs') && Number(line.trim().split(/\s+/)[0]) === process.pid)
 }
 
 describe('the stream tier, over a local stream', () => {
