@@ -169,11 +169,13 @@ export class StreamEnvironment implements Environment {
       return this._markExited()
     }
     this._stream = stream
-    stream.on('error', () => undefined)
+    // Why the stream ended, when it says (the engine's own words): the run that was waiting hears it.
+    let why: string | undefined
+    stream.on('error', (error: unknown) => (why ??= error instanceof Error ? error.message : String(error)))
     stream.on('data', (chunk: Uint8Array | string) => this._receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
     stream.on('close', () => {
       this._closed = true
-      this._end('closed its stream')
+      this._end(why === undefined ? 'closed its stream' : `closed its stream (${why})`)
       this._markExited()
     })
     if (this._ended) return this._destroy() // disposed while it was opening

@@ -105,6 +105,17 @@ describe('the container tier, misconfigured', () => {
     }
   })
 
+  it.skipIf(!options)('fails each run with the engine’s own words when it cannot run the container', async () => {
+    const env = await startRuntime({ isolation: 'container', container: { ...options!, args: [...options!.args, '--no-such-option'] }, poolSize: 0 })
+    try {
+      const result = await env.run('return 1')
+      expect(result.error?.kind).toBe('worker-exit')
+      expect(result.error?.message).toMatch(/closed its stream \(.*run exited with code \d+: .*no-such-option/)
+    } finally {
+      await env.dispose()
+    }
+  })
+
   it('fails each run naming a container engine that is not installed', async () => {
     const env = await startRuntime({ isolation: 'container', container: { engine: 'no-such-engine' }, poolSize: 0 })
     try {
