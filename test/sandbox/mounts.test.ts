@@ -10,6 +10,7 @@ import type { Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { WRAPPER_INPUT_FD } from '../../src/frames.js'
 import { helperWrapper } from '../../src/host/sandbox/bwrap.js'
+import { isDead } from '../../src/host/processes.js'
 import { checkHelperRoots } from '../../src/host/sandbox/mounts.js'
 import { helperOf } from '../../src/host/sandbox/namespace.js'
 import { RUNTIME_PATHS } from '../../src/host/sandbox/runtime-files.js'
@@ -22,7 +23,12 @@ async function startHelper(args: string[], input: Buffer) {
   ;(child.stdio[WRAPPER_INPUT_FD] as Writable).end(input)
   const exited = new Promise((resolve) => child.once('exit', resolve))
   for (let waited = 0; waited < 5000 && helperOf(child.pid!) === undefined; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
-  return { pid: helperOf(child.pid!), stop: async () => { child.kill('SIGKILL'); await exited } }
+  const pid = helperOf(child.pid!)
+  // bwrap exits first; what ran in its namespace ends a moment later, with the namespace's reaper.
+  const gone = async () => {
+    for (let waited = 0; waited < 2000 && pid !== undefined && !isDead(pid); waited += 5) await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  return { pid, stop: async () => { child.kill('SIGKILL'); await exited; await gone() } }
 }
 
 describe.skipIf(!bwrap)('checking a helper\'s writable roots from outside', () => {

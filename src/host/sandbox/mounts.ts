@@ -3,7 +3,8 @@
  * symlink planted between the host's check of that path and bwrap's mount would redirect the
  * bind; the host can see, through /proc, what the helper really has at each root and compare.
  */
-import { existsSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
+import { isDead } from '../processes.js'
 
 /**
  * Why the helper whose host PID is `helper` does not have, at each of `roots`, the very
@@ -19,7 +20,7 @@ export function checkHelperRoots(helper: number | undefined, roots: readonly str
       inside = statSync(`/proc/${helper}/root${root}`)
       outside = statSync(root)
     } catch {
-      if (!existsSync(`/proc/${helper}`)) return undefined // it ended meanwhile
+      if (isDead(helper)) return undefined // it ended meanwhile (a zombie's root is gone too)
       return `the writable root ${root} could not be checked inside the sandbox`
     }
     if (inside.dev !== outside.dev || inside.ino !== outside.ino) {
