@@ -40,7 +40,7 @@ const IDLE_LINE_BYTES = 6 * 64 * 1024 + 1024
 const IDLE_BYTES = 1024 * 1024
 
 export interface StreamLaunch {
-  /** Opens the environment's stream: the deployer's factory, bound to its policy. */
+  /** Opens the environment's stream: the deployer's factory, bound to the environment's id. */
   open: () => PtcByteStream | Promise<PtcByteStream>
   helper: Omit<HelperOptions, 'subprocessMarker'>
   maxMemoryMb: number

@@ -12,24 +12,30 @@ import { inject } from 'vitest'
  * space-separated; by default, with runc, the file and process limits (where the engine's
  * default limits exceed what the machine allows, starting any container fails).
  */
-export function containerEngine(): Promise<{ engine: string; runArgs: string[] } | undefined> {
+export function containerEngine(): Promise<ContainerEngine | undefined> {
   return (probed ??= probe())
+}
+
+/** podman, its OCI runtime and extra `run` arguments apart (as `container` options take them), and all of them as `run` arguments. */
+export interface ContainerEngine {
+  engine: string
+  runtime: string | undefined
+  args: string[]
+  runArgs: string[]
 }
 
 const RUNC = '/usr/sbin/runc'
 const RUNC_LIMITS = ['--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=16384:16384']
 const PROBE_TIMEOUT_MS = 30_000
 
-let probed: Promise<{ engine: string; runArgs: string[] } | undefined> | undefined
+let probed: Promise<ContainerEngine | undefined> | undefined
 
-async function probe(): Promise<{ engine: string; runArgs: string[] } | undefined> {
+async function probe(): Promise<ContainerEngine | undefined> {
   const engine = 'podman'
-  const runtime = process.env.PTC_CONTAINER_RUNTIME ?? (existsSync(RUNC) ? RUNC : '')
+  const runtime = (process.env.PTC_CONTAINER_RUNTIME ?? (existsSync(RUNC) ? RUNC : '')) || undefined
   const extra = process.env.PTC_CONTAINER_ARGS
-  const runArgs = [
-    ...(runtime === '' ? [] : ['--runtime', runtime]),
-    ...(extra !== undefined ? extra.split(' ').filter(Boolean) : path.basename(runtime) === 'runc' ? RUNC_LIMITS : []),
-  ]
+  const args = extra !== undefined ? extra.split(' ').filter(Boolean) : runtime !== undefined && path.basename(runtime) === 'runc' ? RUNC_LIMITS : []
+  const runArgs = [...(runtime === undefined ? [] : ['--runtime', runtime]), ...args]
   // No image is needed to probe: the host's own root, behind a discarded overlay, is the container's.
   const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
     const child = spawn(engine, ['run', '--rm', ...runArgs, '--network', 'none', '--rootfs', '/:O', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS })
@@ -38,7 +44,7 @@ async function probe(): Promise<{ engine: string; runArgs: string[] } | undefine
     child.on('error', (error) => resolve({ code: null, stderr: error.message }))
     child.on('close', (code) => resolve({ code, stderr }))
   })
-  if (result.code === 0) return { engine, runArgs }
+  if (result.code === 0) return { engine, runtime, args, runArgs }
   console.warn(`container tests skipped: ${engine} cannot run a container with ${JSON.stringify(runArgs)}: ${result.stderr.trim()}`)
   return undefined
 }

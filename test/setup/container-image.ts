@@ -13,10 +13,8 @@ export default async function setup(project: TestProject) {
   if (!found) return
   const { buildImage } = await import('ptc-runtime')
   const image = await buildImage({ engine: found.engine, tag: `ptc-runtime-test-${process.pid}:latest` })
-  const at = found.runArgs.indexOf('--runtime')
-  const runtime = at === -1 ? undefined : found.runArgs[at + 1]
-  const args = at === -1 ? found.runArgs : found.runArgs.filter((_, index) => index !== at && index !== at + 1)
-  project.provide('container', { engine: found.engine, image, ...(runtime ? { runtime } : {}), args })
+  const { engine, runtime, args } = found
+  project.provide('container', { engine, image, ...(runtime ? { runtime } : {}), args })
   return () => {
     spawnSync(found.engine, ['rmi', '-f', image], { stdio: 'ignore' })
   }
