@@ -145,6 +145,11 @@ export function overBudgetCallMessage(label: string, bytes: number, maxPendingCa
   return `${label} was not called: its arguments (${bytes} bytes) would bring the arguments of calls in flight over ${maxPendingCallBytes} bytes (maxPendingCallBytes)`
 }
 
+/**
+ * The answer to one call. `value` is the resolution's wire tokens; an empty list stands for
+ * `undefined`, which the host sends only for a namespace that converts results
+ * (`convertResults`): every JSON value takes at least one token, so the two never meet.
+ */
 export type ReplyMessage =
   | { type: 'reply'; run: number; id: number; ok: true; value: WireTokens }
   | { type: 'reply'; run: number; id: number; ok: false; message: string }

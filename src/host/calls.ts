@@ -26,6 +26,7 @@ import type {
   PtcJsonValue,
 } from '../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
+import { convertResult } from './json-conversion.js'
 import { decidedHold } from './holds.js'
 import type { CallJournal } from './journal.js'
 import type { RecordedReply } from './durable.js'
@@ -190,7 +191,7 @@ export class CallDispatcher {
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
     const limits = namespace!.limits && hasOwn(namespace!.limits, call.name) ? namespace!.limits[call.name] : undefined
-    void this._invoke(call, fn, args, bytes, entry!, limits, decisions)
+    void this._invoke(call, fn, args, bytes, entry!, limits, decisions, namespace!.convertResults === true)
   }
 
   /** Answers call `id` with the reply a durable run's record gave it: its tool does not run again. */
@@ -214,7 +215,7 @@ export class CallDispatcher {
     if (this._journal && entry && id <= this._budget.maxCalls) this._journal.settled(id, reply, entry.record.outcome, entry.record.resultBytes)
   }
 
-  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[]): Promise<void> {
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
     let inFlight = true
@@ -226,7 +227,7 @@ export class CallDispatcher {
     }
     try {
       const value = await this._call(fn, args, label, entry, limits?.timeoutMs, hold)
-      reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes))
+      reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes), convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
@@ -337,11 +338,21 @@ export class CallDispatcher {
     })
   }
 
-  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, maxBytes: number): ReplyMessage {
+  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, maxBytes: number, convert: boolean): ReplyMessage {
     let resultBytes: number | undefined
     const fail = (message: string): ReplyMessage => {
       this._finish(entry, 'error', message, resultBytes)
       return { type: 'reply', run: this._run, id, ok: false, message }
+    }
+    if (convert) {
+      // As JSON.stringify would, bounded by the budget; what it gives is checked below as any result.
+      const converted = convertResult(label, value, maxBytes, (candidate) => candidate instanceof PtcImage)
+      if (typeof converted === 'string') return fail(converted)
+      value = converted.value
+      if (value === undefined) {
+        this._finish(entry, 'ok', undefined, 0)
+        return { type: 'reply', run: this._run, id, ok: true, value: [] }
+      }
     }
     if (value === undefined) return fail(`${label} resolved undefined; tools must resolve JSON values (use null for nothing)`)
     let badImage: string | undefined

@@ -125,6 +125,19 @@ export interface PtcBindingNamespace {
   positional?: boolean
   /** Member name → its call budgets; members without an entry have only the run's. */
   limits?: Record<string, PtcCallLimits>
+  /**
+   * Converts what the functions resolve as `JSON.stringify` would, instead of requiring lossless
+   * JSON: `undefined` reaches the program as `undefined`, a `Date` (any `toJSON`) as what its
+   * `toJSON` returns, object fields that are `undefined` are dropped, array elements that are
+   * `undefined` become `null`, boxed primitives are unwrapped and `-0` becomes `0`. A function,
+   * a symbol, a BigInt without `toJSON`, `NaN`, `±Infinity`, a cycle or a proxy anywhere in the
+   * value still fails the call. The conversion stops as soon as the value is surely over the
+   * call's `maxResultBytes`. Tool groups (`defineToolGroup`, `mcpToolGroup`, `fromAiSdkTools`)
+   * set it; without it (the default) a function must resolve lossless JSON or a `PtcImage`, and
+   * anything else fails the call. With it, a function may resolve any such value: type it
+   * `as never`, or define the tools as a tool group.
+   */
+  convertResults?: boolean
 }
 
 /** Every sandbox mode, the one list the type, the config schema and policy checks derive from. */

@@ -9,7 +9,7 @@ import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPa
 import { DURABLE_TOKEN_PREFIX } from '../seam/types.js'
 import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } from './catalog.js'
 import { docComment } from './doc-comment.js'
-import type { ToolGroup } from './group.js'
+import { type ToolGroup, checkToolGroups } from './group.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
 import { createProgramChecker } from './typecheck.js'
 
@@ -110,6 +110,7 @@ declare function inspect(value: unknown): void`
  */
 export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const { runtime, groups, name = 'run_code', timeoutMs, onToolError } = options
+  checkToolGroups(groups, 'createRunCodeTool')
   const budget: ResultTextBudget = {
     maxOutputChars: positive(options.maxOutputChars ?? 10_000, 'maxOutputChars'),
     maxValueChars: positive(options.maxValueChars ?? 10_000, 'maxValueChars'),
