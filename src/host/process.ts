@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { release } from 'node:os'
+import { constants, release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -166,8 +166,8 @@ export class ProcessEnvironment implements Environment {
     for (const stream of this._streams) stream.on('error', () => undefined)
     let exited!: () => void
     this.exited = new Promise((resolve) => (exited = resolve))
-    const ended = (describe: string) => void this._ended(describe).then(exited)
-    this._child.on('exit', (code, signal) => ended(signal ? `was killed by ${signal}` : `exited with code ${code}`))
+    const ended = (describe: string, died = false) => void this._ended(describe, died).then(exited)
+    this._child.on('exit', (code, signal) => ended(...exitDescription(code, signal)))
     this._child.on('error', (error) => {
       if (this._child.pid === undefined) ended(`could not be started (${error.message})`)
     })
@@ -370,7 +370,7 @@ export class ProcessEnvironment implements Environment {
     while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS, undefined, { ref: false })
   }
 
-  private async _ended(describe: string): Promise<void> {
+  private async _ended(describe: string, died: boolean): Promise<void> {
     if (this._processExited) return
     this._processExited = true
     this._watch?.watch(false)
@@ -383,7 +383,17 @@ export class ProcessEnvironment implements Environment {
     await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
     clearTimeout(drain)
     await this._namespaceGone()
-    this._frames.ended(describe)
+    this._frames.ended(describe, died)
     for (const stream of this._streams) stream.destroy()
   }
+}
+
+/**
+ * How the helper's process ended, and whether it was killed: by a signal, or (bwrap passes on
+ * what ended the helper inside it) with the status 128 plus a signal's number.
+ */
+function exitDescription(code: number | null, signal: NodeJS.Signals | null): [string, boolean] {
+  if (signal) return [`was killed by ${signal}`, true]
+  const name = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined
+  return name ? [`was killed by ${name} (exit code ${code})`, true] : [`exited with code ${code}`, false]
 }

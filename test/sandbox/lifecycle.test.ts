@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
@@ -70,6 +70,17 @@ describe('sandbox-unavailable', () => {
     expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     await env.dispose()
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it.skipIf(!bwrap)('a helper killed before it is ready is started again; killed twice, the run fails as worker-exit, not as the sandbox', async () => {
+    // Passes the probe, then dies by a signal, as a helper the kernel's OOM killer took.
+    const starts = path.join(temp.dir, 'starts')
+    const killed = fakeBwrap('killed-before-ready', `for last; do :; done\n[ "$last" = "--version" ] && exec ${bwrap} "$@"\necho x >>${starts}\nkill -9 $$`)
+    const env = await startRuntime({ poolSize: 0, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir, bwrapPath: killed } })
+    const result = await env.run('return 1')
+    expect(result.error).toEqual({ kind: 'worker-exit', message: expect.stringMatching(/could not start, so the program did not run: .*was killed by SIGKILL before it was ready/) })
+    expect(readFileSync(starts, 'utf8')).toBe('x\nx\n')
+    await env.dispose()
   })
 })
 
