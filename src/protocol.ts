@@ -9,6 +9,7 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { SerializedPositions } from './transform/index.js'
 import type { WireTokens } from './json/index.js'
+import type { PtcJsonValue } from './seam/types.js'
 
 /** What the worker needs to know about one binding namespace: names, never functions. */
 export interface NamespaceShape {
@@ -199,8 +200,13 @@ export interface CallMessage {
   id: number
   global: string
   name: string
-  /** Absent when the program called the member without arguments. */
-  args?: WireTokens
+  /**
+   * Absent when the program called the member without arguments. A `snapshotJson` copy: the
+   * message crosses as JSON text (src/frames.ts `messageFrame`, src/worker/outbox.ts), which
+   * the host reads with bounds as it arrives (src/host/json-lines.ts), so a call costs the
+   * channel its arguments' JSON bytes, the count `maxPendingCallBytes` budgets.
+   */
+  args?: PtcJsonValue
 }
 
 /** Calls the program made in the same tick, in one message (`Promise.all` over tools). */
@@ -214,7 +220,8 @@ export interface CallsMessage {
 export interface DoneMessage {
   type: 'done'
   run: number
-  value?: WireTokens
+  /** A `snapshotJson` copy, crossing as JSON text like a call's arguments. */
+  value?: PtcJsonValue
 }
 
 export type WorkerFailureKind = 'exception' | 'invalid-output' | 'output-limit'

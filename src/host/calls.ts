@@ -9,7 +9,7 @@
  * which records its reply, or answers it from the record when the run is a replay.
  */
 import { performance } from 'node:perf_hooks'
-import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
 import { PtcCallRefusal } from '../seam/refusal.js'
@@ -160,15 +160,8 @@ export class CallDispatcher {
       this._finish(entry, 'refused', 'an undeclared binding')
       return this._host.violation(`a call to the undeclared binding ${label}`)
     }
-    let args: unknown
-    if (call.args !== undefined) {
-      const decoded = decodeWire(call.args)
-      if (!decoded.ok) {
-        this._finish(entry, 'refused', 'arguments that are not lossless JSON')
-        return this._host.violation(`binding arguments that are not lossless JSON (${decoded.reason})`)
-      }
-      args = decoded.value
-    }
+    // Read as lossless JSON, within the frame's bounds, as it arrived (json-lines.ts).
+    const args = call.args
     const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
     if (entry) entry.record.argumentBytes = bytes
     const { maxCalls, maxPendingBytes } = this._budget

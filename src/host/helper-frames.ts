@@ -14,14 +14,6 @@ import { unavailableMessage } from './sandbox/confinement.js'
 
 const DIAGNOSTIC_CHARS = 2_000
 
-/**
- * The longest frame a helper may send while a run listens. Output is capped by maxOutputBytes
- * (JSON-counted; escaping may double it) and call arguments by maxPendingCallBytes; a longer
- * frame is over-budget traffic.
- */
-export function helperFrameBytes(limits: { maxOutputBytes: number; maxPendingCallBytes: number }): number {
-  return 2 * limits.maxOutputBytes + limits.maxPendingCallBytes + 1024 * 1024
-}
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 

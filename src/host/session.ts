@@ -6,7 +6,6 @@
  * It ends in one disposition for the environment and, when state was lost, the notice the
  * owner's next run prints. It never asks which host the environment lives on.
  */
-import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { CallDispatcher } from './calls.js'
@@ -237,9 +236,8 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
           byWorker = true
           if (plan.journal?.replaying) return fail('exception', plan.journal.unfinished())
           if (message.value === undefined) return settle({ value: undefined })
-          const decoded = decodeWire(message.value)
-          if (!decoded.ok) return fail('invalid-output', `the completion value is not lossless JSON: ${decoded.reason}`)
-          return settle({ value: decoded.value })
+          // Read as lossless JSON, within the frame's bounds, as it arrived (json-lines.ts).
+          return settle({ value: message.value })
         }
       }
     }

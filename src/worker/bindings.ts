@@ -3,7 +3,8 @@
  * async functions that cross to the host. Arguments are validated here first so a lossy
  * value never reaches the host (which validates again anyway).
  */
-import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import type { PtcJsonValue } from '../seam/types.js'
 import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
@@ -155,17 +156,17 @@ export class BindingBridge {
         }
         // Array literals define their elements: no setter planted on Array.prototype runs.
         const args = positional ? (second === undefined ? [first] : [first, second]) : first
-        let tokens: unknown[] | undefined
+        let copy: PtcJsonValue | undefined
         let bytes = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args)
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
-          tokens = encodeWire(snapshot.value)
-          bytes = jsonByteLength(snapshot.value)
+          copy = snapshot.value
+          bytes = jsonByteLength(copy)
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, tokens, bytes)).value
+          wire = (await bridge._call(shape.global, member, copy, bytes)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -185,7 +186,7 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: unknown[] | undefined, bytes: number): Promise<{ value: unknown }> {
+  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       // The host would refuse it too (its own count is authoritative); here, no copy of the

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { rehearsalProgram } from '../programs.js'
 import { StreamEnvironment } from '../stream.js'
-import { helperFrameBytes } from '../helper-frames.js'
+import { frameBudget } from '../frame-bounds.js'
 import { dataBaseline } from '../memory-limit.js'
 import type { Tier, TierSetting } from './tier.js'
 
@@ -64,7 +64,7 @@ export class StreamTier implements Tier {
       open: () => this._open(request),
       helper: { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() },
       maxMemoryMb: config.maxMemoryMb,
-      maxFrameBytes: helperFrameBytes(config),
+      frameBudget: frameBudget(config),
       baselineKb: this._baselineKb,
     })
   }
