@@ -11,7 +11,7 @@ import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } fr
 import { docComment } from './doc-comment.js'
 import { type ToolGroup, checkToolGroups } from './group.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
-import { createProgramChecker } from './typecheck.js'
+import { CHECK_TIMEOUT_WITHOUT_BUDGET_MS, createProgramChecker } from './typecheck.js'
 
 /** What `createRunCodeTool` needs. */
 export interface RunCodeToolOptions {
@@ -37,9 +37,13 @@ export interface RunCodeToolOptions {
    * the optional peer `typescript`). A program that does not check is not run: the model reads
    * the compiler's messages at its own lines and columns as an `exception`. Meant for
    * TypeScript programs; globals and modules the declarations do not describe are left to run
-   * time. Default `false`.
+   * time. The check runs in a worker thread of its own, never on the host's thread, within the
+   * run's time budget and a memory budget (`maxMemoryMb`, default 512); a check that runs out
+   * of either fails the run saying so. An object turns it on with options: `typescript`, the
+   * TypeScript package directory to use (5.x, 6 or 7; default: the one this package resolves).
+   * Default `false`.
    */
-  typecheck?: boolean
+  typecheck?: boolean | { typescript?: string; maxMemoryMb?: number }
   /**
    * In-program tool discovery. A number: on when the groups hold more tools than it (default
    * 40); `'always'` or `'never'`. When on, the description lists each group with its tool count
@@ -92,6 +96,12 @@ export interface RunCodeTool {
    * token (a runtime or request `pause: 'durable'`) is replayed with this tool's bindings.
    */
   resume(id: string, decision: PtcHoldDecision, options?: Omit<RunCodeCallOptions, 'stateOwner'>): Promise<string>
+  /**
+   * Ends what the tool keeps warm between calls (the type check's worker, with `typecheck`);
+   * the tool still works after. Left open, an idle worker ends by itself after 30 s and never
+   * keeps the process alive.
+   */
+  close(): Promise<void>
 }
 
 /**
@@ -127,7 +137,8 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   validateBindings(bindings)
   const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
-  const checker = options.typecheck === true ? createProgramChecker(declarations, runtime.programFormat) : undefined
+  const typecheck = options.typecheck
+  const checker = typecheck === true || (typeof typecheck === 'object' && typecheck !== null) ? createProgramChecker(declarations, runtime.programFormat, typecheck === true ? {} : typecheck) : undefined
   const description = [
     `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
@@ -153,16 +164,23 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     async execute(input, call = {}) {
       const program = input?.program
       if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
-      const mistakes = checker?.check(program)
-      if (mistakes !== undefined) return resultText({ output: [], calls: [], error: { kind: 'exception', message: mistakes } }, budget)
-      const spec = runtime.resolve({
+      const request = (budgetMs: number | null | undefined) => runtime.resolve({
         program,
         bindings,
         ...(call.stateOwner !== undefined ? { stateOwner: call.stateOwner } : {}),
         ...(call.signal !== undefined ? { signal: call.signal } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(budgetMs !== undefined ? { timeoutMs: budgetMs } : {}),
         ...(onToolError !== undefined ? { onBindingError: onToolError } : {}),
       })
+      let spec = request(timeoutMs)
+      if (checker) {
+        // The check spends the run's time budget; the run gets what is left.
+        const started = performance.now()
+        const checked = await checker.check(program, { timeoutMs: spec.timeoutMs ?? CHECK_TIMEOUT_WITHOUT_BUDGET_MS, signal: call.signal })
+        if (!checked.ok) return resultText({ output: [], calls: [], error: { kind: checked.kind, message: checked.message } }, budget)
+        if (checked.mistakes !== undefined) return resultText({ output: [], calls: [], error: { kind: 'exception', message: checked.mistakes } }, budget)
+        if (spec.timeoutMs !== null) spec = request(Math.max(1, Math.round(spec.timeoutMs - (performance.now() - started))))
+      }
       return answer(await runtime.run(spec), call.onPause)
     },
     async resume(id, decision, call = {}) {
@@ -173,6 +191,9 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
         ...(durable ? { bindings, ...(onToolError !== undefined ? { onBindingError: onToolError } : {}) } : {}),
       }
       return answer(await runtime.resume(id, decision, options), call.onPause)
+    },
+    async close() {
+      await checker?.close()
     },
   }
 
