@@ -62,7 +62,10 @@ export interface CallHost {
   failed(report: PtcBindingErrorReport): void
   /** A host function holds call number `id` for a decision (`PtcBindingCall.hold`). */
   hold(tool: string, args: unknown, payload: unknown, id: number): Promise<PtcJsonValue | undefined>
-  /** A durable replay's call is not the recorded one: the run must fail with `exception`. */
+  /**
+   * A durable run's journal cannot go on (a replay's call is not the recorded one, or the
+   * journal is over its budget): the run must fail with `exception`.
+   */
   diverged(message: string): void
 }
 
@@ -168,7 +171,7 @@ export class CallDispatcher {
     let decisions: PtcHoldDecision[] = []
     if (this._journal && call.id <= maxCalls) {
       const step = this._journal.call(call.id, label, args as PtcJsonValue | undefined)
-      if (step.kind === 'diverged') {
+      if (step.kind === 'fail') {
         this._finish(entry, 'refused', step.message)
         return this._host.diverged(step.message)
       }
@@ -203,9 +206,11 @@ export class CallDispatcher {
     this._queue({ type: 'reply', run: this._run, id, ok: true, value: recorded.value }, 0)
   }
 
-  /** A durable run's journal records the reply call `id` got. */
+  /** A durable run's journal records the reply call `id` got; one it cannot keep fails the run. */
   private _record(id: number, reply: ReplyMessage, entry: TraceEntry | undefined): void {
-    if (this._journal && entry && id <= this._budget.maxCalls) this._journal.settled(id, reply, entry.record.outcome, entry.record.resultBytes)
+    if (!this._journal || !entry || id > this._budget.maxCalls) return
+    const over = this._journal.settled(id, reply, entry.record.outcome, entry.record.resultBytes)
+    if (over !== undefined) this._host.diverged(over)
   }
 
   private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {

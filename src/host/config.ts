@@ -4,7 +4,8 @@
  */
 import path from 'node:path'
 import Schema from 'schemastery'
-import { durableKeyBytes } from './durable.js'
+import { durableKeys } from './durable.js'
+import type { PtcDurableStore } from './durable-store.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
 import { type PtcStreamFactory, TIERS, type TierName } from './tiers/index.js'
 
@@ -95,9 +96,31 @@ export const Config = Schema.object({
   pause: Schema.union(['live', 'durable'] as const).default('live'),
   /**
    * The key durable tokens are signed with (HMAC-SHA256): a string or a Buffer of at least 32
-   * bytes, the same in every process that resumes the tokens. Needed for `pause: 'durable'`.
+   * bytes, the same in every process that resumes the tokens. Needed for `pause: 'durable'`. A
+   * list rotates keys: tokens are signed with its first and verified with any, so a new key goes
+   * first and an old one stays after it until its tokens have been resumed or have expired.
    */
-  durableKey: Schema.union([Schema.string(), Schema.is(Buffer)]),
+  durableKey: Schema.union([Schema.string(), Schema.is(Buffer), Schema.array(Schema.union([Schema.string(), Schema.is(Buffer)]))]),
+  /**
+   * Where the ids of resumed durable tokens are kept, so each token resumes at most once
+   * (`PtcDurableStore`: `claim(tokenId, expiresAt)`). Absent: in this runtime's memory, which
+   * holds within this runtime only; give every runtime that resumes the same tokens one shared
+   * store. An object is kept as given (its methods keep their `this`).
+   */
+  durableStore: Schema.is(Object) as unknown as Schema<PtcDurableStore>,
+  /**
+   * How long a durable token may be resumed after it was sealed, in ms; an older one is refused.
+   * Absent: tokens do not expire (a spent one is still refused, by `durableStore`).
+   */
+  durableTokenLifetimeMs: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER),
+  /**
+   * Bytes a durable run's journal may hold: the JSON of every call's argument and reply, which
+   * its token carries (besides the program and at most 10 000 recorded clock and random values).
+   * A run that pauses durably and goes over it fails at once with an `exception` naming it; a
+   * live run keeps no journal. 32 MiB: a token stays a string a database row or a queue message
+   * can hold, and sealing it (JSON, deflate) stays short.
+   */
+  maxJournalBytes: Schema.natural().min(64 * 1024).max(256 * 1024 * 1024).default(32 * 1024 * 1024),
   /**
    * How each helper process is confined. Absent: the default confinement (system and runtime
    * files read-only, the user's home and the host's working directory hidden, a private scratch
@@ -158,7 +181,10 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
     }
   }
   absolute('cwd', config.cwd)
-  if (config.durableKey !== undefined) durableKeyBytes(config.durableKey)
+  if (config.durableStore !== undefined && typeof (config.durableStore as { claim?: unknown }).claim !== 'function') {
+    throw new TypeError('config.durableStore must have a claim(tokenId, expiresAt) method resolving whether the token was unspent (PtcDurableStore)')
+  }
+  if (config.durableKey !== undefined) durableKeys(config.durableKey)
   else if (config.pause === 'durable') throw new TypeError("config.pause 'durable' needs config.durableKey (a string or Buffer of at least 32 bytes) to sign its tokens")
   if (sandbox) {
     absolute('sandbox.workspaceRoot', sandbox.workspaceRoot)

@@ -3,39 +3,47 @@
  * live environment, and what `resume(token, decision, { bindings })` replays in a fresh one. A
  * token is the string `ptc-durable.<version>.<payload>.<mac>`: the payload is the run's record
  * (`DurableRecord`) as JSON, deflated and base64url-encoded; the MAC is HMAC-SHA256, under the
- * deployment's `durableKey`, of everything before it. A token is checked (prefix, MAC in
- * constant time, version, then every field) before anything of it is used, so a forged,
- * altered, truncated or foreign token runs nothing. The record is signed, not encrypted: the
- * program, its call arguments and the tools' results are readable by whoever holds the token.
+ * deployment's first `durableKey`, of everything before it. A token is checked (prefix, MAC in
+ * constant time under each of the deployment's keys, version, then every field) before anything
+ * of it is used, so a forged, altered, truncated or foreign token runs nothing. The record is
+ * signed, not encrypted: the program, its call arguments and the tools' results are readable by
+ * whoever holds the token. The record is written without recursion (`journal-text.ts`), so a
+ * value of any depth seals; `JSON.parse` does not recurse either.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { isRecord } from '../json/index.js'
+import { jsonText } from './journal-text.js'
 import { DURABLE_TOKEN_PREFIX, PROGRAM_FORMATS, PROGRAM_LANGUAGES } from '../seam/types.js'
 import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue, PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 
 /** What every token starts with; a live hold id (`hold-…`) never does. */
 export const TOKEN_PREFIX = DURABLE_TOKEN_PREFIX
 /** The token format this runtime writes and reads. */
-export const TOKEN_VERSION = 1
+export const TOKEN_VERSION = 2
 /** Bytes a `durableKey` must have at least (the HMAC-SHA256 block of security it keys). */
 export const MIN_KEY_BYTES = 32
 /** Bytes a token's record may inflate to; a token is signed, so this only bounds a bug. */
 const MAX_RECORD_BYTES = 1024 * 1024 * 1024
 
-/** How the program saw a recorded call end: the reply it got. */
+/** How the program saw a recorded call end: the reply it got, its value as wire tokens. */
 export type RecordedReply =
   | { ok: true; value: unknown[]; resultBytes: number }
+  | { ok: false; message: string; outcome: Exclude<PtcCallOutcome, 'ok' | 'aborted'> }
+
+/** A recorded reply as the journal keeps it: a value as the JSON text of its wire tokens. */
+export type StoredReply =
+  | { ok: true; value: string; resultBytes: number }
   | { ok: false; message: string; outcome: Exclude<PtcCallOutcome, 'ok' | 'aborted'> }
 
 /** One binding call of the recorded run, by call number (the first call is entry 0). */
 export interface JournalEntry {
   /** `global.member`. */
   tool: string
-  /** The call's argument as the program passed it; absent when none. */
-  args?: PtcJsonValue
+  /** The JSON text of the call's argument as the program passed it; absent when none. */
+  args?: string
   /** The reply the program got; absent for a call still in flight when the run paused. */
-  reply?: RecordedReply
+  reply?: StoredReply
   /** Decisions given to this call's holds, in order (a call in flight: the held one). */
   decisions?: PtcHoldDecision[]
 }
@@ -54,26 +62,39 @@ export interface DurableFacts {
 
 /** Everything a durable resume needs besides the bindings (and the sandbox policy). */
 export interface DurableRecord extends DurableFacts {
+  /** The token's own id, random: what `durableStore` claims, so it resumes at most once. */
+  id: string
+  /** When the token was sealed, in ms since the epoch (`durableTokenLifetimeMs` counts from it). */
+  issuedAt: number
   /** The calls of the run, in call order. */
   calls: JournalEntry[]
   /** The call number (from 1) of the held call: its entry has no reply. */
   held: number
-  /** The held call as the paused result showed it. */
-  pause: { tool: string; args?: PtcJsonValue; payload: PtcJsonValue }
+  /** The held call as the paused result showed it (its argument is its entry's). */
+  pause: { tool: string; payload: PtcJsonValue }
   /** What the program's clocks and randomness answered, one list per source (`DrawValues`). */
   clock: number[]
   random: number[]
   bytes: string[]
 }
 
-/** The deployment's key as bytes, or a throw naming `config.durableKey` and its rule. */
-export function durableKeyBytes(key: unknown): Buffer {
+function keyBytes(key: unknown, field: string): Buffer {
   const bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.isBuffer(key) ? key : undefined
-  if (bytes === undefined) throw new TypeError(`config.durableKey must be a string or a Buffer, got ${key === null ? 'null' : typeof key}`)
+  if (bytes === undefined) throw new TypeError(`${field} must be a string or a Buffer, got ${key === null ? 'null' : typeof key}`)
   if (bytes.length < MIN_KEY_BYTES) {
-    throw new TypeError(`config.durableKey must have at least ${MIN_KEY_BYTES} bytes (it keys the HMAC-SHA256 of durable tokens), got ${bytes.length}`)
+    throw new TypeError(`${field} must have at least ${MIN_KEY_BYTES} bytes (it keys the HMAC-SHA256 of durable tokens), got ${bytes.length}`)
   }
   return Buffer.from(bytes) // a copy: the deployer's buffer may change later
+}
+
+/**
+ * The deployment's keys as bytes, the signing key first, or a throw naming `config.durableKey`
+ * and its rule. A list rotates keys: tokens are signed with its first and verified with any.
+ */
+export function durableKeys(key: unknown): Buffer[] {
+  if (!Array.isArray(key)) return [keyBytes(key, 'config.durableKey')]
+  if (key.length === 0) throw new TypeError('config.durableKey must list at least one key (the first signs; every one verifies)')
+  return key.map((item, index) => keyBytes(item, `config.durableKey[${index}]`))
 }
 
 /** Whether `id` is a durable token (by its prefix) rather than a live hold id. */
@@ -85,9 +106,9 @@ function mac(key: Buffer, signed: string): Buffer {
   return createHmac('sha256', key).update(signed, 'utf8').digest()
 }
 
-/** The signed token of `record`. */
+/** The signed token of `record`, under `key`. */
 export function sealToken(record: DurableRecord, key: Buffer): string {
-  const payload = deflateRawSync(Buffer.from(JSON.stringify(record), 'utf8')).toString('base64url')
+  const payload = deflateRawSync(Buffer.from(jsonText(record as unknown as PtcJsonValue), 'utf8')).toString('base64url')
   const signed = `${TOKEN_PREFIX}${TOKEN_VERSION}.${payload}`
   return `${signed}.${mac(key, signed).toString('base64url')}`
 }
@@ -97,16 +118,22 @@ export class DurableTokenError extends Error {
   override name = 'DurableTokenError'
 }
 
-/** The record of a token this runtime's key signed, or a throw saying what is wrong with it. */
-export function openToken(token: string, key: Buffer): DurableRecord {
+/** The record of a token one of `keys` signed, or a throw saying what is wrong with it. */
+export function openToken(token: string, keys: readonly Buffer[]): DurableRecord {
   const parts = token.split('.')
   if (parts.length !== 4 || `${parts[0]}.` !== TOKEN_PREFIX) {
     throw new DurableTokenError(`the durable token is malformed: it must read ${TOKEN_PREFIX}<version>.<payload>.<signature> (truncated or not a token)`)
   }
   const [, version, payload, signature] = parts as [string, string, string, string]
   const given = Buffer.from(signature, 'base64url')
-  const expected = mac(key, `${TOKEN_PREFIX}${version}.${payload}`)
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  const signed = `${TOKEN_PREFIX}${version}.${payload}`
+  // Every key is tried, so how long the check takes does not say which key signed.
+  let genuine = false
+  for (const key of keys) {
+    const expected = mac(key, signed)
+    if (given.length === expected.length && timingSafeEqual(given, expected)) genuine = true
+  }
+  if (!genuine) {
     throw new DurableTokenError('the durable token was refused: its signature does not match (it was altered, truncated, or signed with another durableKey)')
   }
   if (version !== String(TOKEN_VERSION)) {
@@ -137,10 +164,11 @@ function decisionProblem(decision: unknown): string | undefined {
 function entryProblem(entry: unknown, index: number): string | undefined {
   const at = `calls[${index}]`
   if (!isRecord(entry) || typeof entry.tool !== 'string') return `${at}.tool must be a string`
-  const { reply, decisions } = entry
+  const { args, reply, decisions } = entry
+  if (args !== undefined && typeof args !== 'string') return `${at}.args must be JSON text`
   if (reply !== undefined) {
     if (!isRecord(reply)) return `${at}.reply must be an object`
-    if (reply.ok === true && (!Array.isArray(reply.value) || !isNumber(reply.resultBytes))) return `${at}.reply must carry value tokens and resultBytes`
+    if (reply.ok === true && (typeof reply.value !== 'string' || !isNumber(reply.resultBytes))) return `${at}.reply must carry value tokens and resultBytes`
     if (reply.ok === false && (typeof reply.message !== 'string' || !OUTCOMES.has(reply.outcome))) return `${at}.reply must carry a message and an outcome`
     if (reply.ok !== true && reply.ok !== false) return `${at}.reply.ok must be a boolean`
   }
@@ -157,7 +185,9 @@ function entryProblem(entry: unknown, index: number): string | undefined {
 /** Why `value` is not a `DurableRecord`, or undefined. */
 function recordProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'not an object'
-  const { program, language, format, cwd, timeoutMs, maxCalls, discardCompletion, calls, held, pause, clock, random, bytes } = value
+  const { id, issuedAt, program, language, format, cwd, timeoutMs, maxCalls, discardCompletion, calls, held, pause, clock, random, bytes } = value
+  if (typeof id !== 'string' || id === '') return 'id must be a non-empty string'
+  if (!isNumber(issuedAt)) return 'issuedAt must be a number'
   if (typeof program !== 'string') return 'program must be a string'
   if (!(PROGRAM_LANGUAGES as readonly unknown[]).includes(language)) return 'language is unknown'
   if (!(PROGRAM_FORMATS as readonly unknown[]).includes(format)) return 'format is unknown'

@@ -244,17 +244,22 @@ export class HoldQueue {
     const head = this._holds[0]!
     this._hooks.budget.suspend() // may expire the run, which closes the queue
     if (this._closed) return
-    this._hooks.pause({
-      tool: head.tool,
-      call: head.call,
-      ...(head.args === undefined ? {} : { args: head.args }),
-      payload: head.payload,
-      output: this._hooks.takeOutput(),
-      calls: this._hooks.settledCalls(),
-      decide: (decision) => this._decide(head, decision),
-      expire: (message) => this._hooks.expire(message),
-      refuse: (message) => this._hooks.refuse(message),
-    })
+    try {
+      this._hooks.pause({
+        tool: head.tool,
+        call: head.call,
+        ...(head.args === undefined ? {} : { args: head.args }),
+        payload: head.payload,
+        output: this._hooks.takeOutput(),
+        calls: this._hooks.settledCalls(),
+        decide: (decision) => this._decide(head, decision),
+        expire: (message) => this._hooks.expire(message),
+        refuse: (message) => this._hooks.refuse(message),
+      })
+    } catch (error) {
+      // The budget is suspended and nothing answers this hold: the run must end now, not never.
+      this._hooks.refuse(`${head.tool} could not be held: ${error instanceof Error ? error.message : String(error)}`)
+    }
   }
 
   private _decide(head: Hold, decision: PtcHoldDecision): void {

@@ -5,27 +5,38 @@
  * run again from its start in a fresh environment, gets every recorded call's reply from the
  * journal (the tool does not run again) as long as it makes the same calls with the same
  * arguments, in order; the held call's host function runs again with the decision as its hold's
- * answer; and from there the run goes on live, recording, and may pause durably again.
+ * answer; and from there the run goes on live, recording, and may pause durably again. What it
+ * keeps counts against `maxJournalBytes`: each argument as its JSON text (`journal-text.ts`,
+ * written without recursion, so arguments of any depth are kept, compared and sealed) and each
+ * reply as the JSON of its flat wire tokens; a run whose journal outgrows it fails at once.
  */
-import { isDeepStrictEqual } from 'node:util'
+import { randomUUID } from 'node:crypto'
 import { MAX_DRAWS, MAX_DRAW_BYTES, type DrawValues, type DrawsMessage, type ReplyMessage } from '../protocol.js'
 import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue } from '../seam/types.js'
-import { type DurableFacts, type DurableRecord, type JournalEntry, type RecordedReply, sealToken } from './durable.js'
+import { type DurableFacts, type DurableRecord, type JournalEntry, type RecordedReply, type StoredReply, sealToken } from './durable.js'
 import type { SessionPause } from './holds.js'
+import { jsonText, preview, textBytes } from './journal-text.js'
 
 /** What the dispatcher does with a call: answer it from the journal, run it, or fail the run. */
 export type JournalStep =
   | { kind: 'replay'; reply: RecordedReply }
   /** Run the host function; its first holds are answered with `decisions`, in order. */
   | { kind: 'live'; decisions: PtcHoldDecision[] }
-  | { kind: 'diverged'; message: string }
+  /** The run fails with an `exception` carrying `message` (a divergent replay, a full journal). */
+  | { kind: 'fail'; message: string }
 
-/** What the tokens name of a value in a message: JSON, cut short. */
-function shown(value: PtcJsonValue | undefined): string {
-  if (value === undefined) return '()'
-  const text = JSON.stringify(value)
-  return `(${text.length > 200 ? `${text.slice(0, 200)}…` : text})`
+/** What the messages show of a call's argument: its JSON text, cut short. */
+function shown(args: string | undefined): string {
+  return `(${args === undefined ? '' : preview(args)})`
 }
+
+/** The journal's bytes of one recorded reply. */
+function replyBytes(reply: StoredReply): number {
+  return textBytes(reply.ok ? reply.value : reply.message)
+}
+
+/** Where the journal's budget is set, as its messages name it. */
+const BUDGET = "maxJournalBytes, in the runtime's configuration"
 
 export class CallJournal {
   private readonly _calls: JournalEntry[]
@@ -39,10 +50,13 @@ export class CallJournal {
   private _drawBytes: number
   /** Why the run cannot pause durably (it drew too much to record), once it cannot. */
   private _overflow: string | undefined
+  /** UTF-8 bytes of the arguments and replies the journal holds, within `_maxBytes`. */
+  private _size = 0
 
   private constructor(
     private readonly _facts: DurableFacts,
     private readonly _key: Buffer,
+    private readonly _maxBytes: number,
     from: DurableRecord | undefined,
   ) {
     this._calls = from?.calls ?? []
@@ -52,19 +66,27 @@ export class CallJournal {
     this.replayDraws = { clock: [...this._clock], random: [...this._random], bytes: [...this._bytes] }
     this._awaiting = from?.held ?? 0
     this._drawBytes = this._bytes.reduce((sum, item) => sum + item.length / 2, 0)
+    for (const entry of this._calls) this._size += (entry.args === undefined ? 0 : textBytes(entry.args)) + (entry.reply ? replyBytes(entry.reply) : 0)
   }
 
-  /** A journal for a first run: it records from the program's start. */
-  static record(facts: DurableFacts, key: Buffer): CallJournal {
-    return new CallJournal(facts, key, undefined)
+  /** A journal for a first run, signing with `key`: it records from the program's start, keeping at most `maxBytes`. */
+  static record(facts: DurableFacts, key: Buffer, maxBytes: number): CallJournal {
+    return new CallJournal(facts, key, maxBytes, undefined)
   }
 
-  /** A journal that replays `record` with `decision` as the held call's answer, then records. */
-  static replay(record: DurableRecord, decision: PtcHoldDecision, key: Buffer): CallJournal {
+  /**
+   * A journal that replays `record` with `decision` as the held call's answer, then records.
+   * Throws when the record alone is over `maxBytes` (the runtime that sealed it allowed more).
+   */
+  static replay(record: DurableRecord, decision: PtcHoldDecision, key: Buffer, maxBytes: number): CallJournal {
     const held = record.calls[record.held - 1]!
     held.decisions = [...(held.decisions ?? []), decision]
     const { program, language, format, cwd, timeoutMs, maxCalls, discardCompletion } = record
-    return new CallJournal({ program, language, format, cwd, timeoutMs, maxCalls, discardCompletion }, key, record)
+    const journal = new CallJournal({ program, language, format, cwd, timeoutMs, maxCalls, discardCompletion }, key, maxBytes, record)
+    if (journal._size > maxBytes) {
+      throw new Error(`the durable token's record holds ${journal._size} bytes of calls, over this runtime's budget of ${maxBytes} bytes (${BUDGET})`)
+    }
+    return journal
   }
 
   /** The replay has not reached the held call yet: what the program prints is its past, not news. */
@@ -75,29 +97,52 @@ export class CallJournal {
   /** Call number `id` (from 1) arrived, calling `tool` with `args`. */
   call(id: number, tool: string, args: PtcJsonValue | undefined): JournalStep {
     if (id === this._awaiting) this._awaiting = 0
+    const text = args === undefined ? undefined : jsonText(args)
     const entry = this._calls[id - 1]
     if (!entry) {
-      this._calls[id - 1] = args === undefined ? { tool } : { tool, args }
+      const over = this._charge(text === undefined ? 0 : textBytes(text), `call #${id} to ${tool}`)
+      if (over) return { kind: 'fail', message: over }
+      this._calls[id - 1] = text === undefined ? { tool } : { tool, args: text }
       return { kind: 'live', decisions: [] }
     }
-    if (entry.tool !== tool || !isDeepStrictEqual(entry.args, args)) {
+    if (entry.tool !== tool || entry.args !== text) {
       return {
-        kind: 'diverged',
-        message: `the resumed program diverged from its recorded run at binding call #${id}: the recorded run called ${entry.tool}${shown(entry.args)}, the replay called ${tool}${shown(args)}. A durable resume runs the program again from its start, answering its earlier calls from the record, so it must make the same calls with the same arguments (the bindings and the program's inputs must not change)`,
+        kind: 'fail',
+        message: `the resumed program diverged from its recorded run at binding call #${id}: the recorded run called ${entry.tool}${shown(entry.args)}, the replay called ${tool}${shown(text)}. A durable resume runs the program again from its start, answering its earlier calls from the record, so it must make the same calls with the same arguments (the bindings and the program's inputs must not change)`,
       }
     }
-    if (entry.reply) return { kind: 'replay', reply: entry.reply }
-    return { kind: 'live', decisions: [...(entry.decisions ?? [])] }
+    if (!entry.reply) return { kind: 'live', decisions: [...(entry.decisions ?? [])] }
+    if (!entry.reply.ok) return { kind: 'replay', reply: entry.reply }
+    const tokens: unknown = JSON.parse(entry.reply.value)
+    if (!Array.isArray(tokens)) return { kind: 'fail', message: `the durable token's record of binding call #${id} (${tool}) has no value` }
+    return { kind: 'replay', reply: { ok: true, value: tokens, resultBytes: entry.reply.resultBytes } }
   }
 
-  /** Call `id` got `reply` (recorded with the trace's `outcome` and result size). */
-  settled(id: number, reply: ReplyMessage, outcome: PtcCallOutcome, resultBytes: number | undefined): void {
+  /**
+   * Call `id` got `reply` (recorded with the trace's `outcome` and result size). Returns why the
+   * run must fail when keeping it puts the journal over its budget.
+   */
+  settled(id: number, reply: ReplyMessage, outcome: PtcCallOutcome, resultBytes: number | undefined): string | undefined {
     const entry = this._calls[id - 1]
-    if (!entry || outcome === 'aborted') return
-    delete entry.decisions
-    entry.reply = reply.ok
-      ? { ok: true, value: reply.value as unknown[], resultBytes: resultBytes ?? 0 }
+    if (!entry || outcome === 'aborted') return undefined
+    // Wire tokens are a flat list: JSON.stringify does not recurse into the value's depth.
+    const stored: StoredReply = reply.ok
+      ? { ok: true, value: JSON.stringify(reply.value), resultBytes: resultBytes ?? 0 }
       : { ok: false, message: reply.message, outcome: outcome === 'ok' ? 'error' : outcome }
+    const over = this._charge(replyBytes(stored), `the reply to call #${id} (${entry.tool})`)
+    if (over) return over
+    delete entry.decisions
+    entry.reply = stored
+    return undefined
+  }
+
+  /** Counts `bytes` more into the journal, or says why they do not fit. */
+  private _charge(bytes: number, what: string): string | undefined {
+    if (this._size + bytes > this._maxBytes) {
+      return `the durable journal of this run is over its budget of ${this._maxBytes} bytes (${BUDGET}): a run that pauses durably keeps every call's argument and reply for its token, and ${what} would make it ${this._size + bytes} bytes. Make fewer or smaller calls`
+    }
+    this._size += bytes
+    return undefined
   }
 
   /** The worker reported values its clocks and randomness answered. */
@@ -115,21 +160,33 @@ export class CallJournal {
     this._drawBytes = bytes
   }
 
-  /** The token of the run paused on `pause`, or why the run cannot pause durably. */
+  /**
+   * The token of the run paused on `pause`, or why the run cannot pause durably. Never throws:
+   * a pause that cannot be sealed must fail its run at once, not leave it suspended.
+   */
   seal(pause: SessionPause): { ok: true; token: string } | { ok: false; message: string } {
+    const refused = (why: string) => ({ ok: false as const, message: `${pause.tool} could not be held durably: ${why}` })
     if (this._overflow) {
-      return { ok: false, message: `${pause.tool} could not be held durably: ${this._overflow} (at most ${MAX_DRAWS} values from Date.now, new Date(), Math.random and crypto.getRandomValues, and ${MAX_DRAW_BYTES} random bytes)` }
+      return refused(`${this._overflow} (at most ${MAX_DRAWS} values from Date.now, new Date(), Math.random and crypto.getRandomValues, and ${MAX_DRAW_BYTES} random bytes)`)
     }
-    const record: DurableRecord = {
-      ...this._facts,
-      calls: this._calls,
-      held: pause.call,
-      pause: { tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload },
-      clock: this._clock,
-      random: this._random,
-      bytes: this._bytes,
+    try {
+      const total = this._size + textBytes(jsonText(pause.payload))
+      if (total > this._maxBytes) return refused(`its token would hold ${total} bytes of calls and payload, over the journal's budget of ${this._maxBytes} bytes (${BUDGET})`)
+      const record: DurableRecord = {
+        ...this._facts,
+        id: randomUUID(),
+        issuedAt: Date.now(),
+        calls: this._calls,
+        held: pause.call,
+        pause: { tool: pause.tool, payload: pause.payload },
+        clock: this._clock,
+        random: this._random,
+        bytes: this._bytes,
+      }
+      return { ok: true, token: sealToken(record, this._key) }
+    } catch (error) {
+      return refused(`its token could not be made (${error instanceof Error ? error.message : String(error)})`)
     }
-    return { ok: true, token: sealToken(record, this._key) }
   }
 
   /** Why a replay that completed before reaching its held call failed. */

@@ -37,8 +37,9 @@ import { EnvironmentSource } from './source.js'
 import { sandboxFacts } from './sandbox/policy.js'
 import { type Tier, tierOf } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
-import { durableKeyBytes, isDurableToken, openToken } from './durable.js'
-import { CallJournal } from './journal.js'
+import { isDurableToken } from './durable.js'
+import { DurableTokens } from './durable-tokens.js'
+import type { CallJournal } from './journal.js'
 
 /** The environment key of runs without a sandbox policy. */
 const UNCONFINED = ''
@@ -62,6 +63,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
   /** Runs paused on a held call, by hold id, until `resume` answers them or they expire. */
   private readonly _holds: HeldRuns
+  /** The durable tokens this runtime signs and resumes; absent without `durableKey`. */
+  private readonly _durable: DurableTokens | undefined
   /**
    * Present on the process host unless the deployment configures `sandbox: 'none'`: every run
    * then carries a policy (the default confinement when the deployment names none).
@@ -85,6 +88,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._admission = new Admission(this._config, this._sandbox)
     this._initializer = new EnvironmentInitializer(this._programs, this._config.language, (reason) => this._drain(reason))
     this._holds = new HeldRuns(config.holdTimeoutMs)
+    this._durable = config.durableKey === undefined ? undefined : new DurableTokens({ ...config, durableKey: config.durableKey })
     this._owners = new OwnerQueues(
       {
         take: (key) => this._source!.take(key, 'retained'),
@@ -166,9 +170,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
    * Answers the held call `id` of a paused result and resolves with the run's next answer (its
    * result, or paused again); when the run already ended while held (its budget, its output cap,
    * `release`), with how it ended. A durable token (`result.paused.token`) is checked against
-   * `durableKey` and replayed in a fresh environment with `options.bindings`. Rejects on an id
-   * that is not held, a token that is forged, altered or signed with another key, a malformed
-   * decision, or after disposal.
+   * `durableKey`, refused when older than `durableTokenLifetimeMs`, spent in `durableStore` (a
+   * token resumes at most once), and replayed in a fresh environment with `options.bindings`.
+   * Rejects on an id that is not held, a token that is forged, altered, signed with another key,
+   * expired or already resumed, a malformed decision, or after disposal.
    */
   override async resume(id: string, decision: PtcHoldDecision, options: PtcResumeOptions = {}): Promise<PtcRunResult> {
     if (this._disposed) throw new Error(`${NAME}: resume() after disposal`)
@@ -182,16 +187,17 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** Replays the run a durable token recorded, in a fresh environment, with `decision` for its held call. */
-  private _resumeDurable(token: string, decision: PtcHoldDecision, options: PtcResumeOptions): Promise<PtcRunResult> {
-    if (this._config.durableKey === undefined) {
+  private async _resumeDurable(token: string, decision: PtcHoldDecision, options: PtcResumeOptions): Promise<PtcRunResult> {
+    const durable = this._durable
+    if (!durable) {
       throw new Error(`${NAME}: resume() got a durable token, but config.durableKey is not set: configure the key the token was signed with`)
     }
-    const key = durableKeyBytes(this._config.durableKey)
+    const refused = (error: unknown) => new Error(`${NAME}: resume() refused the token: ${(error as Error).message}`)
     let record
     try {
-      record = openToken(token, key)
+      record = durable.open(token)
     } catch (error) {
-      throw new Error(`${NAME}: resume() refused the token: ${(error as Error).message}`)
+      throw refused(error)
     }
     if (record.format !== this._config.programFormat) {
       throw new Error(`${NAME}: resume() refused the token: its program is in the ${record.format} format, and this runtime runs ${this._config.programFormat} programs`)
@@ -209,7 +215,16 @@ export class WorkerPtcRuntime extends PtcRuntime {
       ...(signal === undefined ? {} : { signal }),
     })
     this._checkSpec(spec)
-    return this._admit(spec, CallJournal.replay(record, decision, key))
+    let journal
+    try {
+      journal = durable.replay(record, decision)
+      // Last: a resume refused as misuse above leaves the token unspent.
+      await durable.claim(record)
+    } catch (error) {
+      throw refused(error)
+    }
+    this._checkSpec(spec) // the runtime may have begun disposal while the store answered
+    return this._admit(spec, journal)
   }
 
   /**
@@ -224,7 +239,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       throw new TypeError(`${NAME}: pause 'durable' cannot take a run with a stateOwner: a replay starts in a fresh environment, without what earlier runs left in the owner's`)
     }
     if ((spec.pause ?? (retained ? 'live' : this._config.pause)) !== 'durable') return undefined
-    if (this._config.durableKey === undefined) {
+    if (this._durable === undefined) {
       throw new TypeError(`${NAME}: pause 'durable' needs config.durableKey (a string or Buffer of at least 32 bytes) to sign its tokens`)
     }
     // The runtime's default cwd (a sandbox's scratch mount point is per runtime) is not recorded.
@@ -238,7 +253,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       maxCalls: spec.maxCalls ?? this._config.maxCalls,
       discardCompletion: spec.discardCompletion === true,
     }
-    return CallJournal.record(facts, durableKeyBytes(this._config.durableKey))
+    return this._durable.record(facts)
   }
 
   override async release(owner: object): Promise<void> {

@@ -1,0 +1,230 @@
+/**
+ * What a durable pause costs the host, and what a token can do: the journal stays within its
+ * budget, values of any depth are journaled, sealed and compared, a pause that cannot be sealed
+ * fails its run at once, and a token resumes at most once, within its lifetime, under any of the
+ * deployment's keys.
+ */
+import { describe, expect, it } from 'vitest'
+import { type PtcBindingNamespace, type PtcRunResult, type WorkerPtcRuntimeOptions, defineToolGroup } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+
+type Runtime = Awaited<ReturnType<typeof startRuntime>>
+
+const KEY = 'a durable key of at least thirty-two bytes, for tests'
+const OLD_KEY = 'the key this deployment signed with before it rotated'
+
+/** `send` needs approval; `echo` returns its argument; `invocations` counts what really ran. */
+function mailGroup() {
+  const invocations = { echo: 0, send: 0 }
+  const group = defineToolGroup({
+    global: 'mail',
+    tools: {
+      echo: { inputSchema: {}, run: async (args) => (invocations.echo++, args ?? null) },
+      send: { inputSchema: {}, needsApproval: true, run: async () => (invocations.send++, { sent: invocations.send }) },
+    },
+  })
+  return { namespace: group.namespace, invocations }
+}
+
+const tokenOf = (result: PtcRunResult) => {
+  expect(result.error).toBeUndefined()
+  expect(result.paused?.token).toEqual(expect.any(String))
+  return result.paused!.token!
+}
+
+/** A program that builds a value nested `depth` deep (objects), iteratively. */
+const DEEP = (depth: number) => `let deep = {}; for (let i = 0; i < ${depth}; i++) deep = { a: deep }
+const depthOf = (value) => { let n = 0; while (value.a) { value = value.a; n++ } return n }`
+
+describe('durable pauses within bounds', () => {
+  const config: WorkerPtcRuntimeOptions = { isolation: 'process', sandbox: 'none', timeoutMs: 10_000, durableKey: KEY }
+  const withRuntime = async (body: (env: Runtime) => Promise<void>, extra: WorkerPtcRuntimeOptions = {}) => {
+    const env = await startRuntime({ ...config, ...extra })
+    try {
+      await body(env)
+    } finally {
+      await env.dispose()
+    }
+  }
+
+  it('a durable run whose journal outgrows maxJournalBytes fails at once, naming the limit and where it is configured; a live run of the same calls is not limited by it', async () => {
+    const program = `for (let i = 0; i < 10; i++) await mail.echo({ text: 'x'.repeat(200_000) }); return 'done'`
+    await withRuntime(async ({ run }) => {
+      const mail = mailGroup()
+      const result = await run(program, { bindings: [mail.namespace], pause: 'durable' })
+      expect(result.error).toEqual({ kind: 'exception', message: expect.stringMatching(/journal .*over its budget of 1000000 bytes \(maxJournalBytes, in the runtime's configuration\)/) })
+      // Each echo journals its argument and its result, about 400 KB: the third cannot be kept.
+      expect(mail.invocations.echo).toBeLessThanOrEqual(3)
+      const live = mailGroup()
+      expect((await run(program, { bindings: [live.namespace], pause: 'live' })).value).toBe('done')
+      expect(live.invocations.echo).toBe(10)
+    }, { maxJournalBytes: 1_000_000 })
+  })
+
+  it('maxJournalBytes is validated, naming the field', async () => {
+    await expect(startRuntime({ ...config, maxJournalBytes: 10 })).rejects.toThrow(/maxJournalBytes/)
+  })
+
+  it('a held call whose argument is nested 100 000 deep pauses durably, and its token resumes', async () => {
+    await withRuntime(async ({ run, runtime }) => {
+      const mail = mailGroup()
+      const program = `${DEEP(100_000)}\nconst sent = await mail.send(deep)\nreturn [depthOf(deep), sent]`
+      // Crossing 100 000 levels takes seconds on a loaded machine, live or durable alike.
+      const first = await run(program, { bindings: [mail.namespace], pause: 'durable', timeoutMs: 20_000 })
+      const second = await runtime.resume(tokenOf(first), { approve: true }, { bindings: [mail.namespace] })
+      expect(second.error).toBeUndefined()
+      expect(second.value).toEqual([100_000, { sent: 1 }])
+    })
+  }, 90_000)
+
+  it('a genuine token whose recorded call had an argument nested 2 000 deep resumes, and the call is answered from the record', async () => {
+    await withRuntime(async ({ run, runtime }) => {
+      const mail = mailGroup()
+      const program = `${DEEP(2000)}\nconst back = await mail.echo(deep)\nawait mail.send({})\nreturn depthOf(back)`
+      const first = await run(program, { bindings: [mail.namespace], pause: 'durable' })
+      const second = await runtime.resume(tokenOf(first), { approve: true }, { bindings: [mail.namespace] })
+      expect(second.error).toBeUndefined()
+      expect(second.value).toBe(2000)
+      expect(mail.invocations).toEqual({ echo: 1, send: 1 })
+    })
+  })
+
+  it('a replay whose deep argument differs diverges cleanly, showing a bounded part of each call', async () => {
+    await withRuntime(async ({ run, runtime }) => {
+      const mail = mailGroup()
+      const vip: PtcBindingNamespace = { global: 'vip', functions: { ping: async () => 'pong' } }
+      const program = `${DEEP(3000)}\nif (typeof vip !== 'undefined') deep = { b: deep }\nawait mail.echo(deep)\nawait mail.send({})\nreturn 1`
+      const first = await run(program, { bindings: [mail.namespace], pause: 'durable' })
+      const second = await runtime.resume(tokenOf(first), { approve: true }, { bindings: [mail.namespace, vip] })
+      expect(second.error?.kind).toBe('exception')
+      expect(second.error?.message).toMatch(/diverged from its recorded run at binding call #1: the recorded run called mail\.echo\(\{"a":\{"a":.*…\), the replay called mail\.echo\(\{"b":\{"a":/)
+      expect(second.error!.message.length).toBeLessThan(1000)
+    })
+  })
+
+  it('a pause that cannot be sealed fails its run at once with an exception naming why, and registers nothing', async () => {
+    // The hold's payload alone is over the journal's budget: the token cannot be made.
+    const big: PtcBindingNamespace = { global: 'big', functions: { ask: async (_args, { hold }) => (await hold({ text: 'y'.repeat(2_000_000) })) ?? null } }
+    await withRuntime(async ({ run }) => {
+      const started = Date.now()
+      const result = await run(`await big.ask(); while (true) {}`, { bindings: [big], pause: 'durable', timeoutMs: 3000 })
+      expect(result.paused).toBeUndefined()
+      expect(result.error).toEqual({ kind: 'exception', message: expect.stringMatching(/^big\.ask could not be held durably: .*maxJournalBytes/) })
+      expect(Date.now() - started).toBeLessThan(20_000)
+    }, { maxJournalBytes: 1_000_000 })
+  })
+})
+
+describe('durable tokens resume at most once, within their lifetime, under any of the keys', () => {
+  const config: WorkerPtcRuntimeOptions = { isolation: 'thread', timeoutMs: 10_000, durableKey: KEY }
+  const pausedToken = async (extra: WorkerPtcRuntimeOptions = {}, mail = mailGroup()) => {
+    const env = await startRuntime({ ...config, ...extra })
+    try {
+      return tokenOf(await env.run(`await mail.send({ to: 'ana' }); return 'sent'`, { bindings: [mail.namespace], pause: 'durable' }))
+    } finally {
+      await env.dispose()
+    }
+  }
+
+  it('the same token resumed twice runs the approved tool once: the second resume is refused', async () => {
+    const mail = mailGroup()
+    const token = await pausedToken({}, mail)
+    const env = await startRuntime(config)
+    try {
+      expect((await env.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })).value).toBe('sent')
+      await expect(env.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/already resumed.*at most once/)
+      expect(mail.invocations.send).toBe(1)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('two resumes of one token at once: one runs, the other is refused', async () => {
+    const mail = mailGroup()
+    const token = await pausedToken({}, mail)
+    const env = await startRuntime(config)
+    try {
+      const both = await Promise.allSettled([0, 1].map(() => env.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })))
+      expect(both.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected'])
+      expect(mail.invocations.send).toBe(1)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('a shared store decides across runtimes: it is asked with the token id and expiry, and its refusal or failure refuses the resume', async () => {
+    const claimed = new Map<string, number | null>()
+    const durableStore = { claim: async (tokenId: string, expiresAt: number | null) => (claimed.has(tokenId) ? false : (claimed.set(tokenId, expiresAt), true)) }
+    const mail = mailGroup()
+    const token = await pausedToken({}, mail)
+    const [a, b] = [await startRuntime({ ...config, durableStore }), await startRuntime({ ...config, durableStore })]
+    try {
+      expect((await a.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })).value).toBe('sent')
+      await expect(b.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/already resumed/)
+      expect([...claimed.entries()]).toEqual([[expect.stringMatching(/^[0-9a-f-]{36}$/), null]])
+      expect(mail.invocations.send).toBe(1)
+    } finally {
+      await a.dispose()
+      await b.dispose()
+    }
+    const failing = await startRuntime({ ...config, durableStore: { claim: async () => { throw new Error('the store is down') } } })
+    try {
+      await expect(failing.runtime.resume(await pausedToken({}, mail), { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/durableStore.*the store is down/)
+      expect(mail.invocations.send).toBe(1)
+    } finally {
+      await failing.dispose()
+    }
+  })
+
+  it('a token older than durableTokenLifetimeMs is refused, naming its age and the option; a younger one resumes', async () => {
+    const mail = mailGroup()
+    const stale = await pausedToken({}, mail)
+    const fresh = await pausedToken({}, mail)
+    const env = await startRuntime({ ...config, durableTokenLifetimeMs: 60_000 })
+    const strict = await startRuntime({ ...config, durableTokenLifetimeMs: 1 })
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      await expect(strict.runtime.resume(stale, { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/expired: it was issued \d+ ms ago, and tokens live 1 ms \(durableTokenLifetimeMs\)/)
+      expect((await env.runtime.resume(fresh, { approve: true }, { bindings: [mail.namespace] })).value).toBe('sent')
+      expect(mail.invocations.send).toBe(1)
+    } finally {
+      await env.dispose()
+      await strict.dispose()
+    }
+  })
+
+  it('key rotation: tokens are signed with the first key and verified with any; a runtime without the old key refuses its tokens', async () => {
+    const mail = mailGroup()
+    const old = await pausedToken({ durableKey: OLD_KEY }, mail)
+    const rotated = await startRuntime({ ...config, durableKey: [KEY, OLD_KEY] })
+    const current = await startRuntime({ ...config, durableKey: KEY })
+    try {
+      await expect(current.runtime.resume(old, { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/signature does not match/)
+      expect((await rotated.runtime.resume(old, { approve: true }, { bindings: [mail.namespace] })).value).toBe('sent')
+      // What the rotated runtime signs, a runtime with only the new key verifies.
+      const next = tokenOf(await rotated.run(`await mail.send({}); return 'again'`, { bindings: [mail.namespace], pause: 'durable' }))
+      expect((await current.runtime.resume(next, { approve: true }, { bindings: [mail.namespace] })).value).toBe('again')
+    } finally {
+      await rotated.dispose()
+      await current.dispose()
+    }
+  })
+
+  it('a token is verified before anything of it is read: a forged record with another version is refused for its signature', async () => {
+    const token = await pausedToken()
+    const [prefix, , payload, signature] = token.split('.')
+    const env = await startRuntime(config)
+    try {
+      await expect(env.runtime.resume(`${prefix}.99.${payload}.${signature}`, { approve: true }, { bindings: [] })).rejects.toThrow(/signature does not match/)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('the new options are validated, naming the field', async () => {
+    await expect(startRuntime({ ...config, durableKey: [] })).rejects.toThrow(/config\.durableKey must list at least one key/)
+    await expect(startRuntime({ ...config, durableKey: [KEY, 'short'] })).rejects.toThrow(/config\.durableKey\[1\] must have at least 32 bytes/)
+    await expect(startRuntime({ ...config, durableStore: {} as never })).rejects.toThrow(/config\.durableStore must have a claim\(tokenId, expiresAt\) method/)
+    await expect(startRuntime({ ...config, durableTokenLifetimeMs: 0 })).rejects.toThrow(/durableTokenLifetimeMs/)
+  })
+})
