@@ -30,7 +30,7 @@ import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { OwnerQueues } from './owners.js'
 import { ProgramCache, declaredBy } from './programs.js'
-import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinement.js'
+import { DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
 import { egressOf, policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
@@ -270,12 +270,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   protected override async start(): Promise<void> {
     await this._sandbox?.start()
+    // A deployment whose own policy cannot be confined here fails where its developer looks, at
+    // start, instead of failing every run in front of the model.
+    const unconfinable = this._sandbox?.unavailable(this._sandbox.policy)
+    if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
-    // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
-    const poolable = !this._sandbox || this._sandbox.unavailable(this._sandbox.policy) === undefined
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
-    this._source = new EnvironmentSource(spawn, poolable ? pooled : undefined, this._config.poolSize)
+    this._source = new EnvironmentSource(spawn, pooled, this._config.poolSize)
   }
 
   protected override async stop(): Promise<void> {

@@ -126,6 +126,11 @@ export function unavailableMessage(reason: string): string {
   return `the sandbox could not be established, so the program did not run: ${reason}`
 }
 
+/** The message of a runtime that did not start because its deployment's own policy cannot be confined here. */
+export function startFailureMessage(reason: string): string {
+  return `the sandbox could not be established, so the runtime did not start: ${reason}`
+}
+
 /**
  * The host directory at which environments mount their scratch directories. It only ever
  * serves as a mount point, so every runtime of this user shares one, `ptc-scratch-<uid>` in the
@@ -149,7 +154,8 @@ function scratchMountPoint(): { path: string; owned: boolean } {
 
 /** How the deployer can do without confinement, for a machine where bubblewrap cannot work. */
 const OPT_OUT =
-  "To run programs unconfined instead (they can then read and write whatever this user can, and reach the network), configure sandbox: 'none'"
+  "To run each environment in a container instead, build its image (npx ptc-runtime-image) and configure isolation: 'container'; " +
+  "to run programs unconfined instead (they can then read and write whatever this user can, and reach the network), configure sandbox: 'none'"
 
 /**
  * Why bubblewrap may fail here although installed: Ubuntu 24.04 and later let AppArmor forbid
