@@ -152,7 +152,7 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
         while ((spare = childProcesses().find((pid) => !seen.has(pid))) === undefined) await sleep(2)
         seen = new Set([...seen, spare])
         if (round % 2 === 1) {
-          while (['bwrap', 'sh', 'nice'].includes(readFileSync(`/proc/${helperUnder(spare)}/comm`, 'utf8').trim())) await sleep(1)
+          while (['bwrap', 'sh', 'nice', 'chrt'].includes(readFileSync(`/proc/${helperUnder(spare)}/comm`, 'utf8').trim())) await sleep(1)
         }
         process.kill(helperUnder(spare), 'SIGKILL')
         expect(await env.run(`return ${round}`)).toEqual({ output: [], calls: [], value: round, sandbox: CONFINED })
