@@ -5,72 +5,86 @@
  * The text is exactly `jsonByteLength` bytes long for a lossless value (no whitespace), so a
  * budget counted in JSON bytes counts what crosses. Runs in the program's realm (the worker).
  */
-import { blankList, isArray, objectKeys, stringify } from './intrinsics.js'
+import { arrayJoin, blankList, charCodeAt, isArray, objectKeys, stringify } from './intrinsics.js'
 
-/** A piece of punctuation on the writer's stack, told apart from a value by being boxed. */
-interface Raw {
-  readonly raw: string
+/**
+ * Collects text in flat pieces. Appending to one string builds a rope of a node per append
+ * (tens of bytes each: 1.3 M empty objects took more memory than a worker's heap); reading a
+ * character flattens a rope, so the current piece is flattened every few hundred appends and
+ * set aside once long, and the pieces are joined once at the end.
+ */
+class TextPieces {
+  private readonly _pieces = blankList()
+  private _count = 0
+  private _piece = ''
+  private _appends = 0
+
+  add(text: string): void {
+    this._piece += text
+    if (++this._appends < 512) return
+    this._appends = 0
+    charCodeAt(this._piece, 0)
+    if (this._piece.length < 16_384) return
+    this._pieces[this._count++] = this._piece
+    this._piece = ''
+  }
+
+  join(): string {
+    this._pieces[this._count++] = this._piece
+    return arrayJoin(this._pieces, '')
+  }
 }
-
-const CLOSE_LIST: Raw = { raw: ']' }
-const CLOSE_RECORD: Raw = { raw: '}' }
-const COMMA: Raw = { raw: ',' }
 
 /**
  * `value` as JSON text, as `JSON.stringify` writes it for records, lists, strings, finite numbers,
- * booleans and null; a record's `undefined` fields are left out. Any depth.
+ * booleans and null; a record's `undefined` fields are left out. Any depth; the writer keeps one
+ * entry per open container, whatever its width.
  */
 export function jsonText(value: unknown): string {
-  const pending = blankList()
-  const raws = blankList() as boolean[]
-  let top = 0
-  pending[top] = value
-  raws[top++] = false
-  let text = ''
-  while (top > 0) {
-    top--
-    const item = pending[top]
-    if (raws[top] === true) {
-      text += (item as Raw).raw
-      continue
-    }
-    if (typeof item !== 'object' || item === null) {
-      text += typeof item === 'string' || typeof item === 'number' ? stringify(item) : item === true ? 'true' : item === false ? 'false' : 'null'
-      continue
-    }
-    if (isArray(item)) {
-      text += '['
-      pending[top] = CLOSE_LIST
-      raws[top++] = true
-      for (let index = item.length - 1; index >= 0; index--) {
-        pending[top] = item[index]
-        raws[top++] = false
-        if (index > 0) {
-          pending[top] = COMMA
-          raws[top++] = true
-        }
+  const text = new TextPieces()
+  // The open containers, innermost last: each with its keys (a record's) and the next position.
+  const containers = blankList() as object[]
+  const keyLists = blankList() as Array<string[] | null>
+  const positions = blankList() as number[]
+  const written = blankList() as boolean[]
+  let depth = 0
+  let next: unknown = value
+  for (;;) {
+    if (next !== undefined) {
+      if (typeof next !== 'object' || next === null) {
+        text.add(typeof next === 'string' || typeof next === 'number' ? stringify(next) : next === true ? 'true' : next === false ? 'false' : 'null')
+      } else {
+        const keys = isArray(next) ? null : objectKeys(next)
+        text.add(keys === null ? '[' : '{')
+        containers[depth] = next
+        keyLists[depth] = keys
+        positions[depth] = 0
+        written[depth++] = false
       }
+      next = undefined
+    }
+    if (depth === 0) return text.join()
+    const top = depth - 1
+    const container = containers[top]!
+    const keys = keyLists[top]!
+    const position = positions[top]!
+    if (position === (keys === null ? (container as unknown[]).length : keys.length)) {
+      text.add(keys === null ? ']' : '}')
+      depth--
       continue
     }
-    text += '{'
-    pending[top] = CLOSE_RECORD
-    raws[top++] = true
-    const keys = objectKeys(item)
-    let first = true
-    for (let index = keys.length - 1; index >= 0; index--) {
-      const key = keys[index]!
-      const field = (item as Record<string, unknown>)[key]
-      if (field === undefined) continue
-      if (!first) {
-        pending[top] = COMMA
-        raws[top++] = true
-      }
-      first = false
-      pending[top] = field
-      raws[top++] = false
-      pending[top] = { raw: `${stringify(key)}:` }
-      raws[top++] = true
+    positions[top] = position + 1
+    if (keys === null) {
+      if (position > 0) text.add(',')
+      next = (container as unknown[])[position]
+      // A hole or an undefined element (never in a snapshot) is written as JSON.stringify does.
+      if (next === undefined) text.add('null')
+      continue
     }
+    const key = keys[position]!
+    next = (container as Record<string, unknown>)[key]
+    if (next === undefined) continue
+    text.add(written[top] ? `,${stringify(key)}:` : `${stringify(key)}:`)
+    written[top] = true
   }
-  return text
 }
