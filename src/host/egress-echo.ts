@@ -6,24 +6,28 @@
  * may still be parsed by a program that expects it unchanged, and a refusal says what happened.
  *
  * What is searched for, in the answer's status text, header values and body: each injected
- * value, each of its space-separated parts of at least `MIN_PART` characters (the token of
- * `Bearer <token>`, the credentials of `Basic <base64>`), and the JSON-escaped form of each.
+ * value and each of its space-separated parts (the token of `Bearer <token>`, the credentials
+ * of `Basic <base64>`) of at least `MIN_PART` characters, and the JSON-escaped form of each.
+ * Every injected header counts as a secret: a header that is not one (`accept`, a version) is
+ * the program's to set, and injecting it can only get ordinary answers refused.
  * The body is searched as the program would read it, so the broker asks for it unencoded and
  * refuses an answer that comes encoded anyway. A server that transforms a secret otherwise
  * (re-encodes it, splits it) is not caught: do not inject credentials for a host that does.
  */
 import type { Answer } from './egress-exchange.js'
 
-/** Shorter parts of a value are ordinary words (`Bearer`, `Basic`), not secrets. */
+/**
+ * Shorter values and parts are ordinary words (`Bearer`, `Basic`, `v1`), which an answer may
+ * carry for reasons of its own; searching for them would refuse ordinary answers.
+ */
 const MIN_PART = 8
 
 /** The byte strings that betray the values `headers` injects (host → header → value), for any host. */
 export function secretsOf(headers: Record<string, Record<string, string>> | undefined): { header: string; needle: Buffer }[] {
   const found = new Map<string, string>()
   for (const [header, value] of Object.values(headers ?? {}).flatMap((injected) => Object.entries(injected))) {
-    const forms = [value, ...value.split(/\s+/).filter((part) => part.length >= MIN_PART)]
-    for (const form of forms) {
-      if (form === '') continue
+    for (const form of [value, ...value.split(/\s+/)]) {
+      if (form.length < MIN_PART) continue
       found.set(form, header)
       found.set(JSON.stringify(form).slice(1, -1), header)
     }
