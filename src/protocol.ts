@@ -28,6 +28,30 @@ export interface NamespaceShape {
 /** Bytes of a request body the program's brokered `fetch` may send (both sides refuse more). */
 export const PTC_FETCH_MAX_REQUEST_BODY_BYTES = 1024 * 1024
 
+/**
+ * The methods the program's brokered `fetch` may use, written as they go on the wire. The
+ * worker's `fetch` refuses any other before it sends, and the broker refuses any other it is
+ * sent (a program can post the broker's call itself). Fetch's forbidden methods are not here:
+ * a TRACE answer echoes the request, and with it the headers the broker injects.
+ */
+export const PTC_FETCH_METHODS: readonly string[] = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+// Built while the module loads, before any program runs: the checks below call no method a
+// program could replace.
+const FETCH_METHODS: Record<string, true> = Object.create(null)
+for (const method of PTC_FETCH_METHODS) FETCH_METHODS[method] = true
+const FETCH_METHODS_LISTED = PTC_FETCH_METHODS.join(', ')
+
+/** Whether `method` is one of `PTC_FETCH_METHODS`, exactly as written there. */
+export function isFetchMethod(method: string): boolean {
+  return FETCH_METHODS[method] === true
+}
+
+/** The refusal of a method outside `PTC_FETCH_METHODS`, in the same words on both sides. */
+export function fetchMethodRefusal(method: string): string {
+  return 'fetch: method "' + method + '" is not allowed; the methods are ' + FETCH_METHODS_LISTED
+}
+
 /** What the host's egress broker answers for one fetch: the response, its body base64. */
 export interface PtcFetchAnswer {
   status: number

@@ -77,6 +77,14 @@ export const Config = Schema.object({
    * floods the tools behind the bindings.
    */
   maxCalls: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(1000),
+  /**
+   * Bytes of response bodies the egress broker holds at once for one environment's fetches in
+   * flight (each fetch is also capped at 4 MiB); a fetch whose answer would pass it fails,
+   * naming this option.
+   */
+  maxFetchBytesInFlight: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
+  /** The same for every environment's fetches together: what brokered egress may hold on the host. */
+  maxHostFetchBytesInFlight: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(128 * 1024 * 1024),
   /** JSON bytes one binding call may resolve; a tool's own `maxResultBytes` may lower it. */
   maxCallResultBytes: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),

@@ -22,6 +22,7 @@ import { ProgramSyntaxError } from '../transform/index.js'
 import type { Environment } from './environment.js'
 import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
+import { ByteBudget } from './byte-budget.js'
 import { egressNamespace } from './egress.js'
 import { abortMessage } from './foreign-message.js'
 import { HeldRuns, RunAnswers } from './holds.js'
@@ -72,6 +73,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _sandbox: Sandbox | undefined
   /** The policies of environment keys in use, to spawn from a key. */
   private readonly _policies = new Map<string, SandboxExecutionPolicy>()
+  /** Bytes of fetch responses the egress broker holds at once for every environment together. */
+  private readonly _fetchBytes: ByteBudget
   private _source: EnvironmentSource | undefined
   private _disposed = false
   private _admitted = false
@@ -80,6 +83,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     super(ctx)
     checkConfig(config)
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
+    this._fetchBytes = new ByteBudget(config.maxHostFetchBytesInFlight, 'maxHostFetchBytesInFlight')
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
     this._tier = tierOf(config.isolation)
@@ -325,7 +329,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const plan: RunPlan = {
       program,
       initializer,
-      bindings: egress ? [...spec.bindings, egressNamespace(egress)] : spec.bindings,
+      // An environment runs one run at a time, so the run's budget is its environment's.
+      bindings: egress ? [...spec.bindings, egressNamespace(egress, { budgets: { environment: new ByteBudget(this._config.maxFetchBytesInFlight, 'maxFetchBytesInFlight'), host: this._fetchBytes } })] : spec.bindings,
       cwd: spec.cwd,
       timeoutMs: spec.timeoutMs,
       signal,
