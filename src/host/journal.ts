@@ -113,8 +113,13 @@ export class CallJournal {
     }
     if (!entry.reply) return { kind: 'live', decisions: [...(entry.decisions ?? [])] }
     if (!entry.reply.ok) return { kind: 'replay', reply: entry.reply }
-    const tokens: unknown = JSON.parse(entry.reply.value)
-    if (!Array.isArray(tokens)) return { kind: 'fail', message: `the durable token's record of binding call #${id} (${tool}) has no value` }
+    let tokens: unknown
+    try {
+      tokens = JSON.parse(entry.reply.value)
+    } catch {
+      // Only a bug writes this: the token is signed.
+    }
+    if (!Array.isArray(tokens)) return { kind: 'fail', message: `the durable token's record of binding call #${id} (${tool}) has no readable value` }
     return { kind: 'replay', reply: { ok: true, value: tokens, resultBytes: entry.reply.resultBytes } }
   }
 
