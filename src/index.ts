@@ -44,6 +44,7 @@ export type {
 } from './seam/types.js'
 export { WorkerPtcRuntime } from './host/provider.js'
 export type { WorkerPtcRuntimeOptions } from './host/config.js'
+export type { PtcDurableStore } from './host/durable-store.js'
 export { DEFAULT_IMAGE, buildImage } from './host/image-build.js'
 export type { BuildImageOptions } from './host/image-build.js'
 export type { PtcByteStream, PtcStreamFactory, PtcStreamRequest } from './host/tiers/index.js'

@@ -38,10 +38,10 @@ export class DurableTokens {
 
   /**
    * The record of `token`: its signature checked under every key before anything of it is read,
-   * then its version and fields, then its age. Throws a `DurableTokenError` saying what is wrong.
+   * then its version and fields, then its age. Rejects with a `DurableTokenError` saying what is wrong.
    */
-  open(token: string): DurableRecord {
-    const record = openToken(token, this._keys)
+  async open(token: string): Promise<DurableRecord> {
+    const record = await openToken(token, this._keys)
     const age = Date.now() - record.issuedAt
     if (this._lifetimeMs !== undefined && age > this._lifetimeMs) {
       throw new DurableTokenError(`the durable token expired: it was issued ${age} ms ago, and tokens live ${this._lifetimeMs} ms (durableTokenLifetimeMs)`)

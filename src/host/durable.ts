@@ -10,8 +10,9 @@
  * whoever holds the token. The record is written without recursion (`journal-text.ts`), so a
  * value of any depth seals; `JSON.parse` does not recurse either.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto'
-import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { timingSafeEqual, webcrypto } from 'node:crypto'
+import { promisify } from 'node:util'
+import { deflateRaw, inflateRaw } from 'node:zlib'
 import { isRecord } from '../json/index.js'
 import { jsonText } from './journal-text.js'
 import { DURABLE_TOKEN_PREFIX, PROGRAM_FORMATS, PROGRAM_LANGUAGES } from '../seam/types.js'
@@ -102,15 +103,27 @@ export function isDurableToken(id: string): boolean {
   return id.startsWith(TOKEN_PREFIX)
 }
 
-function mac(key: Buffer, signed: string): Buffer {
-  return createHmac('sha256', key).update(signed, 'utf8').digest()
+/** HMAC-SHA256 of `signed`, computed on libuv's threads (Web Crypto's jobs are), as a token may be megabytes. */
+async function mac(key: Buffer, signed: string): Promise<Buffer> {
+  const hmac = await webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+  return Buffer.from(await webcrypto.subtle.sign('HMAC', hmac, Buffer.from(signed, 'utf8')))
 }
 
-/** The signed token of `record`, under `key`. */
-export function sealToken(record: DurableRecord, key: Buffer): string {
-  const payload = deflateRawSync(Buffer.from(jsonText(record as unknown as PtcJsonValue), 'utf8')).toString('base64url')
-  const signed = `${TOKEN_PREFIX}${TOKEN_VERSION}.${payload}`
-  return `${signed}.${mac(key, signed).toString('base64url')}`
+// Compression runs on libuv's threads: a record of tens of megabytes would hold the event loop
+// for a second or more.
+const deflate = promisify(deflateRaw)
+const inflate = promisify(inflateRaw) as (buffer: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>
+
+/**
+ * The signed token of `record`, under `key`. The record is written now (so what the journal
+ * records later is not in it); compressing and signing it finish later.
+ */
+export function sealToken(record: DurableRecord, key: Buffer): Promise<string> {
+  const text = Buffer.from(jsonText(record as unknown as PtcJsonValue), 'utf8')
+  return deflate(text).then(async (deflated) => {
+    const signed = `${TOKEN_PREFIX}${TOKEN_VERSION}.${deflated.toString('base64url')}`
+    return `${signed}.${(await mac(key, signed)).toString('base64url')}`
+  })
 }
 
 /** A token that cannot be resumed; `resume` rejects with it before anything runs. */
@@ -118,8 +131,8 @@ export class DurableTokenError extends Error {
   override name = 'DurableTokenError'
 }
 
-/** The record of a token one of `keys` signed, or a throw saying what is wrong with it. */
-export function openToken(token: string, keys: readonly Buffer[]): DurableRecord {
+/** The record of a token one of `keys` signed, or a rejection saying what is wrong with it. */
+export async function openToken(token: string, keys: readonly Buffer[]): Promise<DurableRecord> {
   const parts = token.split('.')
   if (parts.length !== 4 || `${parts[0]}.` !== TOKEN_PREFIX) {
     throw new DurableTokenError(`the durable token is malformed: it must read ${TOKEN_PREFIX}<version>.<payload>.<signature> (truncated or not a token)`)
@@ -130,7 +143,7 @@ export function openToken(token: string, keys: readonly Buffer[]): DurableRecord
   // Every key is tried, so how long the check takes does not say which key signed.
   let genuine = false
   for (const key of keys) {
-    const expected = mac(key, signed)
+    const expected = await mac(key, signed)
     if (given.length === expected.length && timingSafeEqual(given, expected)) genuine = true
   }
   if (!genuine) {
@@ -141,7 +154,7 @@ export function openToken(token: string, keys: readonly Buffer[]): DurableRecord
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(inflateRawSync(Buffer.from(payload, 'base64url'), { maxOutputLength: MAX_RECORD_BYTES }).toString('utf8'))
+    parsed = JSON.parse((await inflate(Buffer.from(payload, 'base64url'), { maxOutputLength: MAX_RECORD_BYTES })).toString('utf8'))
   } catch (error) {
     throw new DurableTokenError(`the durable token's record does not decode: ${(error as Error).message}`)
   }

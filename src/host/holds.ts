@@ -53,6 +53,8 @@ export class RunAnswers {
   private _signal: AbortSignal | undefined
   /** The id of the hold raised last, when no caller waits. */
   private _held: string | undefined
+  /** A durable pause's token is being sealed: the run's end is not its answer. */
+  private _sealing = false
 
   constructor(
     private readonly _registry: HeldRuns,
@@ -83,17 +85,28 @@ export class RunAnswers {
   }
 
   /**
-   * The session raised a hold of a durable run: the waiting caller gets a paused answer carrying
-   * `token`, and the run ends (its environment with it); `resume(token, …)` replays it.
+   * The session raised a hold of a durable run: the run ends at once (its environment with it,
+   * so nothing the program does after the pause runs while the token is sealed), and the
+   * waiting caller gets a paused answer carrying the token once it is sealed, or the run's
+   * failure when it cannot be; `resume(token, …)` replays it.
    */
-  pauseDurably(pause: SessionPause, token: string): void {
-    this._answer({ output: pause.output, calls: pause.calls, paused: { id: token, token, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } })
+  pauseDurably(pause: SessionPause, token: Promise<string>): void {
+    this._sealing = true
+    const { output, calls } = pause
+    void token.then(
+      (sealed) => ({ output, calls, paused: { id: sealed, token: sealed, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } }),
+      (error: unknown) => ({ output, calls, error: { kind: 'exception' as const, message: (error as Error).message } }),
+    ).then((answer) => {
+      this._sealing = false
+      this._answer(answer)
+    })
     // After the hold's own bookkeeping: the abort settles the session, which closes the queue.
     queueMicrotask(() => this.abort.abort(new Error('the run paused durably: its environment ended; resume(token) runs it again')))
   }
 
   /** The run ended: the waiting caller gets its result, or the pending `resume` of its hold. */
   finish(result: PtcRunResult): void {
+    if (this._sealing) return // ended by its durable pause: the caller gets the token
     if (this._waiter) return this._answer(result)
     if (this._held !== undefined) this._registry.ended(this._held, this._report(result))
   }

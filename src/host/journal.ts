@@ -113,8 +113,13 @@ export class CallJournal {
     }
     if (!entry.reply) return { kind: 'live', decisions: [...(entry.decisions ?? [])] }
     if (!entry.reply.ok) return { kind: 'replay', reply: entry.reply }
-    const tokens: unknown = JSON.parse(entry.reply.value)
-    if (!Array.isArray(tokens)) return { kind: 'fail', message: `the durable token's record of binding call #${id} (${tool}) has no value` }
+    let tokens: unknown
+    try {
+      tokens = JSON.parse(entry.reply.value)
+    } catch {
+      // Only a bug writes this: the token is signed.
+    }
+    if (!Array.isArray(tokens)) return { kind: 'fail', message: `the durable token's record of binding call #${id} (${tool}) has no readable value` }
     return { kind: 'replay', reply: { ok: true, value: tokens, resultBytes: entry.reply.resultBytes } }
   }
 
@@ -161,10 +166,11 @@ export class CallJournal {
   }
 
   /**
-   * The token of the run paused on `pause`, or why the run cannot pause durably. Never throws:
-   * a pause that cannot be sealed must fail its run at once, not leave it suspended.
+   * The token of the run paused on `pause` (its record is written now, and compressed and signed
+   * later), or why the run cannot pause durably. Never throws: a pause that cannot be sealed must
+   * fail its run at once, not leave it suspended.
    */
-  seal(pause: SessionPause): { ok: true; token: string } | { ok: false; message: string } {
+  seal(pause: SessionPause): { ok: true; token: Promise<string> } | { ok: false; message: string } {
     const refused = (why: string) => ({ ok: false as const, message: `${pause.tool} could not be held durably: ${why}` })
     if (this._overflow) {
       return refused(`${this._overflow} (at most ${MAX_DRAWS} values from Date.now, new Date(), Math.random and crypto.getRandomValues, and ${MAX_DRAW_BYTES} random bytes)`)
@@ -183,7 +189,10 @@ export class CallJournal {
         random: this._random,
         bytes: this._bytes,
       }
-      return { ok: true, token: sealToken(record, this._key) }
+      const token = sealToken(record, this._key).catch((error: unknown) => {
+        throw new Error(refused(`its token could not be made (${error instanceof Error ? error.message : String(error)})`).message)
+      })
+      return { ok: true, token }
     } catch (error) {
       return refused(`its token could not be made (${error instanceof Error ? error.message : String(error)})`)
     }

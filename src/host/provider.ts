@@ -199,7 +199,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const refused = (error: unknown) => new Error(`${NAME}: resume() refused the token: ${(error as Error).message}`)
     let record
     try {
-      record = durable.open(token)
+      record = await durable.open(token)
     } catch (error) {
       throw refused(error)
     }

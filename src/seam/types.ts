@@ -352,7 +352,8 @@ export interface PtcPause {
   /**
    * Present exactly when the run paused durably (`pause: 'durable'`): a signed string that
    * `runtime.resume(token, decision, { bindings })` replays, here or in another process with
-   * the same `durableKey`. The run's environment has ended.
+   * the same `durableKey`, at most once (a second resume is refused: `durableStore`), and
+   * within `durableTokenLifetimeMs` when one is set. The run's environment has ended.
    */
   token?: string
   /** The call as the program made it: `<global>.<member>`. */

@@ -167,10 +167,23 @@ describe('durable tokens resume at most once, within their lifetime, under any o
       await a.dispose()
       await b.dispose()
     }
+    // With a lifetime, the store is told when the token expires, so it may forget the id then.
+    const lived = await startRuntime({ ...config, durableStore, durableTokenLifetimeMs: 60_000 })
+    try {
+      const sealedAfter = Date.now()
+      const token = await pausedToken({}, mail)
+      await lived.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })
+      const expiresAt = [...claimed.values()].at(-1)!
+      expect(expiresAt).toBeGreaterThanOrEqual(sealedAfter + 60_000)
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + 60_000)
+      expect(mail.invocations.send).toBe(2)
+    } finally {
+      await lived.dispose()
+    }
     const failing = await startRuntime({ ...config, durableStore: { claim: async () => { throw new Error('the store is down') } } })
     try {
       await expect(failing.runtime.resume(await pausedToken({}, mail), { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/durableStore.*the store is down/)
-      expect(mail.invocations.send).toBe(1)
+      expect(mail.invocations.send).toBe(2)
     } finally {
       await failing.dispose()
     }

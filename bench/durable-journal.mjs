@@ -1,0 +1,82 @@
+// What a durable pause costs the host against a live pause of the same program: the peak growth
+// of the host's heap while a program makes sequential calls with large arguments (a durable run
+// journals them, within maxJournalBytes), and the longest the host's event loop is held while the
+// run pauses (the durable one seals its journal into a token). Both rows run in this process, in
+// interleaved rounds. Run after `npm run build`: node --expose-gc bench/durable-journal.mjs
+import { Context } from 'cordis'
+import { WorkerPtcRuntime, defineToolGroup } from 'ptc-runtime'
+
+const ARGUMENT_MB = 4
+const ROUNDS = Number(process.env.ROUNDS ?? 3)
+const MAX_JOURNAL_BYTES = 32 * 1024 * 1024
+
+const tools = defineToolGroup({
+  global: 'tools',
+  tools: {
+    take: { inputSchema: {}, run: async () => 'taken' },
+    ask: { inputSchema: {}, needsApproval: true, run: async () => 'approved' },
+  },
+})
+
+/** Heap growth (MB) at its peak and the longest event-loop gap (ms) while `body` runs. */
+async function observe(body) {
+  global.gc()
+  const before = process.memoryUsage().heapUsed
+  let peak = before
+  let last = performance.now()
+  let gap = 0
+  const sampler = setInterval(() => {
+    const now = performance.now()
+    gap = Math.max(gap, now - last)
+    last = now
+    peak = Math.max(peak, process.memoryUsage().heapUsed)
+  }, 1)
+  const result = await body()
+  clearInterval(sampler)
+  return { result, heapMb: (peak - before) / 2 ** 20, gapMs: gap }
+}
+
+const root = new Context()
+const fiber = await root.plugin(WorkerPtcRuntime, { isolation: 'process', sandbox: 'none', durableKey: 'a bench key of at least thirty-two bytes', maxJournalBytes: MAX_JOURNAL_BYTES })
+const runtime = root.ptcRuntime
+const run = (calls, pause) => {
+  const program = `const text = 'x'.repeat(${ARGUMENT_MB} * 1024 * 1024); for (let i = 0; i < ${calls}; i++) await tools.take({ i, text }); return await tools.ask({})`
+  return runtime.run(runtime.resolve({ program, bindings: [tools.namespace], pause, timeoutMs: 300_000 }))
+}
+// A journal just under the budget (the durable run seals it), and a flood far over it (it fails).
+const sealable = Math.floor(MAX_JOURNAL_BYTES / (ARGUMENT_MB * 2 ** 20 + 64)) - 1
+const scenarios = [
+  { name: `${sealable} calls of ${ARGUMENT_MB} MB, then a hold`, calls: sealable },
+  { name: `40 calls of ${ARGUMENT_MB} MB (over maxJournalBytes when durable)`, calls: 40 },
+]
+const rows = []
+for (const scenario of scenarios) {
+  const samples = { live: [], durable: [] }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const pause of round % 2 === 0 ? ['live', 'durable'] : ['durable', 'live']) {
+      const observed = await observe(() => run(scenario.calls, pause))
+      const { result } = observed
+      if (result.paused?.id && pause === 'live') await runtime.resume(result.paused.id, { approve: false })
+      observed.outcome = result.paused ? `paused${result.paused.token ? ` (token ${(result.paused.token.length / 2 ** 10).toFixed(0)} KiB)` : ''}` : result.error?.kind
+      samples[pause].push(observed)
+    }
+  }
+  const median = (list, key) => list.map((item) => item[key]).sort((a, b) => a - b)[Math.floor(list.length / 2)]
+  for (const pause of ['live', 'durable']) {
+    rows.push({ scenario: scenario.name, pause, outcome: samples[pause][0].outcome, heapMb: median(samples[pause], 'heapMb'), gapMs: median(samples[pause], 'gapMs') })
+  }
+  const [live, durable] = rows.slice(-2)
+  rows.push({ scenario: scenario.name, pause: 'durable − live', heapMb: durable.heapMb - live.heapMb, gapMs: durable.gapMs / Math.max(live.gapMs, 1), ratio: true })
+}
+await fiber.dispose()
+
+console.log(`\n## Durable journal (median of ${ROUNDS} interleaved rounds; maxJournalBytes ${MAX_JOURNAL_BYTES / 2 ** 20} MiB)\n`)
+console.log('| scenario | pause | outcome | host heap peak growth (MB) | longest event-loop gap (ms) |')
+console.log('|---|---|---|---|---|')
+for (const row of rows) {
+  const gap = row.ratio ? `× ${row.gapMs.toFixed(2)}` : row.gapMs.toFixed(0)
+  console.log(`| ${row.scenario} | ${row.pause} | ${row.outcome ?? ''} | ${row.heapMb.toFixed(1)} | ${gap} |`)
+}
+const flood = rows.filter((row) => row.scenario.startsWith('40 ') && row.ratio)[0]
+const target = (MAX_JOURNAL_BYTES * 2) / 2 ** 20
+console.log(`\nTarget: a durable flood grows the host heap by at most twice maxJournalBytes (${target} MB) more than the live run: ${flood.heapMb <= target ? 'PASS' : 'MISS'} (${flood.heapMb.toFixed(1)} MB).`)
