@@ -4,10 +4,12 @@ import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
-import { containerOptions } from '../helpers/container.js'
+import { containerCpuAccount } from '../../src/host/container-cpu.js'
+import { containerEngine, containerOptions } from '../helpers/container.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 
 const options = containerOptions()
+const engine = await containerEngine()
 
 const tools: PtcBindingNamespace = { global: 'tools', functions: { double: async (args) => (args as { n: number }).n * 2 } }
 
@@ -145,6 +147,30 @@ describe.skipIf(!options)('the container tier (podman)', () => {
     expect(['ok', 'exception', 'worker-exit']).toContain(result.error?.kind ?? 'ok')
     expect((await env.run('2 + 2')).value).toBe(4)
   })
+})
+
+describe.skipIf(!engine)('a container’s CPU account, read from the host', () => {
+  it('counts what every process of the container spent, as the host sees it (its cgroup's account)', async () => {
+    const name = `ptc-account-test-${process.pid}-${Date.now()}`
+    const cwd = mkdtempSync(path.join(tmpdir(), 'ptc-account-test-'))
+    // Spins about half a second of CPU in a grandchild, then waits to be deleted.
+    const script = '( i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done ) & wait; sleep 60'
+    spawnSync(engine!.engine, ['run', '-d', '--rm', '--name', name, ...engine!.runArgs, '--network', 'none', '--rootfs', '/:O', '/bin/sh', '-c', script], { cwd })
+    try {
+      const account = await containerCpuAccount(engine!.engine, name, cwd)
+      expect(account).toBeDefined()
+      let spent = 0
+      for (let waited = 0; waited < 30_000 && spent < 200; waited += 250) {
+        spent = account!() ?? 0
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      expect(spent).toBeGreaterThanOrEqual(200)
+      expect(await containerCpuAccount(engine!.engine, 'ptc-no-such-container', cwd)).toBeUndefined()
+    } finally {
+      spawnSync(engine!.engine, ['rm', '-f', '-t', '0', name], { cwd })
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe('the container tier, misconfigured', () => {
