@@ -19,6 +19,8 @@ export class Admission {
   constructor(
     private readonly _config: WorkerPtcRuntimeConfig & { cwd: string },
     private readonly _sandbox: Sandbox | undefined,
+    /** The tier's name and where its programs run, when that is not a host path (`Tier.fixedCwd`). */
+    private readonly _fixedCwd?: { tier: string; where: string },
   ) {}
 
   get timeout(): { defaultMs: number; maxMs: number } {
@@ -35,6 +37,10 @@ export class Admission {
     }
     checkMaxCalls(request.maxCalls, 'maxCalls')
     checkPause(request.pause, 'pause')
+    if (request.cwd !== undefined && this._fixedCwd) {
+      const { tier, where } = this._fixedCwd
+      throw new TypeError(`${NAME}: cwd is refused on isolation '${tier}': its programs run in ${where}, where a host path means nothing; leave cwd out`)
+    }
     const timeoutMs = this._resolveTimeout(request.timeoutMs)
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace

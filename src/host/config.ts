@@ -38,9 +38,9 @@ const Container = Schema.object({
   engine: Schema.string(),
   /** Absent: the image `ptc-runtime-image` builds for this package's version. */
   image: Schema.string(),
-  /** The OCI runtime (`--runtime`). Absent: gVisor's `runsc` where installed, else the engine's default. */
+  /** The OCI runtime (`--runtime`). Absent: the first that runs the image here, of gVisor's `runsc` where installed, the engine's own, runc and crun. */
   runtime: Schema.string(),
-  /** More arguments for `run`, before the image (mounts, `--ulimit`, ...). */
+  /** More arguments for `run`, before the image (mounts, `--ulimit`, ...). Without `--ulimit`, the host's own hard limits are added where the engine's defaults are refused. */
   args: Schema.array(Schema.string()),
 })
 

@@ -89,7 +89,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._tier = tierOf(config.isolation)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
-    this._admission = new Admission(this._config, this._sandbox)
+    const { fixedCwd } = this._tier
+    this._admission = new Admission(this._config, this._sandbox, fixedCwd === undefined ? undefined : { tier: this._tier.name, where: fixedCwd })
     this._initializer = new EnvironmentInitializer(this._programs, this._config.language, (reason) => this._drain(reason))
     this._holds = new HeldRuns(config.holdTimeoutMs)
     this._durable = config.durableKey === undefined ? undefined : new DurableTokens({ ...config, durableKey: config.durableKey })

@@ -144,8 +144,13 @@ export class StreamEnvironment implements Environment {
     return this.alive ? this._sweep() : Promise.resolve(false)
   }
 
-  /** The far tree's CPU time as last reported, read a little late: each read asks for the next. */
+  /**
+   * The environment's CPU time: the stream's own account where it keeps one (a container's
+   * cgroup), else the far tree's as last reported, read a little late: each read asks for the next.
+   */
   busyMs(): number {
+    const counted = this._stream?.busyMs?.()
+    if (counted !== undefined) return counted
     if (this.alive) this._write(['busy'])
     return this._busyMs
   }

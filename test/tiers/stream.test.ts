@@ -177,6 +177,15 @@ describe('stream tier configuration', () => {
     await expect(startRuntime({ isolation: { stream: localStream }, sandbox: { mode: 'read-only' } })).rejects.toThrow(/config\.sandbox needs config\.isolation 'process'/)
   })
 
+  it('refuses a request cwd at resolve: the far helper cannot enter a host path', async () => {
+    const env = await startRuntime({ isolation: { stream: localStream }, poolSize: 0 })
+    try {
+      expect(() => env.runtime.resolve({ program: 'return 1', bindings: [], cwd: process.cwd() })).toThrow(/cwd is refused on isolation 'stream': its programs run in the far helper's working directory/)
+    } finally {
+      await env.dispose()
+    }
+  })
+
   it('refuses container options without the container tier', async () => {
     await expect(startRuntime({ container: { engine: 'podman' } })).rejects.toThrow(/config\.container needs config\.isolation 'container'/)
   })
