@@ -341,7 +341,11 @@ export interface PtcCallRecord {
   error?: string
   /** JSON bytes of the argument (0 when the program passed none). */
   argumentBytes: number
-  /** JSON bytes of what the tool resolved; present when it resolved. */
+  /**
+   * JSON bytes of what the tool resolved; present when it resolved, except for a result its
+   * namespace converts (`convertResults`) that was refused as over its budget: the conversion
+   * stops reading it there, so its size is known only to be larger.
+   */
   resultBytes?: number
 }
 
