@@ -63,6 +63,8 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
       // Convert `value`, the property `slot` of `frame` (the root when frame is null).
       const key = slot === null ? '' : String(slot)
       let converted: unknown = value
+      // Refused before any of its traps runs (a toJSON lookup would be one).
+      if (typeof converted === 'object' && converted !== null && types.isProxy(converted)) return fail('proxy')
       if ((typeof converted === 'object' && converted !== null && !isLeaf(converted)) || typeof converted === 'bigint') {
         const toJSON = (converted as { toJSON?: unknown }).toJSON
         if (typeof toJSON === 'function') {
@@ -96,11 +98,11 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
             bytes += 4
             break
           }
+          if (types.isProxy(converted)) return fail('proxy') // what a toJSON returned
           if (isLeaf(converted)) {
             bytes += 2
             break
           }
-          if (types.isProxy(converted)) return fail('proxy')
           if (ancestors.has(converted)) return fail('cycle')
           const list = Array.isArray(converted)
           const keys = list ? null : Object.keys(converted)

@@ -60,6 +60,9 @@ export interface PtcBindingCall {
  * groups). It is typed `any` by default so a strict TypeScript user can annotate the shape they
  * expect (`async ({ city }: { city: string }) => …`) without a cast; name it
  * (`PtcBindingFunction<{ city: string }>`) to type a function on its own.
+ *
+ * What it resolves must be lossless JSON or a `PtcImage` (anything else fails the program's
+ * call), unless its namespace sets `convertResults`, which converts it as `JSON.stringify` would.
  */
 export type PtcBindingFunction<Args = any> = (args: Args, call: PtcBindingCall) => Promise<PtcBindingValue>
 
@@ -338,7 +341,11 @@ export interface PtcCallRecord {
   error?: string
   /** JSON bytes of the argument (0 when the program passed none). */
   argumentBytes: number
-  /** JSON bytes of what the tool resolved; present when it resolved. */
+  /**
+   * JSON bytes of what the tool resolved; present when it resolved, except for a result its
+   * namespace converts (`convertResults`) that was refused as over its budget: the conversion
+   * stops reading it there, so its size is known only to be larger.
+   */
   resultBytes?: number
 }
 

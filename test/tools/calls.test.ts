@@ -101,10 +101,12 @@ describe('validated calls with budgets', () => {
     expect(result.calls).toMatchObject([{ tool: 'sync.now', outcome: 'ok', resultBytes: 2 }])
   })
 
-  it('a result over maxResultBytes rejects in the program, and the trace has its size', async () => {
+  it('a result over maxResultBytes rejects in the program, and the trace records the error', async () => {
     const { value, calls } = await failureOf('issues.dump({ size: 2000 })')
-    expect(value.message).toMatch(/^issues\.dump resolved 2002 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)
-    expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', resultBytes: 2002 }])
+    // A group's result is converted, and the conversion stops reading once the value is surely over.
+    expect(value.message).toMatch(/^issues\.dump resolved more than 1000 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)
+    expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', error: value.message }])
+    expect(calls[0]!.resultBytes).toBeUndefined()
   })
 
   it('calls past maxCalls are refused in the program, the earlier ones are served', async () => {

@@ -70,6 +70,15 @@ const huge = defineToolGroup({
       },
     },
     fits: { inputSchema: { type: 'object' }, maxResultBytes: 1000, run: () => ({ at: new Date(0), text: 'x'.repeat(900), gone: undefined }) },
+    // Depth costs nothing but bytes: a hundred thousand levels convert without recursion.
+    deep: {
+      inputSchema: { type: 'object' },
+      run: () => {
+        let value: unknown = { at: new Date(0), gone: undefined }
+        for (let level = 0; level < 100_000; level++) value = [value]
+        return value
+      },
+    },
   },
 })
 
@@ -136,6 +145,11 @@ describe.each([
     expect(result.calls[0]!.resultBytes).toBe(JSON.stringify({ at: new Date(0), text: 'x'.repeat(900) }).length)
   })
 
+  it('a deeply nested result converts without recursion', async () => {
+    const result = await env.run(`let value = await huge.deep(), depth = 0; while (Array.isArray(value)) { value = value[0]; depth++ } return [depth, value]`, { bindings: [huge.namespace] })
+    expect(result.value).toEqual([100_000, { at: '1970-01-01T00:00:00.000Z' }])
+  })
+
   it('a raw namespace keeps the strict contract unless it sets convertResults', async () => {
     const result = await env.run(
       `const nothing = await opted.nothing()
@@ -162,6 +176,41 @@ describe('what the model reads about tool results', () => {
       await expect(env.run('1', { bindings: [{ ...strict, convertResults: 'yes' as never }] })).rejects.toThrow('binding global "strict" has convertResults that is not a boolean')
     } finally {
       await env.dispose()
+    }
+  })
+})
+
+describe('converted results in a durable run', () => {
+  it('a replay answers a recorded undefined and Date exactly as the first run got them, without running the tools again', async () => {
+    const runs = { log: 0, when: 0 }
+    const group = defineToolGroup({
+      global: 'audit',
+      tools: {
+        log: { inputSchema: { type: 'object' }, run: () => void runs.log++ },
+        when: { inputSchema: { type: 'object' }, run: () => (runs.when++, new Date(0)) },
+        approve: { inputSchema: { type: 'object' }, needsApproval: true, run: () => 'approved' },
+      },
+    })
+    const program = `const logged = await audit.log(); const at = await audit.when(); const verdict = await audit.approve()
+      return { logged: logged === undefined ? 'undefined' : logged, at, verdict }`
+    const key = 'a durable key of at least thirty-two bytes, for tests'
+    const first = await startRuntime({ isolation: 'thread', durableKey: key })
+    let token: string
+    try {
+      const paused = await first.run(program, { bindings: [group.namespace], pause: 'durable' })
+      expect(paused.error).toBeUndefined()
+      token = paused.paused!.token!
+    } finally {
+      await first.dispose()
+    }
+    const second = await startRuntime({ isolation: 'thread', durableKey: key })
+    try {
+      const result = await second.runtime.resume(token, { approve: true }, { bindings: [group.namespace] })
+      expect(result.error).toBeUndefined()
+      expect(result.value).toEqual({ logged: 'undefined', at: '1970-01-01T00:00:00.000Z', verdict: 'approved' })
+      expect(runs).toEqual({ log: 1, when: 1 })
+    } finally {
+      await second.dispose()
     }
   })
 })
