@@ -38,6 +38,7 @@ export function aiTool(runCode: RunCodeTool, options: AiToolOptions = {}): Tool<
           ...(options.onPause ? { onPause: options.onPause } : {}),
         },
       ),
-    toModelOutput: ({ output }) => modelOutput(output),
+    // The output has the shape of the SDK in use (see model-output.ts); the compiler knows one SDK's types.
+    toModelOutput: ({ output }) => modelOutput(output) as ReturnType<NonNullable<Tool<{ program: string }, RunCodeAnswer>['toModelOutput']>>,
   })
 }
