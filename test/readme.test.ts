@@ -12,18 +12,16 @@
 //   packed CLI in the project, and a directly following `text` block is its combined output;
 // - every `npm run <script>` in a `sh` block names a script of package.json.
 // A `text` block that does not follow a runnable block (a usage synopsis) is prose.
-import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exec, type PackedProject, packedProject } from './helpers/packed.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const scripts = Object.keys(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts)
 const pages = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)]
-const exec = promisify(execFile)
 
 interface Block {
   page: string
@@ -82,6 +80,7 @@ const sourceName = (block: Block) => block.file ?? `${block.page.replace(/[/.]/g
 const emitted = (block: Block) => sourceName(block).replace(/\.ts$/, '.js')
 const cordisConfig = blocks.filter((block) => block.page === 'docs/cordis.md' && block.lang === 'json')
 
+let packed: PackedProject | undefined
 let project = ''
 /** Diagnostics of the project's compilation, by source file name. */
 const diagnostics = new Map<string, string[]>()
@@ -93,17 +92,8 @@ const tsc = (args: string[]) => exec(process.execPath, [path.join(root, 'node_mo
 )
 
 beforeAll(async () => {
-  project = mkdtempSync(path.join(tmpdir(), 'ptc-docs-'))
-  // The package as it ships: packed, then unpacked where npm would install it. Its dependencies
-  // and the optional peers the examples use come from the repository's own node_modules.
-  const { stdout } = await exec('npm', ['pack', root, '--pack-destination', project, '--silent'], { cwd: project })
-  const modules = path.join(project, 'node_modules')
-  mkdirSync(path.join(modules, 'ptc-runtime'), { recursive: true })
-  await exec('tar', ['xzf', path.join(project, stdout.trim().split('\n').at(-1)!), '-C', path.join(modules, 'ptc-runtime'), '--strip-components=1'])
-  for (const name of readdirSync(path.join(root, 'node_modules'))) {
-    if (name !== 'ptc-runtime' && name !== '.bin' && name !== '.package-lock.json') symlinkSync(path.join(root, 'node_modules', name), path.join(modules, name))
-  }
-  writeFileSync(path.join(project, 'package.json'), '{ "type": "module" }\n')
+  packed = await packedProject()
+  project = packed.dir
   await tsc(['--init'])
   const init = readFileSync(path.join(project, 'tsconfig.json'), 'utf8')
   expect(init).toContain('"types": [],')
@@ -126,9 +116,7 @@ beforeAll(async () => {
   }
 }, 240_000)
 
-afterAll(() => {
-  if (project) rmSync(project, { recursive: true, force: true })
-})
+afterAll(() => packed?.remove())
 
 describe('README.md and docs/', () => {
   it('tags every code block ts, js, sh, json or text', () => {

@@ -47,7 +47,15 @@ export class Admission {
       // root (or, for the deployment's policy, to the deployment's cwd when it names one).
       const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
       const start = request.sandboxPolicy === undefined ? this._sandbox.defaultCwd : sandboxPolicy.workspaceRoot
-      return { ...request, cwd: existingDirectory(request.cwd ?? start, 'cwd'), timeoutMs, sandboxPolicy }
+      const cwd = existingDirectory(request.cwd ?? start, 'cwd')
+      // One rule for a cwd the host names, whether in the configuration or in a request: under
+      // the deployment's policy it is shown to the program read-only. (An explicit sandboxPolicy
+      // says itself what the program sees.)
+      if (request.sandboxPolicy === undefined && request.cwd !== undefined) {
+        const shown = this._sandbox.showingCwd(sandboxPolicy, cwd)
+        return { ...request, cwd: shown.cwd, timeoutMs, sandboxPolicy: shown.policy }
+      }
+      return { ...request, cwd, timeoutMs, sandboxPolicy }
     }
     if (request.sandboxPolicy !== undefined) {
       throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)

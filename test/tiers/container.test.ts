@@ -150,7 +150,7 @@ describe.skipIf(!options)('the container tier (podman)', () => {
 })
 
 describe.skipIf(!engine)('a container’s CPU account, read from the host', () => {
-  it('counts what every process of the container spent, as the host sees it (its cgroup's account)', async () => {
+  it('counts what every process of the container spent, as the host sees it (its cgroup’s account)', async () => {
     const name = `ptc-account-test-${process.pid}-${Date.now()}`
     const cwd = mkdtempSync(path.join(tmpdir(), 'ptc-account-test-'))
     // Spins about half a second of CPU in a grandchild, then waits to be deleted.

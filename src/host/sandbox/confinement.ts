@@ -12,6 +12,7 @@ import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork 
 import { locateCommand } from '../locate.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
+import { privatePlaces, within } from './places.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
@@ -82,6 +83,20 @@ export class Sandbox {
    */
   resolvePolicy(policy: unknown, field: string): SandboxExecutionPolicy {
     return policy === undefined ? this.policy : checkPolicy(policy, field)
+  }
+
+  /**
+   * The policy of a run of the deployment's own policy in the host-named `cwd`, and the cwd it
+   * starts in: a cwd the policy hides (under the host user's home, the host's working directory,
+   * `/tmp` and the other private places) is shown read-only at its real path, as a `cwd` named in
+   * the configuration is; one the policy already shows leaves it as it is.
+   */
+  showingCwd(policy: SandboxExecutionPolicy, cwd: string): { policy: SandboxExecutionPolicy; cwd: string } {
+    const resolved = realpathSync(cwd)
+    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? []), ...(policy.readableRoots ?? [])]
+    if (!isConfined(policy.mode) || roots.some((root) => within(resolved, root))) return { policy, cwd }
+    if (!privatePlaces().some((place) => within(resolved, place.path))) return { policy, cwd }
+    return { policy: { ...policy, readableRoots: [...(policy.readableRoots ?? []), resolved] }, cwd: resolved }
   }
 
   /** Finds bubblewrap and checks, once, that it can confine a process on this machine. */
