@@ -103,8 +103,18 @@ describe('validated calls with budgets', () => {
 
   it('a result over maxResultBytes rejects in the program, and the trace has its size', async () => {
     const { value, calls } = await failureOf('issues.dump({ size: 2000 })')
-    expect(value.message).toMatch(/^issues\.dump resolved 2002 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)
+    expect(value.message).toMatch(/^issues\.dump resolved 2002 bytes of JSON, over its budget of 1000 \(the tool's maxResultBytes\)/)
     expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', resultBytes: 2002 }])
+  })
+
+  it("a result over the runtime's maxCallResultBytes, below the tool's own budget, names the runtime's setting", async () => {
+    const tight = await startRuntime({ isolation: 'thread', maxCallResultBytes: 500 })
+    try {
+      const result = await tight.run('return await issues.dump({ size: 800 }).catch((error) => error.message)', { bindings: [issues.namespace] })
+      expect(result.value).toMatch(/^issues\.dump resolved 802 bytes of JSON, over its budget of 500 \(maxCallResultBytes in the runtime's configuration\)/)
+    } finally {
+      await tight.dispose()
+    }
   })
 
   it('calls past maxCalls are refused in the program, the earlier ones are served', async () => {
