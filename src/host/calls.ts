@@ -225,7 +225,7 @@ export class CallDispatcher {
     }
     try {
       const value = await this._call(fn, args, label, entry, limits?.timeoutMs, hold)
-      reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes), convert)
+      reply = this._resolution(call.id, label, value, entry, resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes), convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
@@ -336,7 +336,7 @@ export class CallDispatcher {
     })
   }
 
-  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, maxBytes: number, convert: boolean): ReplyMessage {
+  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, budget: ResultBudget, convert: boolean): ReplyMessage {
     let resultBytes: number | undefined
     const fail = (message: string): ReplyMessage => {
       this._finish(entry, 'error', message, resultBytes)
@@ -344,7 +344,7 @@ export class CallDispatcher {
     }
     if (convert) {
       // As JSON.stringify would, bounded by the budget; what it gives is checked below as any result.
-      const converted = convertResult(label, value, maxBytes, (candidate) => candidate instanceof PtcImage)
+      const converted = convertResult(label, value, budget, (candidate) => candidate instanceof PtcImage)
       if (typeof converted === 'string') return fail(converted)
       value = converted.value
       if (value === undefined) {
@@ -372,13 +372,26 @@ export class CallDispatcher {
     if (!snapshot.ok) return fail(`${label} resolved a value that is not lossless JSON (${snapshot.reason})`)
     // An image counts as its path and attachment, what the program receives for it.
     resultBytes = jsonByteLength(snapshot.value)
-    if (resultBytes > maxBytes) {
-      return fail(`${label} resolved ${resultBytes} bytes of JSON, over its budget of ${maxBytes} (maxResultBytes); ask for less: a page, a filter, fewer fields`)
+    if (resultBytes > budget.bytes) {
+      return fail(`${label} resolved ${resultBytes} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`)
     }
     const tokens = encodeWire(snapshot.value, (leaf) => images.get(leaf)!)
     this._finish(entry, 'ok', undefined, resultBytes)
     return { type: 'reply', run: this._run, id, ok: true, value: tokens }
   }
+}
+
+/** The JSON bytes a call may resolve, and the setting that says so, for the message that names it. */
+interface ResultBudget {
+  bytes: number
+  field: string
+}
+
+/** The smaller of a tool's own `maxResultBytes` and the runtime's `maxCallResultBytes`; the tool's wins a tie. */
+function resultBudget(tool: number | undefined, runtime: number): ResultBudget {
+  return tool !== undefined && tool <= runtime
+    ? { bytes: tool, field: "the tool's maxResultBytes" }
+    : { bytes: runtime, field: "maxCallResultBytes in the runtime's configuration" }
 }
 
 /** Trace times are kept to a tenth of a millisecond. */

@@ -161,11 +161,11 @@ function unboxed(value: object): unknown {
  * What a namespace with `convertResults` sends for `value`: the converted value (`undefined`
  * included), or the message the program's call rejects with, today's wording for each failure.
  */
-export function convertResult(label: string, value: unknown, maxBytes: number, isLeaf: (value: object) => boolean): { value: unknown } | string {
-  const converted = convertAsJson(value, { maxBytes, isLeaf })
+export function convertResult(label: string, value: unknown, budget: { bytes: number; field: string }, isLeaf: (value: object) => boolean): { value: unknown } | string {
+  const converted = convertAsJson(value, { maxBytes: budget.bytes, isLeaf })
   if (converted.ok) return { value: converted.value }
   if ('overBudget' in converted) {
-    return `${label} resolved more than ${maxBytes} bytes of JSON, over its budget of ${maxBytes} (maxResultBytes); ask for less: a page, a filter, fewer fields`
+    return `${label} resolved more than ${budget.bytes} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`
   }
   return `${label} resolved a value that is not lossless JSON (${converted.reason})`
 }

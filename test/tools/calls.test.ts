@@ -104,9 +104,19 @@ describe('validated calls with budgets', () => {
   it('a result over maxResultBytes rejects in the program, and the trace records the error', async () => {
     const { value, calls } = await failureOf('issues.dump({ size: 2000 })')
     // A group's result is converted, and the conversion stops reading once the value is surely over.
-    expect(value.message).toMatch(/^issues\.dump resolved more than 1000 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)
+    expect(value.message).toMatch(/^issues\.dump resolved more than 1000 bytes of JSON, over its budget of 1000 \(the tool's maxResultBytes\)/)
     expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', error: value.message }])
     expect(calls[0]!.resultBytes).toBeUndefined()
+  })
+
+  it("a result over the runtime's maxCallResultBytes, below the tool's own budget, names the runtime's setting", async () => {
+    const tight = await startRuntime({ isolation: 'thread', maxCallResultBytes: 500 })
+    try {
+      const result = await tight.run('return await issues.dump({ size: 800 }).catch((error) => error.message)', { bindings: [issues.namespace] })
+      expect(result.value).toMatch(/^issues\.dump resolved more than 500 bytes of JSON, over its budget of 500 \(maxCallResultBytes in the runtime's configuration\)/)
+    } finally {
+      await tight.dispose()
+    }
   })
 
   it('calls past maxCalls are refused in the program, the earlier ones are served', async () => {
