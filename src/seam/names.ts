@@ -166,8 +166,8 @@ function toolGroupGlobal(value: object): string | undefined {
   const inner = (value as { namespace: unknown }).namespace
   if (typeof inner !== 'object' || inner === null) return undefined
   const global = (inner as { global?: unknown }).global
-  const what = 'a tool group (what defineToolGroup, mcpToolGroup and fromAiSdkTools return)'
-  return typeof global === 'string' && usableIdentifier(global) ? `the tool group "${global}" (what defineToolGroup, mcpToolGroup and fromAiSdkTools return)` : what
+  const origin = '(what defineToolGroup, mcpToolGroup and fromAiSdkTools return)'
+  return typeof global === 'string' && usableIdentifier(global) ? `the tool group "${global}" ${origin}` : `a tool group ${origin}`
 }
 
 /** A member's budgets are positive integers, and only declared members have them. */

@@ -9,6 +9,7 @@ import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyM
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { hasOwn, isArray } from '../intrinsics.js'
+import { regExpExec } from '../json/intrinsics.js'
 import { rememberNamespaces } from './hints.js'
 import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, realmGlobal } from './intrinsics.js'
 import type { Outbox } from './outbox.js'
@@ -38,12 +39,13 @@ for (let index = 0; index < prototypeKeys.length; index++) {
  */
 function readOnlyView(namespace: object, global: string): object {
   const handler = create(null) as ProxyHandler<object>
-  const refuse = (what: string) => {
-    throw new TypeErrorOf(`${what}: the tool namespace ${global} is read-only; keep helpers in your own functions or variables (const step = async (...) => ...)`)
+  const refuse = (what: string, key: string | symbol = 'helper') => {
+    const example = typeof key === 'string' && regExpExec(IDENTIFIER, key) !== null ? key : 'helper'
+    throw new TypeErrorOf(`${what}: the tool namespace ${global} is read-only; keep helpers in your own functions or variables (const ${example} = async (...) => ...)`)
   }
-  handler.set = (_target, key) => refuse(`Cannot assign ${label(global, key)}`)
-  handler.defineProperty = (_target, key) => refuse(`Cannot define ${label(global, key)}`)
-  handler.deleteProperty = (_target, key) => refuse(`Cannot delete ${label(global, key)}`)
+  handler.set = (_target, key) => refuse(`Cannot assign ${memberLabel(global, key)}`, key)
+  handler.defineProperty = (_target, key) => refuse(`Cannot define ${memberLabel(global, key)}`, key)
+  handler.deleteProperty = (_target, key) => refuse(`Cannot delete ${memberLabel(global, key)}`, key)
   handler.setPrototypeOf = (target, proto) => reflectSetPrototypeOf(target, proto) || refuse(`Cannot set the prototype of ${global}`)
   handler.get = (target, key) => {
     if (typeof key === 'string' && !hasOwn(target, key) && hasOwn(PROTOTYPE_METHODS, key)) {
@@ -54,7 +56,9 @@ function readOnlyView(namespace: object, global: string): object {
   return new ProxyOf(namespace, handler)
 }
 
-function label(global: string, key: string | symbol): string {
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+
+function memberLabel(global: string, key: string | symbol): string {
   return typeof key === 'string' ? `${global}.${key}` : `a symbol key of ${global}`
 }
 

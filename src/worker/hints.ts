@@ -43,7 +43,10 @@ export function slipHint(name: string, message: string): string {
   if (globals.length === 0) return ''
   if (name === 'ReferenceError' && regExpExec(NOT_DEFINED, message) !== null) {
     const missing = stringSlice(message, 0, message.length - 15)
-    return `; the tool globals are ${listed(closestFirst(missing, globals), '')}`
+    // A tool called without its namespace (`forecast(...)` for `weather.forecast(...)`).
+    const owner = namespaceWith(missing, '')
+    const list = `tool globals are ${listed(closestFirst(missing, globals), '')}`
+    return owner === undefined ? `; the ${list}` : `; did you mean ${owner}.${missing}? The ${list}`
   }
   if (name !== 'TypeError') return ''
   const call = regExpExec(NOT_A_FUNCTION, message)
@@ -57,7 +60,22 @@ export function slipHint(name: string, message: string): string {
   const best = ranked[0]!
   const near = (member.length / 3) | 0
   if (distance(member, best) <= (near > 1 ? near : 1)) return `; did you mean ${global}.${best}?`
+  // The right tool in the wrong namespace.
+  const owner = namespaceWith(member, global)
+  if (owner !== undefined) return `; did you mean ${owner}.${member}?`
   return `; ${global} has ${listed(ranked, `${global}.`)}`
+}
+
+/** The first namespace other than `except` with a tool named `member`, looking at a bounded number of tools. */
+function namespaceWith(member: string, except: string): string | undefined {
+  let budget = MAX_CANDIDATES
+  for (let index = 0; index < globals.length && budget > 0; index++) {
+    const global = globals[index]!
+    if (global === except) continue
+    const members = namespaces[global]!
+    for (let at = 0; at < members.length && budget > 0; at++, budget--) if (members[at] === member) return global
+  }
+  return undefined
 }
 
 function listed(names: readonly string[], prefix: string): string {

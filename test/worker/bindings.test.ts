@@ -241,6 +241,11 @@ describe.each([
     })
   })
 
+  it('a tool called without its namespace, or on the wrong one, names the namespace that has it', async () => {
+    expect((await errorOf('await forecast({ city: "Oslo" })'))?.message).toBe('ReferenceError: forecast is not defined; did you mean weather.forecast? The tool globals are tools, weather\n    at program:1:1')
+    expect((await errorOf('await tools.forecast()'))?.message).toBe('TypeError: tools.forecast is not a function; did you mean weather.forecast?\n    at program:1:13')
+  })
+
   it('a tool far from every name lists the namespace tools instead', async () => {
     expect((await errorOf('await weather.translate()'))?.message).toBe('TypeError: weather.translate is not a function; weather has weather.forecast, weather.now, weather.history\n    at program:1:15')
   })
