@@ -28,6 +28,7 @@ async function serve(): Promise<{ server: http.Server; port: number; seen: Seen[
       if (request.url === '/redirect') return response.writeHead(302, { location: '/hello' }).end()
       if (request.url === '/away') return response.writeHead(302, { location: 'http://127.0.0.2:9/' }).end()
       if (request.url === '/slow') return void setTimeout(() => response.writeHead(200).end('late'), 2000)
+      if (request.url === '/headers') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request.headers))
       if (request.url === '/echo') return response.writeHead(201, { 'content-type': 'text/plain', 'x-served': 'yes' }).end(`got ${body}`)
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hello: 'from the host' }))
     })
@@ -149,6 +150,13 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
 
   it('refuses a localhost allow entry in the configuration when the runtime starts', async () => {
     await expect(startRuntime({ sandbox: { mode: 'workspace-write', network: { allow: ['localhost:8080'] } } })).rejects.toThrow(/allow\[0\] "localhost:8080" can never be fetched: a localhost name always resolves to a loopback address/)
+  })
+
+  it('refuses an answer that echoes the injected header: the secret never reaches the program', async () => {
+    const result = await env.run(attempt(`const response = await fetch('http://${origin}/headers', { headers: { 'accept-encoding': 'gzip' } }); return await response.text()`))
+    expect(result.value).toEqual({ rejected: 'TypeError', message: `fetch to ${origin} refused: the answer carries the value of the authorization header the host adds for it, which never reaches the program` })
+    expect(JSON.stringify(result)).not.toContain('host-secret')
+    expect(host.seen.at(-1)!.headers['accept-encoding']).toBe('identity')
   })
 
   it("refuses a method outside the broker's list in the program, with the same words the broker uses", async () => {
