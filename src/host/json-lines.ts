@@ -16,6 +16,7 @@
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
  * program's realm.
  */
+import { INVALID, MAX_NUMBER_CHARS, scalarEnd, scalarValue, scan, stringEnd, stringValue } from './json-tokens.js'
 
 /** A key of an object or an index of an array, from the line's root to a container. */
 export type JsonPath = ReadonlyArray<string | number>
@@ -33,12 +34,7 @@ export interface JsonLinesLimits {
   shape: JsonShape
 }
 
-/** The longest number a line may spell: `JSON.stringify` writes at most about 25 characters. */
-const MAX_NUMBER_CHARS = 64
-const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
 const NEWLINE = 0x0a
 
 /** An open container and the key its next value goes to. */
@@ -98,10 +94,6 @@ export class JsonLines {
   /** The bounds from now on (a line in progress is held to them too). */
   set limits(limits: JsonLinesLimits) {
     this._limits = limits
-  }
-
-  get failed(): boolean {
-    return this._failed
   }
 
   /** Reads `chunk`; false once the stream is refused (see the class). */
@@ -254,7 +246,7 @@ export class JsonLines {
     const end = stringEnd(chunk, start + 1, false)
     if (end === -2) return -2
     if (end === -1) return this._keep(chunk, start, 'string')
-    return this._string(chunk, start, end + 1, escapesSeen) ? end + 1 : -2
+    return this._string(chunk, start, end + 1, scan.escapes) ? end + 1 : -2
   }
 
   private _scalarStart(chunk: Buffer, start: number): number {
@@ -268,7 +260,7 @@ export class JsonLines {
     if (chunk.length - this._lineStart > this._limits.maxLineBytes || chunk.length - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && chunk.length - start > MAX_NUMBER_CHARS) return -2
     this._partialKind = kind
-    this._partialEscaped = kind === 'string' && escapedAtEnd
+    this._partialEscaped = kind === 'string' && scan.escapedAtEnd
     this._partial = [Buffer.from(chunk.subarray(start))]
     this._partialBytes = chunk.length - start
     return -1
@@ -284,7 +276,7 @@ export class JsonLines {
     if (taken - this._lineStart > this._limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && this._partialBytes > MAX_NUMBER_CHARS) return -2
     if (end === -1) {
-      this._partialEscaped = escapedAtEnd
+      this._partialEscaped = scan.escapedAtEnd
       this._partial.push(Buffer.from(chunk))
       return -1
     }
@@ -299,16 +291,8 @@ export class JsonLines {
 
   /** The string token from `start` to `end`, quotes included: a key or a value. */
   private _string(bytes: Buffer, start: number, end: number, escapes: boolean): boolean {
-    let text: string
-    if (!escapes) {
-      text = utf8Slice(bytes, start + 1, end - 1)
-    } else {
-      try {
-        text = JSON.parse(utf8Slice(bytes, start, end)) as string
-      } catch {
-        return false
-      }
-    }
+    const text = stringValue(bytes, start, end, escapes)
+    if (text === undefined) return false
     if (this._expect === Expect.Key || this._expect === Expect.KeyOrClose) {
       this._stack[this._stack.length - 1]!.key = text
       this._expect = Expect.Colon
@@ -319,100 +303,13 @@ export class JsonLines {
 
   /** The number or literal from `start` to `end`. */
   private _scalar(bytes: Buffer, start: number, end: number): boolean {
-    let value: unknown
-    const first = bytes[start]
-    const size = end - start
-    if (first === 0x74 || first === 0x66 || first === 0x6e) {
-      const text = bytes.toString('latin1', start, end)
-      if (text === 'true') value = true
-      else if (text === 'false') value = false
-      else if (text === 'null') value = null
-      else return false
-    } else {
-      value = smallInteger(bytes, start, end)
-      if (value === undefined) {
-        const text = bytes.toString('latin1', start, end)
-        if (size > MAX_NUMBER_CHARS || !NUMBER.test(text)) return false
-        const number = Number(text)
-        // Lossless JSON: JSON.stringify must write back the same number.
-        if (!Number.isFinite(number) || Object.is(number, -0)) return false
-        value = number
-      }
-    }
-    return this._place(value)
+    const value = scalarValue(bytes, start, end)
+    return value !== INVALID && this._place(value)
   }
 }
-
-/** A non-negative integer of at most 15 digits without a leading zero, or `undefined`. */
-function smallInteger(bytes: Buffer, start: number, end: number): number | undefined {
-  if (end - start > 15 || (bytes[start] === 0x30 && end - start > 1)) return undefined
-  let value = 0
-  for (let index = start; index < end; index++) {
-    const digit = bytes[index]! - 0x30
-    if (digit < 0 || digit > 9) return undefined
-    value = value * 10 + digit
-  }
-  return end > start ? value : undefined
-}
-
-const utf8Slice = (bytes: Buffer, start: number, end: number): string =>
-  (bytes as unknown as { utf8Slice: (start: number, end: number) => string }).utf8Slice(start, end)
 
 const { hasOwn, defineProperty } = Object as unknown as {
   hasOwn: (target: object, key: string) => boolean
   defineProperty: typeof Object.defineProperty
 }
 
-/** Set by `stringEnd` when the chunk ended: whether its last byte began an escape. */
-let escapedAtEnd = false
-/** Set by `stringEnd`: whether the string it scanned holds an escape. */
-let escapesSeen = false
-
-/**
- * The index of the quote that ends the string whose contents start at `from`, -1 when the chunk
- * ends first (`escapedAtEnd` then says whether it ended inside an escape), -2 at a byte a JSON
- * string cannot hold raw: a control character (a newline inside a string means the line ended
- * in it). `escaped`: the first byte is escaped.
- */
-function stringEnd(chunk: Buffer, from: number, escaped: boolean): number {
-  const length = chunk.length
-  escapesSeen = false
-  for (let index = from; index < length; index++) {
-    const byte = chunk[index]!
-    if (byte < 0x20) return -2
-    if (escaped) escaped = false
-    else if (byte === QUOTE) return index
-    else if (byte === BACKSLASH) escaped = escapesSeen = true
-  }
-  escapedAtEnd = escaped
-  return -1
-}
-
-/** The index after a number or literal starting at `from`, -1 when the chunk ends first. */
-function scalarEnd(chunk: Buffer, from: number): number {
-  const length = chunk.length
-  for (let index = from; index < length; index++) {
-    const byte = chunk[index]!
-    // Letters, digits, sign, point: whatever else ends the token (validated as a whole).
-    if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || byte === 0x2d || byte === 0x2b || byte === 0x2e)) {
-      return index
-    }
-    if (index - from > MAX_NUMBER_CHARS) return index
-  }
-  return -1
-}
-
-const LINE_END = Buffer.from('\n')
-
-/**
- * A message posted as JSON text (a thread worker's), read with `limits` as one line: its value
- * in a box, or `undefined` when it is not exactly one JSON value within them.
- */
-export function readMessage(text: string, limits: JsonLinesLimits): { value: unknown } | undefined {
-  // Past the bound in UTF-16 units, it is past it in bytes too: nothing is copied.
-  if (text.length > limits.maxLineBytes) return undefined
-  const reader = new JsonLines(limits)
-  let read: { value: unknown } | undefined
-  const line = (value: unknown) => read === undefined && ((read = { value }), true)
-  return reader.push(Buffer.from(text), line) && reader.push(LINE_END, line) ? read : undefined
-}
