@@ -16,7 +16,7 @@
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
  * program's realm.
  */
-import { INVALID, MAX_NUMBER_CHARS, scalarEnd, scalarValue, scan, stringEnd, stringValue } from './json-tokens.js'
+import { INVALID, MAX_NUMBER_CHARS, StringPieces, scalarEnd, scalarValue, scan, stringEnd, stringValue } from './json-tokens.js'
 
 /** A key of an object or an index of an array, from the line's root to a container. */
 export type JsonPath = ReadonlyArray<string | number>
@@ -77,8 +77,10 @@ export class JsonLines {
   private _expect = Expect.Value
   private _stack: Open[] = []
   private _root: unknown = undefined
-  /** A token split between pushes (a string, a number or a literal): its bytes so far. */
+  /** A number or literal split between pushes: its bytes so far. */
   private _partial: Buffer[] = []
+  /** A string split between pushes: its text so far, decoded piece by piece. */
+  private _partialString: StringPieces | undefined
   private _partialKind: 'string' | 'scalar' | undefined
   private _partialBytes = 0
   /** A split string's bytes so far end inside an escape. */
@@ -260,10 +262,14 @@ export class JsonLines {
     if (chunk.length - this._lineStart > this._limits.maxLineBytes || chunk.length - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && chunk.length - start > MAX_NUMBER_CHARS) return -2
     this._partialKind = kind
-    this._partialEscaped = kind === 'string' && scan.escapedAtEnd
-    this._partial = [Buffer.from(chunk.subarray(start))]
     this._partialBytes = chunk.length - start
-    return -1
+    if (kind === 'scalar') {
+      this._partial = [Buffer.from(chunk.subarray(start))]
+      return -1
+    }
+    this._partialEscaped = scan.escapedAtEnd
+    this._partialString = new StringPieces()
+    return this._partialString.add(chunk.subarray(start + 1)) ? -1 : -2
   }
 
   /** Continues a token split between pushes, from the chunk's start. */
@@ -275,8 +281,18 @@ export class JsonLines {
     this._partialBytes += taken
     if (taken - this._lineStart > this._limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && this._partialBytes > MAX_NUMBER_CHARS) return -2
+    if (kind === 'string') {
+      const pieces = this._partialString!
+      if (end === -1) {
+        this._partialEscaped = scan.escapedAtEnd
+        return pieces.add(chunk) ? -1 : -2
+      }
+      this._partialString = undefined
+      this._partialKind = undefined
+      const text = pieces.end(chunk.subarray(0, end))
+      return text !== undefined && this._stringValue(text) ? taken : -2
+    }
     if (end === -1) {
-      this._partialEscaped = scan.escapedAtEnd
       this._partial.push(Buffer.from(chunk))
       return -1
     }
@@ -284,15 +300,16 @@ export class JsonLines {
     const bytes = Buffer.concat(this._partial)
     this._partial = []
     this._partialKind = undefined
-    end = taken
-    const ok = kind === 'string' ? this._string(bytes, 0, bytes.length, true) : this._scalar(bytes, 0, bytes.length)
-    return ok ? end : -2
+    return this._scalar(bytes, 0, bytes.length) ? taken : -2
   }
 
   /** The string token from `start` to `end`, quotes included: a key or a value. */
   private _string(bytes: Buffer, start: number, end: number, escapes: boolean): boolean {
     const text = stringValue(bytes, start, end, escapes)
-    if (text === undefined) return false
+    return text !== undefined && this._stringValue(text)
+  }
+
+  private _stringValue(text: string): boolean {
     if (this._expect === Expect.Key || this._expect === Expect.KeyOrClose) {
       this._stack[this._stack.length - 1]!.key = text
       this._expect = Expect.Colon
