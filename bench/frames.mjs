@@ -53,7 +53,8 @@ for (let at = 0; at < bytes.length;) {
 }
 await new Promise(() => {})`
 const CALL = `return await tools.measure(Array.from({ length: ${CALL_OBJECTS} }, () => ({})))`
-const tools = [{ global: 'tools', functions: { measure: async (value) => JSON.stringify(value).length } }]
+// The tool only counts: what the table measures is the runtime's cost, not the tool's.
+const tools = [{ global: 'tools', functions: { measure: async (value) => value.length } }]
 
 /** Runs `program` on a fresh runtime of `config`, measuring the host meanwhile. */
 async function measure(config, program, timeoutMs) {
@@ -104,5 +105,5 @@ table('the host while each attack runs (default budgets)', ['attack', 'tier', 'o
 for (const row of measured) {
   target(`${row.name} (${row.tier}) holds the loop at most ${HOLD_BOUND_MS} ms more than idle`, `${fmt(row.maxMs)} ms vs ${fmt(idle.maxMs)} ms idle`, row.maxMs <= idle.maxMs + HOLD_BOUND_MS)
 }
-note('forged frames fail the run as protocol at the first container where the protocol has none; the calls reach the tool, which answers the length of their JSON')
+note('forged frames fail the run as protocol at the first container where the protocol has none; the calls reach the tool, which answers how many objects it got')
 note('RSS is the whole host process; on the thread tier it includes the worker thread\'s own heap (the program\'s objects and its copy of the arguments)')

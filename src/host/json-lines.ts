@@ -32,6 +32,8 @@ export interface JsonLinesLimits {
   maxLineBytes: number
   maxDepth: number
   shape: JsonShape
+  /** Told the bytes a bounded container took on the line, once it closes. */
+  measured?: (container: object, bytes: number) => void
 }
 
 const QUOTE = 0x22
@@ -88,6 +90,7 @@ export class JsonLines {
   /** Inside a bounded value: the line offset it may not pass, and the depth it opened at. */
   private _boundEnd = Infinity
   private _boundDepth = -1
+  private _boundStart = 0
 
   constructor(limits: JsonLinesLimits) {
     this._limits = limits
@@ -199,6 +202,7 @@ export class JsonLines {
       if (bound !== Infinity) {
         this._boundEnd = offset + bound
         this._boundDepth = stack.length
+        this._boundStart = offset
       }
     }
     stack.push({ value: isArray ? [] : {}, isArray, key: undefined, at })
@@ -213,6 +217,7 @@ export class JsonLines {
     if (this._boundDepth === this._stack.length) {
       this._boundDepth = -1
       this._boundEnd = Infinity
+      this._limits.measured?.(open.value, at + 1 - this._lineStart - this._boundStart)
     }
     return this._place(open.value) ? at + 1 : -2
   }

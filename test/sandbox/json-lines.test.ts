@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { lineLimits } from '../../src/host/frame-bounds.js'
+import { arrivedBytes, lineLimits } from '../../src/host/frame-bounds.js'
+import { jsonByteLength } from '../../src/json/index.js'
 import { JsonLines, type JsonLinesLimits } from '../../src/host/json-lines.js'
 import { readMessage } from '../../src/host/message-inflow.js'
 
@@ -84,6 +85,13 @@ describe('the host reader of lines of JSON', () => {
     expect(refusedAt(call, limits)).toBeLessThanOrEqual(start + 1002)
     const within = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'{},'.repeat(300)}{}]}}\n`
     expect(lines(within, 10, limits)).toEqual([JSON.parse(within)])
+  })
+
+  it('counts the bytes a call\'s arguments took as they arrived, as jsonByteLength counts them', () => {
+    const args = { list: [1, 'é漢🙂\n"', { nested: [[], {}] }], n: -2.5e-7 }
+    const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
+    const [read] = lines(frame, 3, lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 })) as [{ message: { args: object } }]
+    expect(arrivedBytes(read.message.args)).toBe(jsonByteLength(args))
   })
 
   it('reads a stream entry line with its frame second, and a thread message whole', () => {
