@@ -4,7 +4,7 @@
 // formats: function-body
 // config: {"maxOutputBytes": 1000000, "maxPendingCallBytes": 16777216, "maxOldGenerationSizeMb": 512, "maxMemoryMb": 1536}
 // bystander: 4000
-// timeout: 30000
+// timeout: 60000
 // alone[thread]: it measures the host's event loop, which other cases' work would colour
 // alone[process]: it measures the host's event loop, which other cases' work would colour
 // alone[confined]: it measures the host's event loop, which other cases' work would colour
