@@ -19,6 +19,7 @@ const TABLES = {
   dispose: [],
   transform: ['--expose-gc'],
   tiers: [],
+  frames: ['--expose-gc'],
 }
 
 const chosen = process.argv.slice(2)

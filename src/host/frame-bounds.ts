@@ -36,6 +36,18 @@ export function frameBudget(config: FrameBudget): FrameBudget {
   return { maxOutputBytes: config.maxOutputBytes, maxPendingCallBytes: config.maxPendingCallBytes }
 }
 
+/**
+ * The bytes a call's arguments (or a completion) took on the line they arrived in, by the value
+ * the reader built: what `jsonByteLength` would count for what the worker wrote, without walking
+ * a large value again on the host's thread.
+ */
+const payloadBytes = new WeakMap<object, number>()
+
+/** The bytes `value` took on its line when it arrived as a bounded payload, if it did. */
+export function arrivedBytes(value: unknown): number | undefined {
+  return typeof value === 'object' && value !== null ? payloadBytes.get(value) : undefined
+}
+
 /** An attachment entry of output, `{ attachmentId }`: ids are short. */
 const ATTACHMENT_BYTES = 1024
 
@@ -86,5 +98,5 @@ const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget, path: 
 export function lineLimits(kind: keyof typeof SHAPES, budget: FrameBudget, maxLineBytes = frameBytes(budget)): JsonLinesLimits {
   const shape = SHAPES[kind]
   const bound: JsonShape = (path, container) => shape(budget, path, container)
-  return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: bound }
+  return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: bound, measured: (container, bytes) => payloadBytes.set(container, bytes) }
 }

@@ -16,6 +16,7 @@
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
  * program's realm.
  */
+import { INVALID, MAX_NUMBER_CHARS, StringPieces, scalarEnd, scalarValue, scan, stringEnd, stringValue } from './json-tokens.js'
 
 /** A key of an object or an index of an array, from the line's root to a container. */
 export type JsonPath = ReadonlyArray<string | number>
@@ -31,14 +32,11 @@ export interface JsonLinesLimits {
   maxLineBytes: number
   maxDepth: number
   shape: JsonShape
+  /** Told the bytes a bounded container took on the line, once it closes. */
+  measured?: (container: object, bytes: number) => void
 }
 
-/** The longest number a line may spell: `JSON.stringify` writes at most about 25 characters. */
-const MAX_NUMBER_CHARS = 64
-const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
 const NEWLINE = 0x0a
 
 /** An open container and the key its next value goes to. */
@@ -81,8 +79,10 @@ export class JsonLines {
   private _expect = Expect.Value
   private _stack: Open[] = []
   private _root: unknown = undefined
-  /** A token split between pushes (a string, a number or a literal): its bytes so far. */
+  /** A number or literal split between pushes: its bytes so far. */
   private _partial: Buffer[] = []
+  /** A string split between pushes: its text so far, decoded piece by piece. */
+  private _partialString: StringPieces | undefined
   private _partialKind: 'string' | 'scalar' | undefined
   private _partialBytes = 0
   /** A split string's bytes so far end inside an escape. */
@@ -90,6 +90,7 @@ export class JsonLines {
   /** Inside a bounded value: the line offset it may not pass, and the depth it opened at. */
   private _boundEnd = Infinity
   private _boundDepth = -1
+  private _boundStart = 0
 
   constructor(limits: JsonLinesLimits) {
     this._limits = limits
@@ -98,10 +99,6 @@ export class JsonLines {
   /** The bounds from now on (a line in progress is held to them too). */
   set limits(limits: JsonLinesLimits) {
     this._limits = limits
-  }
-
-  get failed(): boolean {
-    return this._failed
   }
 
   /** Reads `chunk`; false once the stream is refused (see the class). */
@@ -205,6 +202,7 @@ export class JsonLines {
       if (bound !== Infinity) {
         this._boundEnd = offset + bound
         this._boundDepth = stack.length
+        this._boundStart = offset
       }
     }
     stack.push({ value: isArray ? [] : {}, isArray, key: undefined, at })
@@ -219,6 +217,7 @@ export class JsonLines {
     if (this._boundDepth === this._stack.length) {
       this._boundDepth = -1
       this._boundEnd = Infinity
+      this._limits.measured?.(open.value, at + 1 - this._lineStart - this._boundStart)
     }
     return this._place(open.value) ? at + 1 : -2
   }
@@ -254,7 +253,7 @@ export class JsonLines {
     const end = stringEnd(chunk, start + 1, false)
     if (end === -2) return -2
     if (end === -1) return this._keep(chunk, start, 'string')
-    return this._string(chunk, start, end + 1, escapesSeen) ? end + 1 : -2
+    return this._string(chunk, start, end + 1, scan.escapes) ? end + 1 : -2
   }
 
   private _scalarStart(chunk: Buffer, start: number): number {
@@ -268,10 +267,14 @@ export class JsonLines {
     if (chunk.length - this._lineStart > this._limits.maxLineBytes || chunk.length - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && chunk.length - start > MAX_NUMBER_CHARS) return -2
     this._partialKind = kind
-    this._partialEscaped = kind === 'string' && escapedAtEnd
-    this._partial = [Buffer.from(chunk.subarray(start))]
     this._partialBytes = chunk.length - start
-    return -1
+    if (kind === 'scalar') {
+      this._partial = [Buffer.from(chunk.subarray(start))]
+      return -1
+    }
+    this._partialEscaped = scan.escapedAtEnd
+    this._partialString = new StringPieces()
+    return this._partialString.add(chunk.subarray(start + 1)) ? -1 : -2
   }
 
   /** Continues a token split between pushes, from the chunk's start. */
@@ -283,8 +286,18 @@ export class JsonLines {
     this._partialBytes += taken
     if (taken - this._lineStart > this._limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && this._partialBytes > MAX_NUMBER_CHARS) return -2
+    if (kind === 'string') {
+      const pieces = this._partialString!
+      if (end === -1) {
+        this._partialEscaped = scan.escapedAtEnd
+        return pieces.add(chunk) ? -1 : -2
+      }
+      this._partialString = undefined
+      this._partialKind = undefined
+      const text = pieces.end(chunk.subarray(0, end))
+      return text !== undefined && this._stringValue(text) ? taken : -2
+    }
     if (end === -1) {
-      this._partialEscaped = escapedAtEnd
       this._partial.push(Buffer.from(chunk))
       return -1
     }
@@ -292,23 +305,16 @@ export class JsonLines {
     const bytes = Buffer.concat(this._partial)
     this._partial = []
     this._partialKind = undefined
-    end = taken
-    const ok = kind === 'string' ? this._string(bytes, 0, bytes.length, true) : this._scalar(bytes, 0, bytes.length)
-    return ok ? end : -2
+    return this._scalar(bytes, 0, bytes.length) ? taken : -2
   }
 
   /** The string token from `start` to `end`, quotes included: a key or a value. */
   private _string(bytes: Buffer, start: number, end: number, escapes: boolean): boolean {
-    let text: string
-    if (!escapes) {
-      text = utf8Slice(bytes, start + 1, end - 1)
-    } else {
-      try {
-        text = JSON.parse(utf8Slice(bytes, start, end)) as string
-      } catch {
-        return false
-      }
-    }
+    const text = stringValue(bytes, start, end, escapes)
+    return text !== undefined && this._stringValue(text)
+  }
+
+  private _stringValue(text: string): boolean {
     if (this._expect === Expect.Key || this._expect === Expect.KeyOrClose) {
       this._stack[this._stack.length - 1]!.key = text
       this._expect = Expect.Colon
@@ -319,100 +325,13 @@ export class JsonLines {
 
   /** The number or literal from `start` to `end`. */
   private _scalar(bytes: Buffer, start: number, end: number): boolean {
-    let value: unknown
-    const first = bytes[start]
-    const size = end - start
-    if (first === 0x74 || first === 0x66 || first === 0x6e) {
-      const text = bytes.toString('latin1', start, end)
-      if (text === 'true') value = true
-      else if (text === 'false') value = false
-      else if (text === 'null') value = null
-      else return false
-    } else {
-      value = smallInteger(bytes, start, end)
-      if (value === undefined) {
-        const text = bytes.toString('latin1', start, end)
-        if (size > MAX_NUMBER_CHARS || !NUMBER.test(text)) return false
-        const number = Number(text)
-        // Lossless JSON: JSON.stringify must write back the same number.
-        if (!Number.isFinite(number) || Object.is(number, -0)) return false
-        value = number
-      }
-    }
-    return this._place(value)
+    const value = scalarValue(bytes, start, end)
+    return value !== INVALID && this._place(value)
   }
 }
-
-/** A non-negative integer of at most 15 digits without a leading zero, or `undefined`. */
-function smallInteger(bytes: Buffer, start: number, end: number): number | undefined {
-  if (end - start > 15 || (bytes[start] === 0x30 && end - start > 1)) return undefined
-  let value = 0
-  for (let index = start; index < end; index++) {
-    const digit = bytes[index]! - 0x30
-    if (digit < 0 || digit > 9) return undefined
-    value = value * 10 + digit
-  }
-  return end > start ? value : undefined
-}
-
-const utf8Slice = (bytes: Buffer, start: number, end: number): string =>
-  (bytes as unknown as { utf8Slice: (start: number, end: number) => string }).utf8Slice(start, end)
 
 const { hasOwn, defineProperty } = Object as unknown as {
   hasOwn: (target: object, key: string) => boolean
   defineProperty: typeof Object.defineProperty
 }
 
-/** Set by `stringEnd` when the chunk ended: whether its last byte began an escape. */
-let escapedAtEnd = false
-/** Set by `stringEnd`: whether the string it scanned holds an escape. */
-let escapesSeen = false
-
-/**
- * The index of the quote that ends the string whose contents start at `from`, -1 when the chunk
- * ends first (`escapedAtEnd` then says whether it ended inside an escape), -2 at a byte a JSON
- * string cannot hold raw: a control character (a newline inside a string means the line ended
- * in it). `escaped`: the first byte is escaped.
- */
-function stringEnd(chunk: Buffer, from: number, escaped: boolean): number {
-  const length = chunk.length
-  escapesSeen = false
-  for (let index = from; index < length; index++) {
-    const byte = chunk[index]!
-    if (byte < 0x20) return -2
-    if (escaped) escaped = false
-    else if (byte === QUOTE) return index
-    else if (byte === BACKSLASH) escaped = escapesSeen = true
-  }
-  escapedAtEnd = escaped
-  return -1
-}
-
-/** The index after a number or literal starting at `from`, -1 when the chunk ends first. */
-function scalarEnd(chunk: Buffer, from: number): number {
-  const length = chunk.length
-  for (let index = from; index < length; index++) {
-    const byte = chunk[index]!
-    // Letters, digits, sign, point: whatever else ends the token (validated as a whole).
-    if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || byte === 0x2d || byte === 0x2b || byte === 0x2e)) {
-      return index
-    }
-    if (index - from > MAX_NUMBER_CHARS) return index
-  }
-  return -1
-}
-
-const LINE_END = Buffer.from('\n')
-
-/**
- * A message posted as JSON text (a thread worker's), read with `limits` as one line: its value
- * in a box, or `undefined` when it is not exactly one JSON value within them.
- */
-export function readMessage(text: string, limits: JsonLinesLimits): { value: unknown } | undefined {
-  // Past the bound in UTF-16 units, it is past it in bytes too: nothing is copied.
-  if (text.length > limits.maxLineBytes) return undefined
-  const reader = new JsonLines(limits)
-  let read: { value: unknown } | undefined
-  const line = (value: unknown) => read === undefined && ((read = { value }), true)
-  return reader.push(Buffer.from(text), line) && reader.push(LINE_END, line) ? read : undefined
-}

@@ -14,7 +14,7 @@ import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { type FrameBudget, lineLimits } from './frame-bounds.js'
-import { readMessage } from './json-lines.js'
+import { MessageInflow } from './message-inflow.js'
 import { isSpawnReport } from './messages.js'
 import { cpuMsOfTree, isChildOf, killProcessTrees } from './processes.js'
 
@@ -84,9 +84,12 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
         }
         this._port.close()
         memoryWatch.running(this, false)
-        markReady(this._exitFailure())
-        this._listener?.exit(this._exitFailure())
-        resolve()
+        // A long message may still be read in slices: the exit comes after it.
+        inflow.afterwards(() => {
+          markReady(this._exitFailure())
+          this._listener?.exit(this._exitFailure())
+          resolve()
+        })
       })
     })
     this._worker.on('error', (error) => {
@@ -98,21 +101,20 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // program has run yet), and it is not passed on: a later 'ready' reaches the run as forged.
     // One listener for both, because adding a listener later would ref an unref'd port.
     let loaded = false
-    const limits = lineLimits('message', options.frameBudget)
+    // The worker posts JSON text (src/worker/outbox.ts), read within the run's budgets as the
+    // helper tiers read their frames; anything else on the port was posted by the program.
+    const inflow = new MessageInflow(lineLimits('message', options.frameBudget), (message) => {
+      if (this._listener) return deliver(this._listener, message)
+      // No run is listening (between runs, or a run settled while its program kept going): a
+      // subprocess reported now must still die with the environment.
+      if (isSpawnReport(message)) this.adoptSubprocess(message.pid)
+    }, () => this._listener?.forged())
     const receive = (posted: unknown) => {
       if (!loaded) {
         loaded = true
         return markReady(undefined)
       }
-      // The worker posts JSON text (src/worker/outbox.ts), read within the run's budgets as the
-      // helper tiers read their frames; anything else on the port was posted by the program.
-      const read = typeof posted === 'string' ? readMessage(posted, limits) : undefined
-      if (read === undefined) return this._listener?.forged()
-      const message = read.value
-      if (this._listener) return deliver(this._listener, message)
-      // No run is listening (between runs, or a run settled while its program kept going): a
-      // subprocess reported now must still die with the environment.
-      if (isSpawnReport(message)) this.adoptSubprocess(message.pid)
+      inflow.post(posted)
     }
     this._port.on('message', receive)
     this._port.on('messageerror', () => this._listener?.forged())

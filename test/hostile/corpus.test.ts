@@ -30,7 +30,9 @@ const CONCURRENCY = 8
 const FULL = process.env.PTC_HOSTILE_FULL === '1'
 const HELPER_FORMATS: readonly PtcProgramFormat[] = FULL ? FORMATS : ['function-body', 'repl']
 const HOST_FORMATS: Record<Host, readonly PtcProgramFormat[]> = { thread: FORMATS, process: HELPER_FORMATS, confined: HELPER_FORMATS, stream: HELPER_FORMATS }
-const corpus = loadCorpus()
+// PTC_HOSTILE_CASES=190,191 runs only the cases whose names start with one of these (while working on them).
+const chosen = process.env.PTC_HOSTILE_CASES?.split(',')
+const corpus = loadCorpus().filter((program) => !chosen || chosen.some((prefix) => program.name.startsWith(`${prefix}-`)))
 const workspace = tempDirectory('ptc-hostile')
 
 // A helper process per environment is the default isolation, confined by default; `sandbox:
@@ -164,7 +166,7 @@ describe('hostile corpus', () => {
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
   }, 120_000)
 
-  it(`holds at least 60 programs, each with a stated attack and expectation`, () => {
+  it.skipIf(chosen)(`holds at least 60 programs, each with a stated attack and expectation`, () => {
     expect(corpus.length).toBeGreaterThanOrEqual(60)
   })
 

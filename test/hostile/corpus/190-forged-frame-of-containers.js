@@ -4,6 +4,10 @@
 // config: {"maxOutputBytes": 67108864, "maxPendingCallBytes": 16777216, "maxOldGenerationSizeMb": 192, "maxMemoryMb": 512}
 // bystander: 4000
 // timeout: 30000
+// alone[thread]: it measures the host's event loop, which other cases' work would colour
+// alone[process]: it measures the host's event loop, which other cases' work would colour
+// alone[confined]: it measures the host's event loop, which other cases' work would colour
+// alone[stream]: it measures the host's event loop, which other cases' work would colour
 const frame = `[${'{},'.repeat(13_000_000)}{}]`
 await tools.beside('__MARKER__')
 forgeText(frame)

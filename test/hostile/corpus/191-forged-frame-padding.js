@@ -3,6 +3,10 @@
 // prelude: hijack
 // bystander: 4000
 // timeout: 20000
+// alone[thread]: it measures the host's event loop, which other cases' work would colour
+// alone[process]: it measures the host's event loop, which other cases' work would colour
+// alone[confined]: it measures the host's event loop, which other cases' work would colour
+// alone[stream]: it measures the host's event loop, which other cases' work would colour
 const padding = `[${'[],'.repeat(600_000)}[]]`
 await tools.beside('__MARKER__')
 for (let i = 0; i < 10; i++) forgeText(`{"type":"output","run":${runId},"items":[],"padding":${padding}}`)

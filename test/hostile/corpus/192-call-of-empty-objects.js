@@ -3,6 +3,10 @@
 // value: 900001
 // bystander: 4000
 // timeout: 20000
+// alone[thread]: it measures the host's event loop, which other cases' work would colour
+// alone[process]: it measures the host's event loop, which other cases' work would colour
+// alone[confined]: it measures the host's event loop, which other cases' work would colour
+// alone[stream]: it measures the host's event loop, which other cases' work would colour
 const args = Array.from({ length: 300_000 }, () => ({}))
 await tools.beside('__MARKER__')
 /* completion */ await tools.measure(args)

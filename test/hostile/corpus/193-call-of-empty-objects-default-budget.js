@@ -4,7 +4,11 @@
 // formats: function-body
 // config: {"maxOutputBytes": 1000000, "maxPendingCallBytes": 16777216, "maxOldGenerationSizeMb": 512, "maxMemoryMb": 1536}
 // bystander: 4000
-// timeout: 30000
+// timeout: 60000
+// alone[thread]: it measures the host's event loop, which other cases' work would colour
+// alone[process]: it measures the host's event loop, which other cases' work would colour
+// alone[confined]: it measures the host's event loop, which other cases' work would colour
+// alone[stream]: it measures the host's event loop, which other cases' work would colour
 const args = Array.from({ length: 1_300_000 }, () => ({}))
 await tools.beside('__MARKER__')
 /* completion */ await tools.measure(args)

@@ -1,0 +1,94 @@
+/**
+ * A thread worker's messages as the host reads them: JSON text posted on the worker's port
+ * (src/worker/outbox.ts), read in order within the run's bounds (json-lines.ts). A long message
+ * (a call's large arguments, a large completion) is read in slices, one per turn of the host's
+ * event loop, so it never holds the loop for longer than a slice takes; messages posted after it
+ * wait their turn. Anything on the port that is not text was posted by the program.
+ */
+import { type JsonLinesLimits, JsonLines } from './json-lines.js'
+
+/** Bytes read per turn of the event loop (a few milliseconds of building values). */
+const SLICE_BYTES = 256 * 1024
+
+export class MessageInflow {
+  private readonly _queue: unknown[] = []
+  private _reading = false
+  private _drained: Array<() => void> = []
+
+  constructor(
+    private readonly _limits: JsonLinesLimits,
+    private readonly _deliver: (message: unknown) => void,
+    private readonly _forged: () => void,
+  ) {}
+
+  /** What arrived on the port, in order. */
+  post(posted: unknown): void {
+    this._queue.push(posted)
+    if (!this._reading) this._drain()
+  }
+
+  /** Calls `then` once everything posted so far has been read and delivered. */
+  afterwards(then: () => void): void {
+    if (this._reading) this._drained.push(then)
+    else then()
+  }
+
+  private _drain(): void {
+    while (this._queue.length > 0) {
+      const posted = this._queue.shift()
+      if (typeof posted !== 'string') {
+        this._forged()
+      } else if (posted.length <= SLICE_BYTES / 3) {
+        // At most three bytes per UTF-16 unit: short enough to read in one go.
+        const read = readMessage(posted, this._limits)
+        if (read) this._deliver(read.value)
+        else this._forged()
+      } else {
+        this._reading = true
+        return this._readInSlices(posted)
+      }
+    }
+    this._reading = false
+    const drained = this._drained
+    this._drained = []
+    for (const then of drained) then()
+  }
+
+  private _readInSlices(text: string): void {
+    if (text.length > this._limits.maxLineBytes) return this._done(undefined)
+    const bytes = Buffer.from(text)
+    const reader = new JsonLines(this._limits)
+    let read: { value: unknown } | undefined
+    const line = (value: unknown) => read === undefined && ((read = { value }), true)
+    let at = 0
+    const slice = () => {
+      const end = Math.min(at + SLICE_BYTES, bytes.length)
+      if (!reader.push(bytes.subarray(at, end), line)) return this._done(undefined)
+      at = end
+      if (at < bytes.length) return void setImmediate(slice)
+      this._done(reader.push(LINE_END, line) ? read : undefined)
+    }
+    slice()
+  }
+
+  private _done(read: { value: unknown } | undefined): void {
+    if (read) this._deliver(read.value)
+    else this._forged()
+    this._drain()
+  }
+}
+
+const LINE_END = Buffer.from('\n')
+
+/**
+ * A message posted as JSON text (a thread worker's), read with `limits` as one line: its value
+ * in a box, or `undefined` when it is not exactly one JSON value within them.
+ */
+export function readMessage(text: string, limits: JsonLinesLimits): { value: unknown } | undefined {
+  // Past the bound in UTF-16 units, it is past it in bytes too: nothing is copied.
+  if (text.length > limits.maxLineBytes) return undefined
+  const reader = new JsonLines(limits)
+  let read: { value: unknown } | undefined
+  const line = (value: unknown) => read === undefined && ((read = { value }), true)
+  return reader.push(Buffer.from(text), line) && reader.push(LINE_END, line) ? read : undefined
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import { arrivedBytes, lineLimits } from '../../src/host/frame-bounds.js'
+import { jsonByteLength } from '../../src/json/index.js'
+import { JsonLines, type JsonLinesLimits } from '../../src/host/json-lines.js'
+import { readMessage } from '../../src/host/message-inflow.js'
+
+const open: JsonLinesLimits = { maxLineBytes: 1 << 24, maxDepth: 1 << 20, shape: () => Infinity }
+
+/** Every line of `text` pushed in pieces of `size` bytes, or `'refused'`. */
+function lines(text: string, size: number, limits = open): unknown[] | 'refused' {
+  const reader = new JsonLines(limits)
+  const bytes = Buffer.from(text)
+  const values: unknown[] = []
+  for (let at = 0; at < bytes.length; at += size) {
+    if (!reader.push(bytes.subarray(at, at + size), (value) => (values.push(value), true))) return 'refused'
+  }
+  return values
+}
+
+/** How many bytes of `text` the reader took before it refused the line (or its length). */
+function refusedAt(text: string, limits: JsonLinesLimits): number {
+  const reader = new JsonLines(limits)
+  const bytes = Buffer.from(text)
+  for (let at = 0; at < bytes.length; at++) if (!reader.push(bytes.subarray(at, at + 1), () => true)) return at
+  return bytes.length
+}
+
+describe('the host reader of lines of JSON', () => {
+  const samples = [
+    '{"type":"message","message":{"text":"é漢字🙂\\"\\\\\\n\\u0000","list":[1,-2.5e-3,0,true,false,null,[],{}]}}',
+    '[[[[["deep"]]]]]',
+    '"a string alone"',
+    '12345678901234567890',
+  ]
+
+  it('reads each line as JSON.parse does, however the bytes are split', () => {
+    const text = samples.map((sample) => `${sample}\n`).join('')
+    for (const size of [1, 2, 3, 7, 64, text.length]) expect(lines(text, size)).toEqual(samples.map((sample) => JSON.parse(sample)))
+  })
+
+  it('keeps "__proto__" an own key of a plain object', () => {
+    const [value] = lines('{"__proto__":{"polluted":true}}\n', 5) as [Record<string, unknown>]
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect(Object.hasOwn(value, '__proto__')).toBe(true)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it.each([
+    ['a number past the largest double', '[1e999]'],
+    ['negative zero', '{"a":-0}'],
+    ['a repeated key', '{"a":1,"a":2}'],
+    ['a trailing comma', '[1,]'],
+    ['a raw control character in a string', '["a\tb"]'],
+    ['a mismatched close', '[1}'],
+    ['two values on one line', '1 2'],
+    ['an empty line', ''],
+    ['a leading zero', '[01]'],
+  ])('refuses what lossless JSON cannot hold: %s', (_name, text) => {
+    expect(lines(`${text}\n`, 1)).toBe('refused')
+    expect(lines(`${text}\n`, 100)).toBe('refused')
+  })
+
+  it('refuses a line at its length bound while it trickles in, before it ends', () => {
+    expect(refusedAt(`"${'x'.repeat(5000)}"`, { ...open, maxLineBytes: 1000 })).toBeLessThanOrEqual(1001)
+    expect(refusedAt(`[${'0,'.repeat(5000)}0]`, { ...open, maxLineBytes: 1000 })).toBeLessThanOrEqual(1001)
+  })
+
+  it('refuses nesting past its depth bound at the first container past it', () => {
+    expect(refusedAt('['.repeat(100), { ...open, maxDepth: 10 })).toBe(10)
+  })
+
+  it('refuses a container where a frame has none at its first byte', () => {
+    const limits = lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 })
+    const forged = `{"type":"message","message":[${'{},'.repeat(1000)}{}]}`
+    expect(refusedAt(forged, limits)).toBe(forged.indexOf('['))
+    const padded = `{"type":"message","message":{"type":"output","run":1,"items":[],"padding":[[]]}}`
+    expect(refusedAt(padded, limits)).toBe(padded.indexOf('[[]'))
+  })
+
+  it('refuses a call whose arguments pass maxPendingCallBytes as soon as they pass it', () => {
+    const limits = lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1000 })
+    const call = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'{},'.repeat(2000)}{}]}}`
+    const start = call.indexOf('"args":') + 7
+    expect(refusedAt(call, limits)).toBeGreaterThan(start + 990)
+    expect(refusedAt(call, limits)).toBeLessThanOrEqual(start + 1002)
+    const within = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'{},'.repeat(300)}{}]}}\n`
+    expect(lines(within, 10, limits)).toEqual([JSON.parse(within)])
+  })
+
+  it('counts the bytes a call\'s arguments took as they arrived, as jsonByteLength counts them', () => {
+    const args = { list: [1, 'é漢🙂\n"', { nested: [[], {}] }], n: -2.5e-7 }
+    const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
+    const [read] = lines(frame, 3, lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 })) as [{ message: { args: object } }]
+    expect(arrivedBytes(read.message.args)).toBe(jsonByteLength(args))
+  })
+
+  it('reads a stream entry line with its frame second, and a thread message whole', () => {
+    const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 }
+    const frame = { type: 'message', message: { type: 'done', run: 1, value: { list: [[1], { a: [] }] } } }
+    expect(lines(`${JSON.stringify(['channel', frame])}\n`, 3, lineLimits('entry', budget))).toEqual([['channel', frame]])
+    expect(readMessage(JSON.stringify(frame.message), lineLimits('message', budget))).toEqual({ value: frame.message })
+    expect(readMessage('[{}]', lineLimits('message', budget))).toBeUndefined()
+    expect(readMessage('{"type":"done"}\n{"type":"done"}', lineLimits('message', budget))).toBeUndefined()
+  })
+
+  it('stays refused after a refusal, whatever follows', () => {
+    const reader = new JsonLines(open)
+    expect(reader.push(Buffer.from('[1,]\n'), () => true)).toBe(false)
+    expect(reader.push(Buffer.from('[1]\n'), () => true)).toBe(false)
+  })
+})
