@@ -18,6 +18,7 @@ const TABLES = {
   dispose: [],
   transform: ['--expose-gc'],
   tiers: [],
+  'thread-soak': ['--expose-gc'],
 }
 
 const chosen = process.argv.slice(2)
