@@ -63,7 +63,10 @@ while (done < TOTAL) {
     }),
   )
   const lapMs = performance.now() - lapStart
-  rows.push({ runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) })
+  const row = { runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) }
+  rows.push(row)
+  // A line per checkpoint on stderr, so a soak cut short still tells where it stood.
+  console.error(`thread-soak: ${row.runs} runs, RSS ${fmt(row.rss)} MiB, heap ${fmt(row.heap)} MiB, external ${fmt(row.external)} MiB, ${fmt(row.runsPerSecond)} runs/s`)
 }
 await ours.dispose()
 
