@@ -20,6 +20,7 @@ const TABLES = {
   transform: ['--expose-gc'],
   tiers: [],
   frames: ['--expose-gc'],
+  'thread-soak': ['--expose-gc'],
 }
 
 const chosen = process.argv.slice(2)

@@ -7,15 +7,16 @@
  * growth. The target: RSS at the end within 20 % of where it stood after the first 2 000 runs.
  *
  * `node --expose-gc bench/thread-soak.mjs` (bench/run.mjs passes the flag);
- * `BENCH_SOAK_RUNS` changes the number of runs (20 000; 4 000 with BENCH_QUICK=1).
+ * `BENCH_SOAK_RUNS` changes the number of runs (20 000; 4 000 with BENCH_QUICK=1), and
+ * `BENCH_SOAK_CHECKPOINT` how often memory is sampled.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startOurs } from './ours.mjs'
 import { fmt, machine, note, scale, table, target } from './stats.mjs'
 
 const TOTAL = Number(process.env.BENCH_SOAK_RUNS) || scale(20_000, 4_000)
-const CHECKPOINT = 1_000
-const WARM = 2_000
+const CHECKPOINT = Number(process.env.BENCH_SOAK_CHECKPOINT) || 1_000
+const WARM = Math.min(2_000, TOTAL / 2)
 const LANES = 4
 const LIMIT = 0.2
 const MIB = 2 ** 20
@@ -62,7 +63,10 @@ while (done < TOTAL) {
     }),
   )
   const lapMs = performance.now() - lapStart
-  rows.push({ runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) })
+  const row = { runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) }
+  rows.push(row)
+  // A line per checkpoint on stderr, so a soak cut short still tells where it stood.
+  console.error(`thread-soak: ${row.runs} runs, RSS ${fmt(row.rss)} MiB, heap ${fmt(row.heap)} MiB, external ${fmt(row.external)} MiB, ${fmt(row.runsPerSecond)} runs/s`)
 }
 await ours.dispose()
 
@@ -71,7 +75,7 @@ const last = rows.at(-1)
 console.log(`\n## The thread host's memory over ${TOTAL} one-shot runs\n\n${machine()}; ${LANES} runs at a time, ${fmt((performance.now() - began) / 1000)} s in all.`)
 table(
   `Host memory after every ${CHECKPOINT} runs (MiB, after a full collection)`,
-  ['runs', 'RSS', 'vs run 2 000', 'heap used', 'external', 'array buffers', 'runs/s'],
+  ['runs', 'RSS', `vs run ${warm.runs}`, 'heap used', 'external', 'array buffers', 'runs/s'],
   rows.map((row) => [row.runs, fmt(row.rss), `${row.rss >= warm.rss ? '+' : ''}${fmt(((row.rss - warm.rss) / warm.rss) * 100)} %`, fmt(row.heap), fmt(row.external), fmt(row.buffers), fmt(row.runsPerSecond)]),
 )
 target(`RSS after ${TOTAL} runs within ${LIMIT * 100} % of RSS after ${warm.runs}`, `${fmt(warm.rss)} -> ${fmt(last.rss)} MiB`, last.rss <= warm.rss * (1 + LIMIT))
