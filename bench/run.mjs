@@ -19,6 +19,7 @@ const TABLES = {
   dispose: [],
   transform: ['--expose-gc'],
   tiers: [],
+  start: [],
 }
 
 const chosen = process.argv.slice(2)
