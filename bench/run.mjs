@@ -21,6 +21,7 @@ const TABLES = {
   tiers: [],
   frames: ['--expose-gc'],
   'thread-soak': ['--expose-gc'],
+  start: [],
 }
 
 const chosen = process.argv.slice(2)

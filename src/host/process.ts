@@ -369,7 +369,9 @@ export class ProcessEnvironment implements Environment {
     const reaper = this._reaper
     if (reaper === undefined) return
     const deadline = Date.now() + KILLED_EXIT_MS
-    while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS, undefined, { ref: false })
+    // Ref'd: once bwrap has exited and its pipes closed, this poll may be all that keeps an
+    // awaited disposal alive (unref'd, the host exited with 13, unsettled top-level await).
+    while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS)
   }
 
   private async _ended(describe: string, died: boolean): Promise<void> {

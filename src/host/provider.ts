@@ -150,13 +150,12 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   async run(spec: PtcRunSpec): Promise<PtcRunResult> {
     // Admission: misuse rejects; everything after it resolves as a result.
-    this._checkSpec(spec)
-    return this._admit(spec, this._journalFor(spec))
+    const policy = this._checkSpec(spec)
+    return this._admit(spec, this._journalFor(spec), policy)
   }
 
-  /** Runs an admitted spec; a durable run records into (or replays) `journal`. */
-  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined): Promise<PtcRunResult> {
-    const policy = this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
+  /** Runs an admitted spec under `policy`, resolved once at admission; a durable run records into (or replays) `journal`. */
+  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
     const answers = new RunAnswers(this._holds, (result) => this._reported(policy, result))
@@ -228,8 +227,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     } catch (error) {
       throw refused(error)
     }
-    this._checkSpec(spec) // the runtime may have begun disposal while the store answered
-    return this._admit(spec, journal)
+    const policy = this._checkSpec(spec) // the runtime may have begun disposal while the store answered
+    return this._admit(spec, journal, policy)
   }
 
   /**
@@ -376,11 +375,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** The environment key of `policy`, remembered so that the source can spawn from a key. */
-  /** Refuses a run after disposal or while the initializer is being unregistered, then checks its spec. */
-  private _checkSpec(spec: PtcRunSpec): void {
+  /** Refuses a run after disposal or while the initializer is being unregistered, then checks its spec and returns its policy. */
+  private _checkSpec(spec: PtcRunSpec): SandboxExecutionPolicy | undefined {
     if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
     if (this._initializer.blocked) throw new Error(`${NAME}: run() refused while ${this._initializer.blocked}`)
-    this._admission.check(spec)
+    return this._admission.check(spec)
   }
 
   private _keyOf(policy: SandboxExecutionPolicy): string {

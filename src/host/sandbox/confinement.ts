@@ -11,9 +11,13 @@ import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import { locateCommand } from '../locate.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
-import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
+import { checkPolicy, checkRoots, isConfined, policyInstructions, policyKey, resolveRoots, sandboxFacts } from './policy.js'
 import { privatePlaces, within } from './places.js'
-import { RUNTIME_PATHS } from './runtime-files.js'
+import { repositoryMetadata } from './repositories.js'
+import { DEPENDENCY_PATHS, RUNTIME_PATHS } from './runtime-files.js'
+
+/** How many policies' wrappers are kept: a deployment uses a few; callers naming many get the oldest recomputed. */
+const WRAPPERS_KEPT = 32
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
 export interface SandboxConfig {
@@ -45,6 +49,8 @@ export class Sandbox {
   private _ownsScratch = false
   private _bwrap: string | undefined
   private _problem: string | undefined = 'the sandbox has not started'
+  /** Wrappers by policy, host cwd and repository metadata found: computed once, not per helper. */
+  private readonly _wrappers = new Map<string, HelperWrapper>()
 
   /**
    * `cwd` is the deployment's own `cwd` setting, when it has one; `tmpfsBytes` the size of each
@@ -117,17 +123,30 @@ export class Sandbox {
     return isConfined(policy.mode) ? this._problem ?? checkRoots(policy) : undefined
   }
 
-  /** The wrapper that confines a helper under `policy`; `undefined` when it runs unconfined. */
+  /**
+   * The wrapper that confines a helper under `policy`; `undefined` when it runs unconfined.
+   * Computed once per policy and reused: only the repository metadata in its writable roots is
+   * looked for at every helper start (a `.git` that appeared since is then protected too).
+   */
   wrapper(policy: SandboxExecutionPolicy): HelperWrapper | undefined {
     if (!isConfined(policy.mode)) return undefined
     const scratch = this._scratchOf(policy)
-    return helperWrapper(this._bwrap!, {
-      policy,
-      cwd: policy.workspaceRoot,
-      runtimePaths: RUNTIME_PATHS,
-      tmpfsBytes: this._tmpfsBytes,
-      ...(scratch === undefined ? {} : { scratch }),
-    })
+    const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+    const key = JSON.stringify([policyKey(policy), process.cwd(), roots.flatMap(repositoryMetadata)])
+    let wrapper = this._wrappers.get(key)
+    if (!wrapper) {
+      wrapper = helperWrapper(this._bwrap!, {
+        policy,
+        cwd: policy.workspaceRoot,
+        runtimePaths: RUNTIME_PATHS,
+        protectedPaths: DEPENDENCY_PATHS,
+        tmpfsBytes: this._tmpfsBytes,
+        ...(scratch === undefined ? {} : { scratch }),
+      })
+      if (this._wrappers.size >= WRAPPERS_KEPT) this._wrappers.delete(this._wrappers.keys().next().value!)
+      this._wrappers.set(key, wrapper)
+    }
+    return wrapper
   }
 
   /** `result` with the sandbox facts of a run under `policy`. */

@@ -70,15 +70,15 @@ function packageClosure(root: string): string[] {
 }
 
 /**
- * Real paths of what every confined helper binds read-only, last, over every other mount: the
- * Node executable the helper runs, this package's directory, and the packages it loads.
- * When the host runs inside this package's directory (a checkout of it), only its build and
- * manifest: the rest of that directory (sources, tests, `.git`, an `.env`) stays hidden with the
- * rest of the host's working directory, whose read-only view keeps the build where it is.
- * Computed once: they do not move while the host runs.
+ * Real paths of what every confined helper runs from, bound read-only last, over every other
+ * mount: the Node executable the helper runs and this package's build. When the host runs
+ * inside this package's directory (a checkout of it), only its build and manifest: the rest of
+ * that directory (sources, tests, `.git`, an `.env`) stays hidden with the rest of the host's
+ * working directory, whose read-only view keeps the build where it is. Computed once: they do
+ * not move while the host runs.
  */
 export const RUNTIME_PATHS: readonly string[] = (() => {
-  const [own = packageRoot(), ...dependencies] = packageClosure(packageRoot())
+  const own = real(packageRoot())
   const cwd = real(process.cwd())
   const checkout = cwd === own || cwd.startsWith(`${own}/`)
   const build = checkout ? ['dist', 'package.json'].map((entry) => path.join(own, entry)).filter((entry) => existsSync(entry)) : [own]
@@ -86,5 +86,13 @@ export const RUNTIME_PATHS: readonly string[] = (() => {
   // a bundler's output) holds the helper and worker files the helper must start from.
   const loaded = real(path.dirname(fileURLToPath(import.meta.url)))
   const covered = build.some((directory) => loaded === directory || loaded.startsWith(`${directory}/`))
-  return [real(process.execPath), ...build, ...(covered ? [] : [loaded]), ...dependencies]
+  return [real(process.execPath), ...build, ...(covered ? [] : [loaded])]
 })()
+
+/**
+ * Real paths of the packages this package loads in the host, transitively. The helper and its
+ * worker are self-contained bundles that load none of them, so a helper need not see them; but
+ * a program must not change them (it would run its code unconfined at the host's next start),
+ * so they are bound read-only wherever a writable root would expose them.
+ */
+export const DEPENDENCY_PATHS: readonly string[] = packageClosure(packageRoot()).slice(1)

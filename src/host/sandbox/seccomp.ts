@@ -80,12 +80,20 @@ function assemble(program: Instruction[]): Buffer {
   return buffer
 }
 
+const compiled = new Map<string, Buffer>()
+
 /**
- * The compiled filter for `arch` (default: this process's). Throws, naming the architecture,
- * where there is none: confinement then reports `sandbox-unavailable` instead of running
- * without it.
+ * The compiled filter for `arch` (default: this process's), assembled once per architecture:
+ * every helper gets the same bytes. Throws, naming the architecture, where there is none:
+ * confinement then reports `sandbox-unavailable` instead of running without it.
  */
 export function unixSocketFilter(arch: string = process.arch): Buffer {
+  let filter = compiled.get(arch)
+  if (!filter) compiled.set(arch, (filter = assembleFilter(arch)))
+  return filter
+}
+
+function assembleFilter(arch: string): Buffer {
   const abi = ABIS[arch as NodeJS.Architecture]
   if (!abi || os.endianness() !== 'LE') throw new Error(`there is no seccomp filter blocking unix sockets for ${arch} here`)
   const ld = (offset: number): Instruction => ({ code: LD_W_ABS, k: offset })

@@ -1,0 +1,122 @@
+/**
+ * Table: where a fresh confined environment's start goes, beside the thread tier's start in the
+ * same rounds. The process tier's default confinement (bubblewrap, `workspace-write`) serves
+ * `return 1` with no pooled environment; the bench records the command line the runtime spawns
+ * its helper with (by wrapping `child_process.spawn`, which changes nothing else) and then
+ * replays growing prefixes of that start itself, with the same descriptors and seccomp filter:
+ *
+ *   bubblewrap and namespaces   the wrapper scripts and bwrap running `/bin/true`
+ *   Node's start                 bwrap running `node -e` that writes one byte to the channel
+ *   the helper's set-up          the helper bundle up to the moment it creates its worker
+ *   the worker                   the helper without a rehearsal, up to its `ready` frame
+ *   the rehearsal                the helper as spawned, up to its `ready` frame
+ *   the run and teardown         the rest of a whole fresh run of `return 1`
+ *
+ * Each part is the difference of two medians, so parts are estimates; the cumulative column is
+ * measured. `node bench/run.mjs start`.
+ */
+import childProcess, { spawn } from 'node:child_process'
+import { syncBuiltinESMExports } from 'node:module'
+import { startOurs } from './ours.mjs'
+import { fmt, interleave, machine, note, now, scale, summarize, table, target, times } from './stats.mjs'
+
+const ROUNDS = scale(6, 2)
+const PER = scale(5, 2)
+const CHANNEL_FD = 3
+const SECCOMP_FD = 4
+
+// Records the helper's command line and the bytes bwrap reads (the seccomp filter).
+let recorded
+const original = childProcess.spawn
+childProcess.spawn = function (command, args, options) {
+  const child = original.call(this, command, args, options)
+  if (command === '/bin/sh' && args.includes('--') && !recorded) {
+    const input = child.stdio[SECCOMP_FD]
+    const end = input?.end
+    if (input && end) {
+      input.end = function (chunk, ...rest) {
+        recorded = { command, args: [...args], options, input: Buffer.from(chunk) }
+        return end.call(this, chunk, ...rest)
+      }
+    }
+  }
+  return child
+}
+syncBuiltinESMExports()
+
+const confined = await startOurs({ isolation: 'process', poolSize: 0 })
+const thread = await startOurs({ isolation: 'thread', poolSize: 0 })
+const fresh = (ours) => async () => {
+  const begin = now()
+  const result = await ours.run({ program: 'return 1', bindings: [] })
+  if (result.error || result.value !== 1) throw new Error(`bench run failed: ${JSON.stringify(result.error ?? result.value)}`)
+  return now() - begin
+}
+await fresh(confined)()
+if (!recorded) throw new Error('bench: the helper\'s command line was not seen (is bubblewrap confining here?)')
+
+// The argv is: sh -c LIMITS ptc-helper KB bwrap ...args -- [sh -c ulimit ptc-limits N] node --no-warnings helper.cjs OPTIONS
+const separator = recorded.args.indexOf('--')
+const outer = recorded.args.slice(0, separator + 1)
+const inner = recorded.args.slice(separator + 1)
+const nodeAt = inner.indexOf(process.execPath)
+const prelude = inner.slice(0, nodeAt)
+const [node, , helperFile, options] = inner.slice(nodeAt)
+
+/** Spawns `innerCommand` under the recorded wrapper; resolves when a byte arrives on the channel or the process exits. */
+function replay(innerCommand) {
+  return () => new Promise((resolve, reject) => {
+    const begin = now()
+    const child = original('/bin/sh', [...outer, ...innerCommand], { ...recorded.options, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdio[SECCOMP_FD].on('error', () => undefined).end(recorded.input)
+    let done = false
+    const finish = (ok) => {
+      if (done) return
+      done = true
+      const elapsed = now() - begin
+      child.kill('SIGKILL')
+      child.once('close', () => (ok ? resolve(elapsed) : reject(new Error(`replay failed: ${stderr.trim()}`))))
+    }
+    child.stdio[CHANNEL_FD].once('data', () => finish(true))
+    child.once('exit', (code) => finish(code === 0))
+  })
+}
+
+// Exits once the helper creates its worker: what came before is the helper's own set-up.
+const stopAtWorker = `data:text/javascript,${encodeURIComponent("import w from 'node:worker_threads'; import fs from 'node:fs'; w.Worker = class { constructor() { fs.writeSync(3, 'x'); process.exit(0) } }")}`
+const withoutRehearsal = JSON.stringify({ ...JSON.parse(options), rehearsal: undefined })
+const STAGES = [
+  ['bubblewrap and namespaces', replay([...prelude, '/bin/true'])],
+  ["Node's start", replay([...prelude, node, '--no-warnings', '-e', "require('fs').writeSync(3, 'x')"])],
+  ["the helper's set-up", replay([...prelude, node, '--no-warnings', '--import', stopAtWorker, helperFile, options])],
+  ['the worker', replay([...prelude, node, '--no-warnings', helperFile, withoutRehearsal])],
+  ['the rehearsal', replay([...prelude, node, '--no-warnings', helperFile, options])],
+  ['the run and teardown', fresh(confined)],
+]
+const BASELINE = 'thread tier, fresh `return 1`'
+for (const [, sample] of STAGES) await sample()
+const samples = await interleave([{ name: BASELINE, sample: fresh(thread) }, ...STAGES.map(([name, sample]) => ({ name, sample }))], { rounds: ROUNDS, per: PER })
+await Promise.all([confined.dispose(), thread.dispose()])
+
+const median = (name) => summarize(samples.get(name)).median
+const base = median(BASELINE)
+console.log(`\n## Where a fresh confined environment's start goes\n\n${machine()}; ${ROUNDS} interleaved rounds of ${PER}.`)
+let previous = 0
+table(
+  'A fresh environment serving `return 1` (medians, ms; parts are differences of cumulative medians)',
+  ['part', 'part ms', 'part vs thread start', 'cumulative ms', 'cumulative vs thread start'],
+  [
+    [BASELINE, fmt(base), times(1), fmt(base), times(1)],
+    ...STAGES.map(([name]) => {
+      const cumulative = median(name)
+      const part = cumulative - previous
+      previous = cumulative
+      return [name, fmt(part), times(part / base), fmt(cumulative), times(cumulative / base)]
+    }),
+  ],
+)
+const total = median(STAGES.at(-1)[0])
+target('a fresh confined start within 1.3x the thread tier\'s', times(total / base), total / base <= 1.3)
+note('the last row is a whole fresh run on the default tier (bubblewrap, workspace-write, poolSize 0); the earlier rows replay its command line.')
