@@ -11,8 +11,9 @@
  * value of any depth seals; `JSON.parse` does not recurse either.
  */
 import { timingSafeEqual, webcrypto } from 'node:crypto'
+import { once } from 'node:events'
 import { promisify } from 'node:util'
-import { deflateRaw, inflateRaw } from 'node:zlib'
+import { createDeflateRaw, inflateRaw } from 'node:zlib'
 import { isRecord } from '../json/index.js'
 import { jsonText } from './journal-text.js'
 import { DURABLE_TOKEN_PREFIX, PROGRAM_FORMATS, PROGRAM_LANGUAGES } from '../seam/types.js'
@@ -111,19 +112,30 @@ async function mac(key: Buffer, signed: string): Promise<Buffer> {
 
 // Compression runs on libuv's threads: a record of tens of megabytes would hold the event loop
 // for a second or more.
-const deflate = promisify(deflateRaw)
 const inflate = promisify(inflateRaw) as (buffer: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>
 
 /**
- * The signed token of `record`, under `key`. The record is written now (so what the journal
- * records later is not in it); compressing and signing it finish later.
+ * The signed token of `record`, under `key`. The record is written one call at a time, and the
+ * event loop runs between calls, so sealing a large journal holds it no longer than writing its
+ * largest call; compressing and signing run on libuv's threads. `record` must not change until
+ * this settles (the journal seals a copy).
  */
-export function sealToken(record: DurableRecord, key: Buffer): Promise<string> {
-  const text = Buffer.from(jsonText(record as unknown as PtcJsonValue), 'utf8')
-  return deflate(text).then(async (deflated) => {
-    const signed = `${TOKEN_PREFIX}${TOKEN_VERSION}.${deflated.toString('base64url')}`
-    return `${signed}.${(await mac(key, signed)).toString('base64url')}`
-  })
+export async function sealToken(record: DurableRecord, key: Buffer): Promise<string> {
+  const { calls, ...facts } = record
+  const deflater = createDeflateRaw()
+  const chunks: Buffer[] = []
+  deflater.on('data', (chunk: Buffer) => chunks.push(chunk))
+  const ended = once(deflater, 'end')
+  const head = jsonText(facts as unknown as PtcJsonValue)
+  deflater.write(`${head.slice(0, -1)},"calls":[`)
+  for (const [index, entry] of calls.entries()) {
+    const written = deflater.write(`${index > 0 ? ',' : ''}${jsonText(entry as unknown as PtcJsonValue)}`)
+    await (written ? new Promise((resolve) => setImmediate(resolve)) : once(deflater, 'drain'))
+  }
+  deflater.end(']}')
+  await ended
+  const signed = `${TOKEN_PREFIX}${TOKEN_VERSION}.${Buffer.concat(chunks).toString('base64url')}`
+  return `${signed}.${(await mac(key, signed)).toString('base64url')}`
 }
 
 /** A token that cannot be resumed; `resume` rejects with it before anything runs. */

@@ -52,6 +52,8 @@ export class CallJournal {
   private _overflow: string | undefined
   /** UTF-8 bytes of the arguments and replies the journal holds, within `_maxBytes`. */
   private _size = 0
+  /** The run paused durably: its token holds what was recorded until then, and nothing more is. */
+  private _sealed = false
 
   private constructor(
     private readonly _facts: DurableFacts,
@@ -129,7 +131,7 @@ export class CallJournal {
    */
   settled(id: number, reply: ReplyMessage, outcome: PtcCallOutcome, resultBytes: number | undefined): string | undefined {
     const entry = this._calls[id - 1]
-    if (!entry || outcome === 'aborted') return undefined
+    if (!entry || outcome === 'aborted' || this._sealed) return undefined
     // Wire tokens are a flat list: JSON.stringify does not recurse into the value's depth.
     const stored: StoredReply = reply.ok
       ? { ok: true, value: JSON.stringify(reply.value), resultBytes: resultBytes ?? 0 }
@@ -178,11 +180,14 @@ export class CallJournal {
     try {
       const total = this._size + textBytes(jsonText(pause.payload))
       if (total > this._maxBytes) return refused(`its token would hold ${total} bytes of calls and payload, over the journal's budget of ${this._maxBytes} bytes (${BUDGET})`)
+      // The run ends now, but its calls still in flight settle into the journal as they end:
+      // the token is sealed from a copy of what was recorded at the pause.
+      this._sealed = true
       const record: DurableRecord = {
         ...this._facts,
         id: randomUUID(),
         issuedAt: Date.now(),
-        calls: this._calls,
+        calls: this._calls.map((entry) => ({ ...entry })),
         held: pause.call,
         pause: { tool: pause.tool, payload: pause.payload },
         clock: this._clock,
