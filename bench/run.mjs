@@ -13,6 +13,7 @@ const TABLES = {
   latency: [],
   breakdown: [],
   bindings: [],
+  results: [],
   throughput: [],
   memory: [],
   dispose: [],

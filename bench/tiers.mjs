@@ -6,11 +6,9 @@
  * in the same rounds.
  *
  * `node bench/run.mjs tiers`. PTC_CONTAINER_RUNTIME and PTC_CONTAINER_ARGS set podman's OCI
- * runtime and extra `run` arguments (default here: runc and its file and process limits where
- * /usr/sbin/runc exists, as the tests do).
+ * runtime and extra `run` arguments (by default the container tier finds them at start).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { Duplex } from 'node:stream'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { startOurs } from './ours.mjs'
@@ -45,12 +43,12 @@ function localStream() {
 async function containerTier() {
   const probe = spawnSync('podman', ['--version'], { encoding: 'utf8' })
   if (probe.status !== 0) return { problem: 'podman is not installed' }
-  const runtime = process.env.PTC_CONTAINER_RUNTIME ?? (existsSync('/usr/sbin/runc') ? '/usr/sbin/runc' : '')
-  const extra = process.env.PTC_CONTAINER_ARGS
-  const args = extra !== undefined ? extra.split(' ').filter(Boolean) : runtime.endsWith('runc') ? ['--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=16384:16384'] : []
+  // The runtime finds its OCI runtime and limits itself; these only override it.
+  const { PTC_CONTAINER_RUNTIME: runtime, PTC_CONTAINER_ARGS: extra } = process.env
+  const args = extra === undefined ? undefined : extra.split(' ').filter(Boolean)
   const image = await buildImage({ tag: `ptc-runtime-bench-${process.pid}:latest` })
   process.on('exit', () => spawnSync('podman', ['rmi', '-f', image], { stdio: 'ignore' }))
-  return { config: { isolation: 'container', container: { image, args, ...(runtime ? { runtime } : {}) } } }
+  return { config: { isolation: 'container', container: { image, ...(args ? { args } : {}), ...(runtime ? { runtime } : {}) } } }
 }
 
 const TIERS = [

@@ -30,4 +30,5 @@ for (let n = 1; n <= 50; n++) {
 }
 times.sort((a, b) => a - b)
 console.log(`create ${created.toFixed(1)} ms, first check ${first.toFixed(1)} ms, later checks median ${times[25].toFixed(1)} ms, p90 ${times[45].toFixed(1)} ms`)
+await tool.close()
 await ctx.fiber.dispose()

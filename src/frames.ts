@@ -19,18 +19,8 @@
  */
 import type { HostMessage, ProgramCode, WorkerMessage } from './protocol.js'
 import { uncurryThis } from './intrinsics.js'
-import {
-  ArrayPrototype,
-  ObjectPrototype,
-  blankList,
-  blankRecord,
-  getOwnPropertyDescriptor,
-  getPrototypeOf,
-  hasOwn,
-  isArray,
-  ownKeys,
-  stringify,
-} from './json/intrinsics.js'
+import { getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, stringify } from './json/intrinsics.js'
+import { jsonText } from './json/text.js'
 import { isRecord } from './json/record.js'
 
 // descriptors ------------------------------------------------------------------------------
@@ -170,39 +160,12 @@ export const FORGED_FRAME = '{"type":"forged"}\n'
 
 /**
  * The `message` frame carrying `message`, as the worker writes it. The worker shares its realm
- * with the program, so the encoding must not meet anything a program planted: `JSON.stringify`
- * calls a `toJSON` it finds on a value's prototype chain.
+ * with the program, so the encoding must not meet anything a program planted (`JSON.stringify`
+ * calls a `toJSON` it finds on a value's prototype chain), and a call's arguments or a
+ * completion may nest deeper than `JSON.stringify` recurses: `jsonText` writes it (corpus 167).
  */
 export function messageFrame(message: WorkerMessage): string {
-  return `{"type":"message","message":${stringify(untouchable(message))}}\n`
-}
-
-/**
- * `message` as `JSON.stringify` may safely meet it. Worker messages hold only plain records,
- * arrays and primitives the worker built, so while neither `Object.prototype` nor
- * `Array.prototype` has a `toJSON` (and the latter still inherits from the former), they
- * serialize as they are; otherwise they are copied into containers without a prototype.
- */
-function untouchable(message: WorkerMessage): unknown {
-  const clean = !hasOwn(ObjectPrototype, 'toJSON') && !hasOwn(ArrayPrototype, 'toJSON') && getPrototypeOf(ArrayPrototype) === ObjectPrototype
-  return clean ? message : detached(message)
-}
-
-/** A copy of a worker-built value whose containers have no prototype (messages are shallow). */
-function detached(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value
-  if (isArray(value)) {
-    const copy = blankList()
-    for (let index = 0; index < value.length; index++) copy[index] = detached(value[index])
-    return copy
-  }
-  const copy = blankRecord()
-  const keys = ownKeys(value)
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!
-    if (typeof key === 'string') copy[key] = detached((value as Record<string, unknown>)[key])
-  }
-  return copy
+  return `{"type":"message","message":${jsonText(message)}}\n`
 }
 
 // checks -----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { SerializedPositions } from './transform/index.js'
 import type { WireTokens } from './json/index.js'
+import type { PtcJsonValue } from './seam/types.js'
 
 /** What the worker needs to know about one binding namespace: names, never functions. */
 export interface NamespaceShape {
@@ -26,6 +27,30 @@ export interface NamespaceShape {
 
 /** Bytes of a request body the program's brokered `fetch` may send (both sides refuse more). */
 export const PTC_FETCH_MAX_REQUEST_BODY_BYTES = 1024 * 1024
+
+/**
+ * The methods the program's brokered `fetch` may use, written as they go on the wire. The
+ * worker's `fetch` refuses any other before it sends, and the broker refuses any other it is
+ * sent (a program can post the broker's call itself). Fetch's forbidden methods are not here:
+ * a TRACE answer echoes the request, and with it the headers the broker injects.
+ */
+export const PTC_FETCH_METHODS: readonly string[] = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+// Built while the module loads, before any program runs: the checks below call no method a
+// program could replace.
+const FETCH_METHODS: Record<string, true> = Object.create(null)
+for (const method of PTC_FETCH_METHODS) FETCH_METHODS[method] = true
+const FETCH_METHODS_LISTED = PTC_FETCH_METHODS.join(', ')
+
+/** Whether `method` is one of `PTC_FETCH_METHODS`, exactly as written there. */
+export function isFetchMethod(method: string): boolean {
+  return FETCH_METHODS[method] === true
+}
+
+/** The refusal of a method outside `PTC_FETCH_METHODS`, in the same words on both sides. */
+export function fetchMethodRefusal(method: string): string {
+  return 'fetch: method "' + method + '" is not allowed; the methods are ' + FETCH_METHODS_LISTED
+}
 
 /** What the host's egress broker answers for one fetch: the response, its body base64. */
 export interface PtcFetchAnswer {
@@ -145,6 +170,11 @@ export function overBudgetCallMessage(label: string, bytes: number, maxPendingCa
   return `${label} was not called: its arguments (${bytes} bytes) would bring the arguments of calls in flight over ${maxPendingCallBytes} bytes (maxPendingCallBytes)`
 }
 
+/**
+ * The answer to one call. `value` is the resolution's wire tokens; an empty list stands for
+ * `undefined`, which the host sends only for a namespace that converts results
+ * (`convertResults`): every JSON value takes at least one token, so the two never meet.
+ */
 export type ReplyMessage =
   | { type: 'reply'; run: number; id: number; ok: true; value: WireTokens }
   | { type: 'reply'; run: number; id: number; ok: false; message: string }
@@ -194,8 +224,13 @@ export interface CallMessage {
   id: number
   global: string
   name: string
-  /** Absent when the program called the member without arguments. */
-  args?: WireTokens
+  /**
+   * Absent when the program called the member without arguments. A `snapshotJson` copy: the
+   * message crosses as JSON text (src/frames.ts `messageFrame`, src/worker/outbox.ts), which
+   * the host reads with bounds as it arrives (src/host/json-lines.ts), so a call costs the
+   * channel its arguments' JSON bytes, the count `maxPendingCallBytes` budgets.
+   */
+  args?: PtcJsonValue
 }
 
 /** Calls the program made in the same tick, in one message (`Promise.all` over tools). */
@@ -209,7 +244,8 @@ export interface CallsMessage {
 export interface DoneMessage {
   type: 'done'
   run: number
-  value?: WireTokens
+  /** A `snapshotJson` copy, crossing as JSON text like a call's arguments. */
+  value?: PtcJsonValue
 }
 
 export type WorkerFailureKind = 'exception' | 'invalid-output' | 'output-limit'

@@ -163,7 +163,8 @@ function receive(line: HostLine): void {
     case 'sweep':
       return void sweep()
     case 'busy':
-      return send(['busy', helper?.pid === undefined ? 0 : cpuMsOfTree(helper.pid)])
+      // As its namespace's init, every orphan is the entry's child: the whole namespace counts.
+      return send(['busy', helper?.pid === undefined ? 0 : cpuMsOfTree(process.pid === 1 ? 1 : helper.pid)])
   }
 }
 

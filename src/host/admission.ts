@@ -19,6 +19,8 @@ export class Admission {
   constructor(
     private readonly _config: WorkerPtcRuntimeConfig & { cwd: string },
     private readonly _sandbox: Sandbox | undefined,
+    /** The tier's name and where its programs run, when that is not a host path (`Tier.fixedCwd`). */
+    private readonly _fixedCwd?: { tier: string; where: string },
   ) {}
 
   get timeout(): { defaultMs: number; maxMs: number } {
@@ -35,13 +37,25 @@ export class Admission {
     }
     checkMaxCalls(request.maxCalls, 'maxCalls')
     checkPause(request.pause, 'pause')
+    if (request.cwd !== undefined && this._fixedCwd) {
+      const { tier, where } = this._fixedCwd
+      throw new TypeError(`${NAME}: cwd is refused on isolation '${tier}': its programs run in ${where}, where a host path means nothing; leave cwd out`)
+    }
     const timeoutMs = this._resolveTimeout(request.timeoutMs)
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace
       // root (or, for the deployment's policy, to the deployment's cwd when it names one).
       const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
       const start = request.sandboxPolicy === undefined ? this._sandbox.defaultCwd : sandboxPolicy.workspaceRoot
-      return { ...request, cwd: existingDirectory(request.cwd ?? start, 'cwd'), timeoutMs, sandboxPolicy }
+      const cwd = existingDirectory(request.cwd ?? start, 'cwd')
+      // One rule for a cwd the host names, whether in the configuration or in a request: under
+      // the deployment's policy it is shown to the program read-only. (An explicit sandboxPolicy
+      // says itself what the program sees.)
+      if (request.sandboxPolicy === undefined && request.cwd !== undefined) {
+        const shown = this._sandbox.showingCwd(sandboxPolicy, cwd)
+        return { ...request, cwd: shown.cwd, timeoutMs, sandboxPolicy: shown.policy }
+      }
+      return { ...request, cwd, timeoutMs, sandboxPolicy }
     }
     if (request.sandboxPolicy !== undefined) {
       throw new Error(`${NAME}: sandboxPolicy is unsupported because no sandbox is configured`)

@@ -9,7 +9,7 @@
  * which records its reply, or answers it from the record when the run is a replay.
  */
 import { performance } from 'node:perf_hooks'
-import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { PtcImage } from '../seam/image.js'
 import { PtcCallRefusal } from '../seam/refusal.js'
@@ -26,6 +26,7 @@ import type {
   PtcJsonValue,
 } from '../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
+import { convertResult } from './json-conversion.js'
 import { decidedHold } from './holds.js'
 import type { CallJournal } from './journal.js'
 import type { RecordedReply } from './durable.js'
@@ -162,15 +163,8 @@ export class CallDispatcher {
       this._finish(entry, 'refused', 'an undeclared binding')
       return this._host.violation(`a call to the undeclared binding ${label}`)
     }
-    let args: unknown
-    if (call.args !== undefined) {
-      const decoded = decodeWire(call.args)
-      if (!decoded.ok) {
-        this._finish(entry, 'refused', 'arguments that are not lossless JSON')
-        return this._host.violation(`binding arguments that are not lossless JSON (${decoded.reason})`)
-      }
-      args = decoded.value
-    }
+    // Read as lossless JSON, within the frame's bounds, as it arrived (json-lines.ts).
+    const args = call.args
     const bytes = args === undefined ? 0 : jsonByteLength(args as PtcJsonValue)
     if (entry) entry.record.argumentBytes = bytes
     const { maxCalls, maxPendingBytes } = this._budget
@@ -193,7 +187,7 @@ export class CallDispatcher {
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
     const limits = namespace!.limits && hasOwn(namespace!.limits, call.name) ? namespace!.limits[call.name] : undefined
-    void this._invoke(call, fn, args, bytes, entry!, limits, decisions)
+    void this._invoke(call, fn, args, bytes, entry!, limits, decisions, namespace!.convertResults === true)
   }
 
   /** Answers call `id` with the reply a durable run's record gave it: its tool does not run again. */
@@ -219,7 +213,7 @@ export class CallDispatcher {
     if (over !== undefined) this._host.diverged(over)
   }
 
-  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[]): Promise<void> {
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
     let inFlight = true
@@ -231,7 +225,7 @@ export class CallDispatcher {
     }
     try {
       const value = await this._call(fn, args, label, entry, limits?.timeoutMs, hold)
-      reply = this._resolution(call.id, label, value, entry, Math.min(limits?.maxResultBytes ?? Infinity, this._budget.maxResultBytes))
+      reply = this._resolution(call.id, label, value, entry, resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes), convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
@@ -342,11 +336,21 @@ export class CallDispatcher {
     })
   }
 
-  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, maxBytes: number): ReplyMessage {
+  private _resolution(id: number, label: string, value: unknown, entry: TraceEntry, budget: ResultBudget, convert: boolean): ReplyMessage {
     let resultBytes: number | undefined
     const fail = (message: string): ReplyMessage => {
       this._finish(entry, 'error', message, resultBytes)
       return { type: 'reply', run: this._run, id, ok: false, message }
+    }
+    if (convert) {
+      // As JSON.stringify would, bounded by the budget; what it gives is checked below as any result.
+      const converted = convertResult(label, value, budget, (candidate) => candidate instanceof PtcImage)
+      if (typeof converted === 'string') return fail(converted)
+      value = converted.value
+      if (value === undefined) {
+        this._finish(entry, 'ok', undefined, 0)
+        return { type: 'reply', run: this._run, id, ok: true, value: [] }
+      }
     }
     if (value === undefined) return fail(`${label} resolved undefined; tools must resolve JSON values (use null for nothing)`)
     let badImage: string | undefined
@@ -368,13 +372,26 @@ export class CallDispatcher {
     if (!snapshot.ok) return fail(`${label} resolved a value that is not lossless JSON (${snapshot.reason})`)
     // An image counts as its path and attachment, what the program receives for it.
     resultBytes = jsonByteLength(snapshot.value)
-    if (resultBytes > maxBytes) {
-      return fail(`${label} resolved ${resultBytes} bytes of JSON, over its budget of ${maxBytes} (maxResultBytes); ask for less: a page, a filter, fewer fields`)
+    if (resultBytes > budget.bytes) {
+      return fail(`${label} resolved ${resultBytes} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`)
     }
     const tokens = encodeWire(snapshot.value, (leaf) => images.get(leaf)!)
     this._finish(entry, 'ok', undefined, resultBytes)
     return { type: 'reply', run: this._run, id, ok: true, value: tokens }
   }
+}
+
+/** The JSON bytes a call may resolve, and the setting that says so, for the message that names it. */
+interface ResultBudget {
+  bytes: number
+  field: string
+}
+
+/** The smaller of a tool's own `maxResultBytes` and the runtime's `maxCallResultBytes`; the tool's wins a tie. */
+function resultBudget(tool: number | undefined, runtime: number): ResultBudget {
+  return tool !== undefined && tool <= runtime
+    ? { bytes: tool, field: "the tool's maxResultBytes" }
+    : { bytes: runtime, field: "maxCallResultBytes in the runtime's configuration" }
 }
 
 /** Trace times are kept to a tenth of a millisecond. */

@@ -38,9 +38,9 @@ const Container = Schema.object({
   engine: Schema.string(),
   /** Absent: the image `ptc-runtime-image` builds for this package's version. */
   image: Schema.string(),
-  /** The OCI runtime (`--runtime`). Absent: gVisor's `runsc` where installed, else the engine's default. */
+  /** The OCI runtime (`--runtime`). Absent: the first that runs the image here, of gVisor's `runsc` where installed, the engine's own, runc and crun. */
   runtime: Schema.string(),
-  /** More arguments for `run`, before the image (mounts, `--ulimit`, ...). */
+  /** More arguments for `run`, before the image (mounts, `--ulimit`, ...). Without `--ulimit`, the host's own hard limits are added where the engine's defaults are refused. */
   args: Schema.array(Schema.string()),
 })
 
@@ -77,11 +77,19 @@ export const Config = Schema.object({
    * floods the tools behind the bindings.
    */
   maxCalls: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(1000),
+  /**
+   * Bytes of response bodies the egress broker holds at once for one environment's fetches in
+   * flight (each fetch is also capped at 4 MiB); a fetch whose answer would pass it fails,
+   * naming this option.
+   */
+  maxFetchBytesInFlight: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
+  /** The same for every environment's fetches together: what brokered egress may hold on the host. */
+  maxHostFetchBytesInFlight: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(128 * 1024 * 1024),
   /** JSON bytes one binding call may resolve; a tool's own `maxResultBytes` may lower it. */
   maxCallResultBytes: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),
   programFormat: Schema.union(PROGRAM_FORMATS).default('function-body'),
-  /** `typescript`: programs may carry types, erased before they run (by amaro). */
+  /** `typescript`: programs may carry types, erased before they run (by SWC's eraser, as Node erases them). */
   language: Schema.union(PROGRAM_LANGUAGES).default('javascript'),
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),

@@ -7,23 +7,21 @@
  * program never sees.
  */
 import { lookup as dnsLookup } from 'node:dns/promises'
-import http from 'node:http'
-import https from 'node:https'
 import net from 'node:net'
-import type { LookupFunction } from 'node:net'
-import { PTC_FETCH_MAX_REQUEST_BODY_BYTES, type PtcFetchAnswer } from '../protocol.js'
+import { PTC_FETCH_MAX_REQUEST_BODY_BYTES, type PtcFetchAnswer, fetchMethodRefusal, isFetchMethod } from '../protocol.js'
 import { PtcCallRefusal } from '../seam/refusal.js'
 import type { PtcBindingNamespace, PtcJsonValue, SandboxEgress } from '../seam/types.js'
+import { ByteBudget } from './byte-budget.js'
+import { echoIn, secretsOf } from './egress-echo.js'
+import { DEFAULT_PORTS, type EgressBudgets, MAX_RESPONSE_BODY_BYTES, exchange } from './egress-exchange.js'
+import { AbortFanOut } from './abort-fan-out.js'
 
 /** The global the worker replaces with the program's `fetch` (a name no binding may take). */
 export const EGRESS_GLOBAL = 'fetch'
-/** Bytes of a response body the program may receive; a longer body fails the fetch. */
-export const MAX_RESPONSE_BODY_BYTES = 4 * 1024 * 1024
 /** Redirects followed per fetch, each checked like the first request. */
 export const MAX_REDIRECTS = 5
 
 const ENTRY = /^(\*\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/
-const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 }
 /** Headers the broker sets itself from the request it makes. */
 const OWN_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade'])
 /** A program's headers that do not follow a redirect to another origin (as fetch does). */
@@ -91,7 +89,28 @@ function parseRule(entry: string, field: string): Rule {
   const host = match[2]!
   const literal = net.isIP(host.replace(/^\[|\]$/g, '')) !== 0
   if (match[1] && literal) throw new TypeError(`${field} cannot put a wildcard on an IP address, got ${JSON.stringify(entry)}`)
+  refuseUnreachable(entry, host, field)
   return { entry: entry.toLowerCase(), host, wildcard: match[1] !== undefined, port, literal }
+}
+
+/**
+ * Refuses an entry the broker would refuse at every fetch, so the deployer learns it when the
+ * policy is checked: a localhost name (it always resolves to loopback, and a name may never
+ * reach a private address), and a host a URL writes otherwise (`0177.0.0.1` is `127.0.0.1` to
+ * a URL, `[0:0::1]` is `[::1]`), which no request's host would ever equal.
+ */
+function refuseUnreachable(entry: string, host: string, field: string): void {
+  const never = `${field} ${JSON.stringify(entry)} can never be fetched`
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    throw new TypeError(`${never}: a localhost name always resolves to a loopback address, which the broker refuses for a host name; name the address instead (127.0.0.1 or [::1], with the port)`)
+  }
+  let written: string
+  try {
+    written = new URL(`http://${host}/`).hostname
+  } catch {
+    throw new TypeError(`${never}: no URL can name the host ${host}`)
+  }
+  if (written !== host) throw new TypeError(`${never}: a URL writes that host as ${written}; write the entry that way`)
 }
 
 /** What the program sends: `fetch`'s request, serialized by the worker. */
@@ -107,9 +126,15 @@ interface EgressRequest {
 type RedirectMode = 'follow' | 'manual' | 'error'
 const REDIRECT_MODES: readonly string[] = ['follow', 'manual', 'error'] satisfies RedirectMode[]
 
-/** Options for tests: a resolver in place of the system's. */
+/** What the host gives the broker beside the policy. */
 export interface EgressOptions {
+  /** A resolver in place of the system's (tests). */
   lookup?: (host: string) => Promise<{ address: string; family: number }[]>
+  /**
+   * The byte budgets every response is charged to as it arrives: this environment's fetches in
+   * flight, and the host's. Absent: a budget of one fetch's cap each (tests).
+   */
+  budgets?: EgressBudgets
 }
 
 /**
@@ -120,6 +145,13 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
   const rules = egress.allow.map((entry) => parseRule(entry, 'allow'))
   const lookup = options.lookup ?? ((host: string) => dnsLookup(host, { all: true, verbatim: true }))
   const listed = egress.allow.join(', ')
+  const budgets = options.budgets ?? {
+    environment: new ByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxFetchBytesInFlight'),
+    host: new ByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxHostFetchBytesInFlight'),
+  }
+  // Every value the policy injects, for any host: none may come back in an answer.
+  const secrets = secretsOf(egress.headers)
+  const aborts = new AbortFanOut()
   const ruleFor = (url: URL): Rule => {
     const what = `fetch to ${url.host || url.href}`
     const defaultPort = DEFAULT_PORTS[url.protocol]
@@ -145,11 +177,21 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
   }
   const send = async (args: unknown, { signal }: { signal: AbortSignal }): Promise<PtcJsonValue> => {
     const request = checkRequest(args)
+    const own = aborts.follow(signal)
+    try {
+      return await fetchThrough(request, own.signal)
+    } finally {
+      own.done()
+    }
+  }
+  const fetchThrough = async (request: EgressRequest, signal: AbortSignal): Promise<PtcJsonValue> => {
     let url = new URL(request.url)
     let { method } = request
     let body = request.body === undefined ? undefined : Buffer.from(request.body, 'base64')
     if (body !== undefined && body.length > PTC_FETCH_MAX_REQUEST_BODY_BYTES) throw new PtcCallRefusal(`fetch: the request body has ${body.length} bytes, over the cap of ${PTC_FETCH_MAX_REQUEST_BODY_BYTES}`)
     let headers = request.headers.filter(([name]) => !OWN_HEADERS.has(name.toLowerCase()))
+    // The body is searched for injected values as the program would read it: unencoded.
+    if (secrets.length > 0) headers = [...headers.filter(([name]) => name.toLowerCase() !== 'accept-encoding'), ['accept-encoding', 'identity']]
     const origin = url.origin
     for (let redirects = 0; ; redirects++) {
       const rule = ruleFor(url)
@@ -157,12 +199,19 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
       const injected = egress.headers?.[url.host] ?? egress.headers?.[url.hostname] ?? {}
       const outgoing: [string, string][] = headers.filter(([name]) => !Object.hasOwn(injected, name.toLowerCase()))
       for (const [name, value] of Object.entries(injected)) outgoing.push([name, value])
-      const answer = await exchange(url, method, outgoing, body, pinned, signal)
+      const answer = await exchange(url, method, outgoing, body, { pinned, budgets, signal })
       const location = answer.location
       if (location === undefined || ![301, 302, 303, 307, 308].includes(answer.status) || request.redirect === 'manual') {
-        const reply: PtcFetchAnswer = { status: answer.status, statusText: answer.statusText, headers: answer.headers, body: answer.body.toString('base64'), url: url.href, redirected: redirects > 0 }
-        return reply as unknown as PtcJsonValue
+        try {
+          const echo = echoIn(answer, secrets)
+          if (echo !== undefined) throw new PtcCallRefusal(`fetch to ${url.host} refused: ${echo}`)
+          const reply: PtcFetchAnswer = { status: answer.status, statusText: answer.statusText, headers: answer.headers, body: answer.body.toString('base64'), url: url.href, redirected: redirects > 0 }
+          return reply as unknown as PtcJsonValue
+        } finally {
+          answer.release()
+        }
       }
+      answer.release()
       if (request.redirect === 'error') throw new Error(`fetch to ${request.url} failed: it redirected (status ${answer.status}) and the request's redirect mode is 'error'`)
       if (redirects === MAX_REDIRECTS) throw new Error(`fetch to ${request.url} failed: more than ${MAX_REDIRECTS} redirects`)
       const next = new URL(location, url)
@@ -186,67 +235,13 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
 /** The worker's request, re-checked: it is hostile input like every call's arguments. */
 function checkRequest(args: unknown): EgressRequest {
   const { method, url, headers, body, redirect = 'follow' } = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>
-  if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) throw new PtcCallRefusal('fetch: the request method must be a token')
+  if (typeof method !== 'string' || !/^[A-Za-z]{1,20}$/.test(method)) throw new PtcCallRefusal('fetch: the request method must be a token')
+  if (!isFetchMethod(method)) throw new PtcCallRefusal(fetchMethodRefusal(method))
   if (typeof url !== 'string' || !URL.canParse(url)) throw new PtcCallRefusal(`fetch: invalid URL ${JSON.stringify(url)}`)
   if (!Array.isArray(headers) || !headers.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string')) {
     throw new PtcCallRefusal('fetch: the request headers must be [name, value] pairs')
   }
   if (body !== undefined && typeof body !== 'string') throw new PtcCallRefusal('fetch: the request body must be base64')
   if (typeof redirect !== 'string' || !REDIRECT_MODES.includes(redirect)) throw new PtcCallRefusal(`fetch: the redirect mode must be one of ${REDIRECT_MODES.join(', ')}`)
-  return { method: method.toUpperCase(), url, headers: headers as [string, string][], redirect: redirect as RedirectMode, ...(body === undefined ? {} : { body }) }
-}
-
-interface Answer {
-  status: number
-  statusText: string
-  headers: [string, string][]
-  body: Buffer
-  location: string | undefined
-}
-
-/** One HTTP exchange with `url`'s host at the address already checked, and no other. */
-function exchange(url: URL, method: string, headers: [string, string][], body: Buffer | undefined, pinned: { address: string; family: number }, signal: AbortSignal): Promise<Answer> {
-  const pin: LookupFunction = (_host, options, callback) => {
-    if (options.all) (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, [pinned])
-    else callback(null, pinned.address, pinned.family)
-  }
-  // An object, not raw pairs: with raw pairs Node sends no Host header of its own.
-  const flat: Record<string, string> = {}
-  for (const [name, value] of headers) flat[name.toLowerCase()] = value
-  return new Promise((resolve, reject) => {
-    const client = url.protocol === 'https:' ? https : http
-    const request = client.request({
-      protocol: url.protocol,
-      host: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method,
-      headers: flat,
-      lookup: pin,
-      agent: false,
-      signal,
-    }, (response) => {
-      const chunks: Buffer[] = []
-      let size = 0
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length
-        if (size > MAX_RESPONSE_BODY_BYTES) {
-          response.destroy()
-          reject(new Error(`fetch to ${url.host} failed: the response body exceeds the cap of ${MAX_RESPONSE_BODY_BYTES} bytes`))
-          return
-        }
-        chunks.push(chunk)
-      })
-      response.on('error', reject)
-      response.on('end', () => {
-        const pairs: [string, string][] = []
-        const raw = response.rawHeaders
-        for (let index = 0; index + 1 < raw.length; index += 2) pairs.push([raw[index]!, raw[index + 1]!])
-        const location = response.headers.location
-        resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: pairs, body: Buffer.concat(chunks), location })
-      })
-    })
-    request.on('error', (error) => reject(new Error(`fetch to ${url.host} failed: ${error.message}`)))
-    request.end(body)
-  })
+  return { method, url, headers: headers as [string, string][], redirect: redirect as RedirectMode, ...(body === undefined ? {} : { body }) }
 }

@@ -40,6 +40,8 @@ export interface RunEnd {
   sent: boolean
   /** The environment ended (or never started) before the run's code started. */
   endedUnstarted: boolean
+  /** The environment refused the run before any of it reached the worker, and is as it was. */
+  refused: boolean
   /** Runs started in the environment, this one included once it was sent. */
   runs: number
   /** The environment initializer ran with this run and failed. */
@@ -57,6 +59,7 @@ export interface RunEnd {
 /**
  * The verdict on an environment at a run's end:
  * - `unstarted`: discard it; the run's code never started, so the caller may run it again;
+ * - `refused`: the environment refused the run and is as it was: an owner keeps it, state and all;
  * - `discard`: discard it before the result, first searching for what the program started when
  *   `search` (it may still be running);
  * - `tidy`: kill what the program reported starting (`thorough`: search for the rest too),
@@ -65,10 +68,12 @@ export interface RunEnd {
  */
 export type Verdict =
   | { kind: 'unstarted'; notice?: string }
+  | { kind: 'refused' }
   | { kind: 'discard'; search: boolean; notice?: string }
   | { kind: 'tidy'; thorough: boolean }
 
 export function verdictOf(end: RunEnd): Verdict {
+  if (end.refused && end.alive) return { kind: 'refused' }
   if (end.endedUnstarted) {
     // State was lost only if earlier runs left some here (this run's own start counts once it was sent).
     return end.runs > (end.sent ? 1 : 0) ? { kind: 'unstarted', notice: EXITED_NOTICE } : { kind: 'unstarted' }

@@ -17,6 +17,11 @@ export interface EnvironmentListener {
   rawOutput(text: string): void
   /** The worker (or the process hosting it) ended; `failure` says how, for the model. */
   exit(failure: PtcRunFailure): void
+  /**
+   * The environment refused the run before any of it reached the worker (a cwd the confinement
+   * cannot show): it is as it was, its state with it.
+   */
+  refused(failure: PtcRunFailure): void
 }
 
 /**

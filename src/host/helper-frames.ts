@@ -14,14 +14,6 @@ import { unavailableMessage } from './sandbox/confinement.js'
 
 const DIAGNOSTIC_CHARS = 2_000
 
-/**
- * The longest frame a helper may send while a run listens. Output is capped by maxOutputBytes
- * (JSON-counted; escaping may double it) and call arguments by maxPendingCallBytes; a longer
- * frame is over-budget traffic.
- */
-export function helperFrameBytes(limits: { maxOutputBytes: number; maxPendingCallBytes: number }): number {
-  return 2 * limits.maxOutputBytes + limits.maxPendingCallBytes + 1024 * 1024
-}
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 
@@ -123,7 +115,8 @@ export class HelperFrames {
         if (!this._moving) return this.violation()
         this._moving = false
         this._cwd = undefined // the helper stayed where it was
-        return this._listener?.exit({ kind: this._hooks.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
+        // The helper is unchanged: the run is refused, the environment and its state stay.
+        return this._listener?.refused({ kind: this._hooks.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
       case 'exit':
         if (this._workerExit) return this.violation()
         this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
@@ -163,21 +156,28 @@ export class HelperFrames {
     this._overMessage = message
   }
 
-  /** The helper could not start (or took too long): every run sent to it gets this refusal. */
-  failStart(problem: string): void {
+  /**
+   * The helper could not start (or took too long): every run sent to it gets this refusal.
+   * `died`: it was killed (by a signal, the OOM killer's say), which says nothing about the
+   * sandbox: only a helper that failed otherwise under confinement is `sandbox-unavailable`.
+   */
+  failStart(problem: string, died = false): void {
     if (this._started !== undefined) return
     this._started = false
     this._settleReady(
-      this._hooks.confined
+      this._hooks.confined && !died
         ? { kind: 'sandbox-unavailable', message: unavailableMessage(problem) }
         : { kind: 'worker-exit', message: `the runtime's helper process could not start, so the program did not run: ${problem}` },
     )
   }
 
-  /** The helper's process ended (`describe` says how): a start still pending fails, a run hears it. */
-  ended(describe: string): void {
+  /**
+   * The helper's process ended (`describe` says how; `died`: killed by a signal): a start still
+   * pending fails, a run hears it.
+   */
+  ended(describe: string, died = false): void {
     const detail = this._diagnostics.trim().split('\n').slice(-2).join(' ')
-    this.failStart(`the helper ${describe} before it was ready${detail ? `: ${detail}` : ''}`)
+    this.failStart(`the helper ${describe} before it was ready${detail ? `: ${detail}` : ''}`, died)
     if (this._started && !this._workerExit) this._listener?.exit(this._processFailure(describe))
   }
 

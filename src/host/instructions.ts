@@ -49,6 +49,7 @@ export function executionInstructions(facts: InstructionFacts): string {
     ...(facts.language === 'typescript' ? [TYPESCRIPT] : []),
     HABITS,
     'Tools are global objects of async functions: `const r = await tools.search({ q: "x" })`. Arguments and results are plain JSON. Call independent tools concurrently with Promise.all. A failed tool call throws; catch it to recover.',
+    'Tool namespaces are read-only and have no prototype: keep your own helpers in local functions or variables (not `tools.step = ...`), and test for a tool with `Object.hasOwn(tools, "name")` (not `tools.hasOwnProperty`).',
     'The result must be plain JSON (objects, arrays, strings, finite numbers, booleans, null); return nothing when you have only printed.',
     'console.log and process.stdout.write print text; inspect(image) shows an Image a tool returned (its path, width, height and mediaType are readable).',
     'Node built-ins load with `await import("node:fs")`. Relative paths and subprocesses use the working directory; process.env is empty.',

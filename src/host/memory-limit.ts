@@ -7,10 +7,15 @@ import { execFile } from 'node:child_process'
 
 /**
  * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
- * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, then becomes the
- * helper (or bubblewrap) at a lower CPU priority (`nice`, where installed), so that programs
- * spinning on every core cannot starve the host's timers and deadlines. `ulimit -d` sets
- * RLIMIT_DATA; both are inherited by every thread and process the helper starts.
+ * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, moves itself to the
+ * SCHED_IDLE scheduling class (`chrt`, where installed), then becomes the helper (or bubblewrap)
+ * at `nice` 10 (where installed). A SCHED_IDLE thread has the CPU only when no ordinary one
+ * wants it, and is preempted as soon as one wakes: fifty programs spinning cannot delay the
+ * host's timers and deadlines (at `nice` 10 alone their weight out-weighed the host's about five
+ * to one), and they share what the host leaves fairly among themselves. The nice value keeps a
+ * program from moving back: leaving SCHED_IDLE needs CAP_SYS_NICE, or an RLIMIT_NICE that allows
+ * its nice value. `ulimit -d` sets RLIMIT_DATA; all three are inherited by every thread and
+ * process the helper starts.
  *
  * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
  * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
@@ -20,7 +25,7 @@ import { execFile } from 'node:child_process'
  */
 export const LIMITS_SCRIPT =
   '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; ' +
-  'command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
+  'chrt --idle --pid 0 $$ >/dev/null 2>&1; command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
 
 /** A helper's own code and heap beyond the bare reservation the probe measures. */
 const HELPER_MARGIN_KB = 64 * 1024

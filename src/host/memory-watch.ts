@@ -9,7 +9,8 @@
  * What the samples cannot see (Node 20 lacks `getHeapStatistics()`; SharedArrayBuffers, and on
  * Node 26 WebAssembly memory, are left out of it) the process's RSS catches as a backstop: when
  * it grows by more than the budget per running program (plus a margin) above where it stood when
- * they started, every running program is stopped, since growth cannot be told apart by thread.
+ * they started, every program then serving a run under a budget is stopped, since growth cannot
+ * be told apart by thread (its message says how many; a kept environment between runs runs on).
  *
  * A sample is a few milliseconds behind the program, and a single native call (one `fill` of a
  * huge array) is not interrupted until it returns: the watch bounds memory, it does not make an
@@ -77,12 +78,18 @@ class MemoryWatch {
     const workers = [...this._running.keys()]
     const floor = Math.min(...this._running.values())
     const allowed = workers.reduce((sum, worker) => sum + worker.budgetMb * MIB, BACKSTOP_MARGIN_BYTES)
-    if (process.memoryUsage.rss() - floor <= allowed) return false
+    const grown = process.memoryUsage.rss() - floor
+    if (grown <= allowed) return false
+    // Only the programs serving a run under a budget are stopped: say so, and how many, since
+    // others in this process (between runs, or without a budget) run on.
+    const others = workers.length - 1
+    const stopped = others === 0 ? 'this program was stopped' : `this program and the ${others} other${others === 1 ? '' : 's'} running under a memory budget at that moment were stopped`
     for (const worker of workers) {
       this.running(worker, false)
       worker.stop(
-        `the process's memory grew past the memory budget of ${worker.budgetMb} MiB (maxMemoryMb) per running program ` +
-          `while this program ran, and every running program's worker was stopped (isolation: 'process' holds each program to its own budget)`,
+        `the host process's memory grew by ${Math.round(grown / MIB)} MiB while this program ran, past the memory budget of ${worker.budgetMb} MiB (maxMemoryMb) ` +
+          `per running program (${workers.length} ran under one) plus a margin of ${BACKSTOP_MARGIN_BYTES / MIB} MiB; ` +
+          `on the thread host that growth cannot be told apart by program, so ${stopped} (isolation: 'process' holds each program to its own budget)`,
       )
     }
     return true

@@ -4,6 +4,7 @@
  * not fit the protocol becomes a violation string (the run then fails with `protocol`).
  */
 import { isRecord } from '../json/index.js'
+import type { PtcJsonValue } from '../seam/types.js'
 import { type CallMessage, type DrawsMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../protocol.js'
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
@@ -26,8 +27,7 @@ function parseCall(raw: unknown, run: number): CallMessage | undefined {
   if (!isRecord(raw) || raw.type !== 'call' || raw.run !== run) return undefined
   const { id, global, name, args } = raw
   if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return undefined
-  if (args !== undefined && !isArray(args)) return undefined
-  return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args }
+  return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args: args as PtcJsonValue }
 }
 
 const isHex = (value: unknown) => typeof value === 'string' && value.length <= 2 * MAX_DRAW_BYTES && /^(?:[0-9a-f]{2})*$/.test(value)
@@ -78,10 +78,9 @@ export function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | s
       }
       return { type, run, calls }
     }
-    case 'done': {
-      if ('value' in raw && !isArray(raw.value)) return 'a malformed completion'
-      return 'value' in raw ? { type, run, value: raw.value as unknown[] } : { type, run }
-    }
+    case 'done':
+      // Values are lossless JSON by the time a message is parsed: read so (json-lines.ts).
+      return 'value' in raw ? { type, run, value: raw.value as PtcJsonValue } : { type, run }
     case 'failed': {
       const { kind, message } = raw
       if (typeof kind !== 'string' || !FAILURE_KINDS.has(kind) || typeof message !== 'string') return 'a malformed failure'

@@ -12,11 +12,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { release } from 'node:os'
+import { constants, release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, FrameReader, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../frames.js'
+import { type FrameBudget, lineLimits } from './frame-bounds.js'
+import { JsonLines } from './json-lines.js'
 import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
@@ -77,8 +79,8 @@ export interface ProcessLaunch {
   baselineKb: number
   maxOldGenerationSizeMb: number
   rehearsal?: ProgramCode
-  /** Longest frame accepted from the helper, checked before it is parsed. */
-  maxFrameBytes: number
+  /** The budgets the helper's frames are read within, as they arrive (frame-bounds.ts). */
+  frameBudget: FrameBudget
   /** The environment's budget of processes and memory, sampled while it serves a run (with a wrapper only). */
   budget?: NamespaceBudget
 }
@@ -99,8 +101,8 @@ export class ProcessEnvironment implements Environment {
   private readonly _streams: Socket[]
   /** What the helper says, and what it means for the environment and its run. */
   private readonly _frames: HelperFrames
-  private readonly _reader: FrameReader
-  private readonly _maxFrameBytes: number
+  private readonly _reader: JsonLines
+  private readonly _budget: FrameBudget
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
   /** Writable roots bubblewrap bound, checked from outside before each run. */
@@ -123,8 +125,8 @@ export class ProcessEnvironment implements Environment {
     this.confined = launch.confined
     this._namespaced = launch.wrapper !== undefined
     this.maxMemoryMb = launch.maxMemoryMb
-    this._maxFrameBytes = launch.maxFrameBytes
-    this._reader = new FrameReader(IDLE_FRAME_BYTES)
+    this._budget = launch.frameBudget
+    this._reader = new JsonLines(lineLimits('frame', this._budget, IDLE_FRAME_BYTES))
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
@@ -166,8 +168,8 @@ export class ProcessEnvironment implements Environment {
     for (const stream of this._streams) stream.on('error', () => undefined)
     let exited!: () => void
     this.exited = new Promise((resolve) => (exited = resolve))
-    const ended = (describe: string) => void this._ended(describe).then(exited)
-    this._child.on('exit', (code, signal) => ended(signal ? `was killed by ${signal}` : `exited with code ${code}`))
+    const ended = (describe: string, died = false) => void this._ended(describe, died).then(exited)
+    this._child.on('exit', (code, signal) => ended(...exitDescription(code, signal)))
     this._child.on('error', (error) => {
       if (this._child.pid === undefined) ended(`could not be started (${error.message})`)
     })
@@ -177,7 +179,7 @@ export class ProcessEnvironment implements Environment {
     }
     this._channel.on('data', (chunk: Buffer) => {
       if (this._frames.corrupt) return
-      if (!this._reader.read(chunk, chunk.length, (raw) => (this._frames.receive(raw), !this._frames.corrupt))) this._frames.violation()
+      if (!this._reader.push(chunk, (raw) => (this._frames.receive(raw), !this._frames.corrupt))) this._frames.violation()
     })
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
     this._inbox.on('data', () => this._frames.violation())
@@ -194,7 +196,7 @@ export class ProcessEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._reader.maxFrameBytes = listener ? this._maxFrameBytes : IDLE_FRAME_BYTES
+    this._reader.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
     this._watch?.watch(listener !== undefined && this.alive)
     this._frames.attach(listener, this._processExited)
   }
@@ -370,7 +372,7 @@ export class ProcessEnvironment implements Environment {
     while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS, undefined, { ref: false })
   }
 
-  private async _ended(describe: string): Promise<void> {
+  private async _ended(describe: string, died: boolean): Promise<void> {
     if (this._processExited) return
     this._processExited = true
     this._watch?.watch(false)
@@ -383,7 +385,17 @@ export class ProcessEnvironment implements Environment {
     await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
     clearTimeout(drain)
     await this._namespaceGone()
-    this._frames.ended(describe)
+    this._frames.ended(describe, died)
     for (const stream of this._streams) stream.destroy()
   }
+}
+
+/**
+ * How the helper's process ended, and whether it was killed: by a signal, or (bwrap passes on
+ * what ended the helper inside it) with the status 128 plus a signal's number.
+ */
+function exitDescription(code: number | null, signal: NodeJS.Signals | null): [string, boolean] {
+  if (signal) return [`was killed by ${signal}`, true]
+  const name = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined
+  return name ? [`was killed by ${name} (exit code ${code})`, true] : [`exited with code ${code}`, false]
 }

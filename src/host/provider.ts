@@ -22,6 +22,7 @@ import { ProgramSyntaxError } from '../transform/index.js'
 import type { Environment } from './environment.js'
 import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
+import { ByteBudget } from './byte-budget.js'
 import { egressNamespace } from './egress.js'
 import { abortMessage } from './foreign-message.js'
 import { HeldRuns, RunAnswers } from './holds.js'
@@ -30,7 +31,7 @@ import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { OwnerQueues } from './owners.js'
 import { ProgramCache, declaredBy } from './programs.js'
-import { DEFAULT_SANDBOX, Sandbox, unavailableMessage } from './sandbox/confinement.js'
+import { DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
 import { egressOf, policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
 import { EnvironmentSource } from './source.js'
@@ -72,6 +73,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _sandbox: Sandbox | undefined
   /** The policies of environment keys in use, to spawn from a key. */
   private readonly _policies = new Map<string, SandboxExecutionPolicy>()
+  /** Bytes of fetch responses the egress broker holds at once for every environment together. */
+  private readonly _fetchBytes: ByteBudget
   private _source: EnvironmentSource | undefined
   private _disposed = false
   private _admitted = false
@@ -80,12 +83,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
     super(ctx)
     checkConfig(config)
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
+    this._fetchBytes = new ByteBudget(config.maxHostFetchBytesInFlight, 'maxHostFetchBytesInFlight')
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
     this._tier = tierOf(config.isolation)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
-    this._admission = new Admission(this._config, this._sandbox)
+    const { fixedCwd } = this._tier
+    this._admission = new Admission(this._config, this._sandbox, fixedCwd === undefined ? undefined : { tier: this._tier.name, where: fixedCwd })
     this._initializer = new EnvironmentInitializer(this._programs, this._config.language, (reason) => this._drain(reason))
     this._holds = new HeldRuns(config.holdTimeoutMs)
     this._durable = config.durableKey === undefined ? undefined : new DurableTokens({ ...config, durableKey: config.durableKey })
@@ -270,12 +275,14 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   protected override async start(): Promise<void> {
     await this._sandbox?.start()
+    // A deployment whose own policy cannot be confined here fails where its developer looks, at
+    // start, instead of failing every run in front of the model.
+    const unconfinable = this._sandbox?.unavailable(this._sandbox.policy)
+    if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
-    // Pre-spawn for the default policy, unless it cannot be confined here (runs then fail).
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
-    const poolable = !this._sandbox || this._sandbox.unavailable(this._sandbox.policy) === undefined
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
-    this._source = new EnvironmentSource(spawn, poolable ? pooled : undefined, this._config.poolSize)
+    this._source = new EnvironmentSource(spawn, pooled, this._config.poolSize)
   }
 
   protected override async stop(): Promise<void> {
@@ -323,7 +330,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const plan: RunPlan = {
       program,
       initializer,
-      bindings: egress ? [...spec.bindings, egressNamespace(egress)] : spec.bindings,
+      // An environment runs one run at a time, so the run's budget is its environment's.
+      bindings: egress ? [...spec.bindings, egressNamespace(egress, { budgets: { environment: new ByteBudget(this._config.maxFetchBytesInFlight, 'maxFetchBytesInFlight'), host: this._fetchBytes } })] : spec.bindings,
       cwd: spec.cwd,
       timeoutMs: spec.timeoutMs,
       signal,

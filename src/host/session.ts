@@ -6,7 +6,6 @@
  * It ends in one disposition for the environment and, when state was lost, the notice the
  * owner's next run prints. It never asks which host the environment lives on.
  */
-import { decodeWire } from '../json/index.js'
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../protocol.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { CallDispatcher } from './calls.js'
@@ -108,6 +107,8 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     let started = false
     /** The environment ended (or never started) before the run's code started. */
     let endedUnstarted = false
+    /** The environment refused the run before any of it reached the worker, and is as it was. */
+    let refused = false
     /** This run carried the environment initializer, and the initializer failed. */
     let initializing = false
     let initializerFailed = false
@@ -164,6 +165,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         kind: result.error?.kind,
         sent,
         endedUnstarted,
+        refused,
         runs: environment.runs,
         initializerFailed,
         unusable,
@@ -171,6 +173,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         byWorker,
         oneShot: plan.oneShot,
       })
+      if (verdict.kind === 'refused') return resolve({ result, disposition: plan.oneShot ? 'discard-after-result' : 'keep' })
       const notice = verdict.kind === 'tidy' || verdict.notice === undefined ? {} : { notice: verdict.notice }
       if (verdict.kind === 'unstarted') return resolve({ result, disposition: 'discard', unstarted: true, ...notice })
       if (verdict.kind === 'discard') {
@@ -233,9 +236,8 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
           byWorker = true
           if (plan.journal?.replaying) return fail('exception', plan.journal.unfinished())
           if (message.value === undefined) return settle({ value: undefined })
-          const decoded = decodeWire(message.value)
-          if (!decoded.ok) return fail('invalid-output', `the completion value is not lossless JSON: ${decoded.reason}`)
-          return settle({ value: decoded.value })
+          // Read as lossless JSON, within the frame's bounds, as it arrived (json-lines.ts).
+          return settle({ value: message.value })
         }
       }
     }
@@ -253,6 +255,13 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       },
       exit(failure) {
         if (!started && failure.kind === 'worker-exit') endedUnstarted = true
+        settle({ error: failure })
+      },
+      refused(failure) {
+        if (started || settled) return
+        refused = true
+        // Nothing of the run reached the worker: the initializer, if it came with it, comes with the next.
+        environment.runs--
         settle({ error: failure })
       },
     }
@@ -288,9 +297,10 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     plan.signal.addEventListener('abort', onAbort, { once: true })
     void environment.ready.then((refusal) => {
       if (!refusal) return start()
-      // A helper that could not start (killed while starting, say) ran nothing; a sandbox that
-      // cannot be set up fails the same way again.
-      if (refusal.kind === 'worker-exit') endedUnstarted = true
+      // An environment that could not start (killed while starting, say) ran nothing: the run
+      // may be given another. A sandbox that cannot be set up fails the same way again, and
+      // that second failure is the result.
+      endedUnstarted = true
       settle({ error: refusal })
     })
   })

@@ -13,7 +13,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type EntryLine, FrameReader, type HelperOptions, type HostLine, encodeLine, parseEntryLine } from '../frames.js'
+import { type EntryLine, type HelperOptions, type HostLine, encodeLine, parseEntryLine } from '../frames.js'
+import { type FrameBudget, frameBytes, lineLimits } from './frame-bounds.js'
+import { JsonLines } from './json-lines.js'
 import type { HostMessage } from '../protocol.js'
 import type { ImageAttachmentRef } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
@@ -44,8 +46,8 @@ export interface StreamLaunch {
   open: () => PtcByteStream | Promise<PtcByteStream>
   helper: Omit<HelperOptions, 'subprocessMarker'>
   maxMemoryMb: number
-  /** Longest frame accepted from the helper. */
-  maxFrameBytes: number
+  /** The budgets the helper's frames are read within, as they arrive (frame-bounds.ts). */
+  frameBudget: FrameBudget
   /** What a fresh helper of this host's Node reserves, in KiB (`dataBaseline`). */
   baselineKb: number
 }
@@ -58,8 +60,8 @@ export class StreamEnvironment implements Environment {
   runs = 0
   readonly maxMemoryMb: number
   private readonly _frames: HelperFrames
-  private readonly _reader = new FrameReader(IDLE_LINE_BYTES)
-  private readonly _maxLineBytes: number
+  private readonly _reader: JsonLines
+  private readonly _budget: FrameBudget
   private _stream: PtcByteStream | undefined
   private _closed = false
   private _ended = false
@@ -77,7 +79,8 @@ export class StreamEnvironment implements Environment {
 
   constructor(launch: StreamLaunch) {
     this.maxMemoryMb = launch.maxMemoryMb
-    this._maxLineBytes = launch.maxFrameBytes + 64
+    this._budget = launch.frameBudget
+    this._reader = new JsonLines(lineLimits('entry', this._budget, IDLE_LINE_BYTES))
     this._frames = new HelperFrames({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,
@@ -99,7 +102,7 @@ export class StreamEnvironment implements Environment {
     const start: HostLine = ['start', {
       helper: { ...launch.helper, subprocessMarker: randomUUID() },
       maxMemoryMb: launch.maxMemoryMb,
-      maxFrameBytes: launch.maxFrameBytes,
+      maxFrameBytes: frameBytes(launch.frameBudget),
       baseline: { node: nodeBuild(), kb: launch.baselineKb },
     }]
     void this._open(launch.open, start)
@@ -110,7 +113,8 @@ export class StreamEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._reader.maxFrameBytes = listener ? this._maxLineBytes : IDLE_LINE_BYTES
+    // An entry line is its frame and a few bytes of tag around it.
+    this._reader.limits = lineLimits('entry', this._budget, listener ? frameBytes(this._budget) + 64 : IDLE_LINE_BYTES)
     this._listening = listener !== undefined
     this._idleBytes = 0
     this._frames.attach(listener, this._ended)
@@ -140,8 +144,13 @@ export class StreamEnvironment implements Environment {
     return this.alive ? this._sweep() : Promise.resolve(false)
   }
 
-  /** The far tree's CPU time as last reported, read a little late: each read asks for the next. */
+  /**
+   * The environment's CPU time: the stream's own account where it keeps one (a container's
+   * cgroup), else the far tree's as last reported, read a little late: each read asks for the next.
+   */
   busyMs(): number {
+    const counted = this._stream?.busyMs?.()
+    if (counted !== undefined) return counted
     if (this.alive) this._write(['busy'])
     return this._busyMs
   }
@@ -190,7 +199,7 @@ export class StreamEnvironment implements Environment {
   private _receive(chunk: Uint8Array): void {
     if (this._frames.corrupt) return
     if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
-    const whole = this._reader.read(chunk, chunk.length, (raw) => {
+    const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), (raw) => {
       const line = parseEntryLine(raw)
       if (line) this._entryLine(line)
       return line !== undefined && !this._frames.corrupt

@@ -13,6 +13,8 @@ import type { HostMessage, ProgramCode } from '../protocol.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from './environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
+import { type FrameBudget, lineLimits } from './frame-bounds.js'
+import { readMessage } from './json-lines.js'
 import { isSpawnReport } from './messages.js'
 import { cpuMsOfTree, isChildOf, killProcessTrees } from './processes.js'
 
@@ -22,6 +24,8 @@ export interface ThreadEnvironmentOptions {
   rehearsal?: ProgramCode
   /** The budget the process-wide memory watch holds each run to. */
   maxMemoryMb?: number
+  /** The budgets the worker's messages are read within (frame-bounds.ts). */
+  frameBudget: FrameBudget
 }
 
 export class ThreadEnvironment implements Environment, WatchedWorker {
@@ -94,11 +98,17 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // program has run yet), and it is not passed on: a later 'ready' reaches the run as forged.
     // One listener for both, because adding a listener later would ref an unref'd port.
     let loaded = false
-    const receive = (message: unknown) => {
+    const limits = lineLimits('message', options.frameBudget)
+    const receive = (posted: unknown) => {
       if (!loaded) {
         loaded = true
         return markReady(undefined)
       }
+      // The worker posts JSON text (src/worker/outbox.ts), read within the run's budgets as the
+      // helper tiers read their frames; anything else on the port was posted by the program.
+      const read = typeof posted === 'string' ? readMessage(posted, limits) : undefined
+      if (read === undefined) return this._listener?.forged()
+      const message = read.value
       if (this._listener) return deliver(this._listener, message)
       // No run is listening (between runs, or a run settled while its program kept going): a
       // subprocess reported now must still die with the environment.

@@ -36,6 +36,7 @@ export const propertyIsEnumerable = uncurryThis(Object.prototype.propertyIsEnume
   key: PropertyKey,
 ) => boolean
 export const charCodeAt = uncurryThis(String.prototype.charCodeAt)
+export const arrayJoin = uncurryThis(Array.prototype.join) as (list: unknown[], separator: string) => string
 export const stringSlice = uncurryThis(String.prototype.slice)
 export const regExpExec = uncurryThis(RegExp.prototype.exec)
 export const functionToString = uncurryThis(Function.prototype.toString)

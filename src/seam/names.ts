@@ -106,9 +106,14 @@ const RULE = `must match ${IDENTIFIER.source.slice(1, -1)} and not be a reserved
 export function validateBindings(bindings: readonly PtcBindingNamespace[]): void {
   if (!Array.isArray(bindings)) throw new TypeError('bindings must be an array of namespaces')
   const taken = new Set<string>()
-  for (const namespace of bindings) {
+  for (let index = 0; index < bindings.length; index++) {
+    const namespace = bindings[index]!
     if (typeof namespace !== 'object' || namespace === null) {
       throw new TypeError('each binding namespace must be an object')
+    }
+    const group = toolGroupGlobal(namespace)
+    if (group !== undefined) {
+      throw new TypeError(`bindings[${index}] is ${group}, not a binding namespace: pass its .namespace (bindings: [group.namespace])`)
     }
     const global = namespace.global
     if (!usableIdentifier(global)) throw new Error(`binding global ${JSON.stringify(global)} ${RULE}`)
@@ -127,6 +132,9 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
       }
     }
     checkLimits(global, namespace)
+    if (namespace.convertResults !== undefined && typeof namespace.convertResults !== 'boolean') {
+      throw new TypeError(`binding global "${global}" has convertResults that is not a boolean`)
+    }
   }
   for (const { global, errorClass } of bindings) {
     if (errorClass === undefined) continue
@@ -150,6 +158,16 @@ export function validateBindings(bindings: readonly PtcBindingNamespace[]): void
       )
     }
   }
+}
+
+/** A tool group passed where a namespace belongs (it holds one), described for the message. */
+function toolGroupGlobal(value: object): string | undefined {
+  if ('global' in value || !('namespace' in value)) return undefined
+  const inner = (value as { namespace: unknown }).namespace
+  if (typeof inner !== 'object' || inner === null) return undefined
+  const global = (inner as { global?: unknown }).global
+  const what = 'a tool group (what defineToolGroup, mcpToolGroup and fromAiSdkTools return)'
+  return typeof global === 'string' && usableIdentifier(global) ? `the tool group "${global}" (what defineToolGroup, mcpToolGroup and fromAiSdkTools return)` : what
 }
 
 /** A member's budgets are positive integers, and only declared members have them. */

@@ -60,6 +60,9 @@ export interface PtcBindingCall {
  * groups). It is typed `any` by default so a strict TypeScript user can annotate the shape they
  * expect (`async ({ city }: { city: string }) => …`) without a cast; name it
  * (`PtcBindingFunction<{ city: string }>`) to type a function on its own.
+ *
+ * What it resolves must be lossless JSON or a `PtcImage` (anything else fails the program's
+ * call), unless its namespace sets `convertResults`, which converts it as `JSON.stringify` would.
  */
 export type PtcBindingFunction<Args = any> = (args: Args, call: PtcBindingCall) => Promise<PtcBindingValue>
 
@@ -125,6 +128,19 @@ export interface PtcBindingNamespace {
   positional?: boolean
   /** Member name → its call budgets; members without an entry have only the run's. */
   limits?: Record<string, PtcCallLimits>
+  /**
+   * Converts what the functions resolve as `JSON.stringify` would, instead of requiring lossless
+   * JSON: `undefined` reaches the program as `undefined`, a `Date` (any `toJSON`) as what its
+   * `toJSON` returns, object fields that are `undefined` are dropped, array elements that are
+   * `undefined` become `null`, boxed primitives are unwrapped and `-0` becomes `0`. A function,
+   * a symbol, a BigInt without `toJSON`, `NaN`, `±Infinity`, a cycle or a proxy anywhere in the
+   * value still fails the call. The conversion stops as soon as the value is surely over the
+   * call's `maxResultBytes`. Tool groups (`defineToolGroup`, `mcpToolGroup`, `fromAiSdkTools`)
+   * set it; without it (the default) a function must resolve lossless JSON or a `PtcImage`, and
+   * anything else fails the call. With it, a function may resolve any such value: type it
+   * `as never`, or define the tools as a tool group.
+   */
+  convertResults?: boolean
 }
 
 /** Every sandbox mode, the one list the type, the config schema and policy checks derive from. */
@@ -325,7 +341,11 @@ export interface PtcCallRecord {
   error?: string
   /** JSON bytes of the argument (0 when the program passed none). */
   argumentBytes: number
-  /** JSON bytes of what the tool resolved; present when it resolved. */
+  /**
+   * JSON bytes of what the tool resolved; present when it resolved, except for a result its
+   * namespace converts (`convertResults`) that was refused as over its budget: the conversion
+   * stops reading it there, so its size is known only to be larger.
+   */
   resultBytes?: number
 }
 

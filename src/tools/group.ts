@@ -28,9 +28,12 @@ export interface JsonSchemaTool {
   /**
    * Does the work. Receives the program's argument (lossless JSON that fits `inputSchema`: a
    * call whose argument does not is refused before `run`) and the call's context (see
-   * `ToolCall`).
+   * `ToolCall`). What it resolves reaches the program as `JSON.stringify` would write it (see
+   * `PtcBindingNamespace.convertResults`): `undefined` as `undefined` (a tool that returns
+   * nothing), a `Date` as its ISO string, fields that are `undefined` dropped; `PtcImage`s as
+   * images. A function, a cycle, a BigInt or a non-finite number fails the program's call.
    */
-  run(args: any, call: ToolCall): PtcBindingValue | Promise<PtcBindingValue>
+  run(args: any, call: ToolCall): unknown
   /** Time budget of one call, in ms; past it the call rejects in the program, naming the tool. */
   timeoutMs?: number
   /** JSON bytes one call may resolve; a larger result rejects in the program instead. */
@@ -126,7 +129,8 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
     functions[name] = async (args, { signal, hold }) => {
       check(args)
       if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
-      return run(args, { signal, interrupt: hold })
+      // Converted by the host as JSON.stringify would (the namespace's convertResults).
+      return run(args, { signal, interrupt: hold }) as PtcBindingValue
     }
     const { timeoutMs, maxResultBytes } = tool
     if (timeoutMs !== undefined || maxResultBytes !== undefined) {
@@ -136,6 +140,7 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
   const namespace: PtcBindingNamespace = {
     global,
     functions,
+    convertResults: true,
     ...(errorClass ? { errorClass } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
   }
@@ -147,7 +152,7 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
       description: tool.description?.trim() ?? '',
       parameters: parameterText(tool.inputSchema),
       get declaration() {
-        declaration ??= declarationsOf({ global, tools: { [name]: tool } }, resultFallback)
+        declaration ??= declarationsOf({ global, tools: { [name]: tool } }, resultFallback, false)
         return declaration
       },
     }
@@ -166,7 +171,11 @@ function parameterText(schema: JsonSchema): string {
     .join(' ')
 }
 
-function declarationsOf({ global, description, errorClass, tools }: ToolGroupDefinition, resultFallback: ResultTypeFallback): string {
+/** What the model reads about every group's results, which the host converts (`convertResults`). */
+const RESULTS_NOTE = 'Results arrive as JSON.stringify writes them (a Date as its ISO string, undefined fields dropped); a tool that returns nothing resolves undefined.'
+
+/** The declarations of a group (`whole`), or of one of its tools for discovery, without the group's notes. */
+function declarationsOf({ global, description, errorClass, tools }: ToolGroupDefinition, resultFallback: ResultTypeFallback, whole = true): string {
   const names = new NamedTypes(global)
   const members = Object.entries(tools).map(([name, tool]) => {
     const label = `tool group "${global}": tools[${JSON.stringify(name)}]`
@@ -188,7 +197,8 @@ function declarationsOf({ global, description, errorClass, tools }: ToolGroupDef
     return `${docComment(doc.join('\n'), '  ')}  ${propertyKey(name)}(args${optional}: ${args}): Promise<${result}>`
   })
 
-  const blocks = [`${docComment(description, '')}declare const ${global}: {\n${members.join('\n')}\n}`]
+  const doc = whole ? [description?.trim(), RESULTS_NOTE].filter(Boolean).join('\n') : description
+  const blocks = [`${docComment(doc, '')}declare const ${global}: {\n${members.join('\n')}\n}`]
   if (names.declarations.length > 0) blocks.push(`declare namespace ${global} {\n${names.declarations.join('\n')}\n}`)
   if (errorClass) {
     blocks.push(
@@ -226,4 +236,24 @@ function argumentsOptional(schema: JsonSchema): boolean {
 function tagged(tag: string, text: string | undefined): string | undefined {
   const first = text?.split('\n').find((line) => !line.startsWith('@'))
   return first === undefined ? undefined : `${tag} ${first}`
+}
+
+/**
+ * Throws, saying what to pass, when `groups` is not a list of tool groups: a binding namespace
+ * (`group.namespace`, or one written by hand) passed where its group belongs is the usual slip.
+ */
+export function checkToolGroups(groups: unknown, caller: string): asserts groups is readonly ToolGroup[] {
+  if (!Array.isArray(groups)) throw new TypeError(`${caller}: groups must be an array of tool groups (what defineToolGroup, mcpToolGroup and fromAiSdkTools return)`)
+  groups.forEach((group: unknown, index) => {
+    if (typeof group !== 'object' || group === null) throw new TypeError(`${caller}: groups[${index}] must be a tool group, got ${group === null ? 'null' : typeof group}`)
+    const namespace = (group as { namespace?: unknown }).namespace
+    if (typeof namespace === 'object' && namespace !== null) return
+    if ('functions' in group && 'global' in group) {
+      const global = (group as { global: unknown }).global
+      throw new TypeError(
+        `${caller}: groups[${index}] is a binding namespace (${JSON.stringify(global)}), not a tool group: pass the group itself (what defineToolGroup, mcpToolGroup and fromAiSdkTools return), not its .namespace`,
+      )
+    }
+    throw new TypeError(`${caller}: groups[${index}] is not a tool group (it has no namespace): build it with defineToolGroup, mcpToolGroup or fromAiSdkTools`)
+  })
 }

@@ -1,7 +1,8 @@
 /**
  * The one tool an agent loop offers the model: "run this program". Its description tells the
- * model how to write a program for this runtime and which tools it may call; `execute` runs
- * the program and answers with the text the model reads next.
+ * model how to write a program for this runtime and which tools it may call; `run` runs the
+ * program and answers with the text the model reads next, beside the whole result and the files
+ * of the images it showed, for the host (`execute`: the text alone).
  */
 import type { PtcRuntime } from '../seam/runtime.js'
 import { validateBindings } from '../seam/names.js'
@@ -9,9 +10,11 @@ import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPa
 import { DURABLE_TOKEN_PREFIX } from '../seam/types.js'
 import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } from './catalog.js'
 import { docComment } from './doc-comment.js'
-import type { ToolGroup } from './group.js'
+import { type ToolGroup, checkToolGroups } from './group.js'
+import { throwIfDeploymentFailure } from './deployment-error.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
-import { createProgramChecker } from './typecheck.js'
+import { ImageRecord, type RunCodeImage } from './shown-images.js'
+import { CHECK_TIMEOUT_WITHOUT_BUDGET_MS, createProgramChecker } from './typecheck.js'
 
 /** What `createRunCodeTool` needs. */
 export interface RunCodeToolOptions {
@@ -37,9 +40,13 @@ export interface RunCodeToolOptions {
    * the optional peer `typescript`). A program that does not check is not run: the model reads
    * the compiler's messages at its own lines and columns as an `exception`. Meant for
    * TypeScript programs; globals and modules the declarations do not describe are left to run
-   * time. Default `false`.
+   * time. The check runs in a worker thread of its own, never on the host's thread, within the
+   * run's time budget and a memory budget (`maxMemoryMb`, default 512); a check that runs out
+   * of either fails the run saying so. An object turns it on with options: `typescript`, the
+   * TypeScript package directory to use (5.x, 6 or 7; default: the one this package resolves).
+   * Default `false`.
    */
-  typecheck?: boolean
+  typecheck?: boolean | { typescript?: string; maxMemoryMb?: number }
   /**
    * In-program tool discovery. A number: on when the groups hold more tools than it (default
    * 40); `'always'` or `'never'`. When on, the description lists each group with its tool count
@@ -63,6 +70,16 @@ export interface RunCodeCallOptions {
   onPause?: (paused: PtcPause) => void
 }
 
+/** What one run of the ready tool gives its host. */
+export interface RunCodeAnswer {
+  /** The text the model reads: the output, then the value, the failure or the pause, cut to the budget. */
+  text: string
+  /** The run's whole result: `calls`, `output` with its images, `paused`, `sandbox`, `value`, `error`. */
+  result: PtcRunResult
+  /** The images the program showed whose files its tools gave (`PtcImage`), in output order. */
+  images: RunCodeImage[]
+}
+
 /** A tool in the shape model APIs and agent frameworks take. */
 export interface RunCodeTool {
   /** The name to register the tool under; the model calls it by this name. */
@@ -81,17 +98,29 @@ export interface RunCodeTool {
   /** Whether in-program discovery is on: the description then declares groups, not tools. */
   discovery: boolean
   /**
-   * Runs `program` and resolves with the text the model reads: the output first, then the value
-   * or the failure, each cut to the budget. Rejects only when `program` is not a string or the
-   * runtime refuses the request (disposed, bad options).
+   * Runs `program` and resolves with the text the model reads (the output first, then the value
+   * or the failure, each cut to the budget), the whole result and the images it showed. Rejects
+   * when `program` is not a string or the runtime refuses the request (disposed, bad options),
+   * and with a `PtcDeploymentError` when the deployment failed the run (its confinement could
+   * not be set up): the model could not fix that, so the host is told.
    */
+  run(input: { program: string }, options?: RunCodeCallOptions): Promise<RunCodeAnswer>
+  /** `run`, resolving with the text alone. */
   execute(input: { program: string }, options?: RunCodeCallOptions): Promise<string>
   /**
-   * Answers a held call (see `RunCodeCallOptions.onPause`) and resolves with the text of how the
-   * program went on, for the model to read next. Rejects as `runtime.resume` does. A durable
-   * token (a runtime or request `pause: 'durable'`) is replayed with this tool's bindings.
+   * Answers a held call (see `RunCodeCallOptions.onPause`) and resolves with how the program
+   * went on, as `run` does. Rejects as `runtime.resume` does. A durable token (a runtime or
+   * request `pause: 'durable'`) is replayed with this tool's bindings.
    */
+  resumeRun(id: string, decision: PtcHoldDecision, options?: Omit<RunCodeCallOptions, 'stateOwner'>): Promise<RunCodeAnswer>
+  /** `resumeRun`, resolving with the text alone, for the model to read next. */
   resume(id: string, decision: PtcHoldDecision, options?: Omit<RunCodeCallOptions, 'stateOwner'>): Promise<string>
+  /**
+   * Ends what the tool keeps warm between calls (the type check's worker, with `typecheck`);
+   * the tool still works after. Left open, an idle worker ends by itself after 30 s and never
+   * keeps the process alive.
+   */
+  close(): Promise<void>
 }
 
 /**
@@ -110,6 +139,7 @@ declare function inspect(value: unknown): void`
  */
 export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const { runtime, groups, name = 'run_code', timeoutMs, onToolError } = options
+  checkToolGroups(groups, 'createRunCodeTool')
   const budget: ResultTextBudget = {
     maxOutputChars: positive(options.maxOutputChars ?? 10_000, 'maxOutputChars'),
     maxValueChars: positive(options.maxValueChars ?? 10_000, 'maxValueChars'),
@@ -122,11 +152,14 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     throw new TypeError(`createRunCodeTool: discovery needs each group's tools list; group "${unlisted.namespace.global}" has none (build it with defineToolGroup or mcpToolGroup, or pass discovery: 'never')`)
   }
   const bindings = groups.map((group) => group.namespace)
+  /** The image records of runs paused on a live hold, by hold id, until `resume` answers them. */
+  const held = new Map<string, ImageRecord>()
   if (discovery) bindings.push(catalogNamespace(new ToolCatalog(groups)))
   validateBindings(bindings)
   const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
-  const checker = options.typecheck === true ? createProgramChecker(declarations, runtime.programFormat) : undefined
+  const typecheck = options.typecheck
+  const checker = typecheck === true || (typeof typecheck === 'object' && typecheck !== null) ? createProgramChecker(declarations, runtime.programFormat, typecheck === true ? {} : typecheck) : undefined
   const description = [
     `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
@@ -149,40 +182,71 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     },
     bindings,
     discovery,
-    async execute(input, call = {}) {
-      const program = input?.program
-      if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
-      const mistakes = checker?.check(program)
-      if (mistakes !== undefined) return resultText({ output: [], calls: [], error: { kind: 'exception', message: mistakes } }, budget)
-      const spec = runtime.resolve({
-        program,
-        bindings,
-        ...(call.stateOwner !== undefined ? { stateOwner: call.stateOwner } : {}),
-        ...(call.signal !== undefined ? { signal: call.signal } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(onToolError !== undefined ? { onBindingError: onToolError } : {}),
-      })
-      return answer(await runtime.run(spec), call.onPause)
-    },
-    async resume(id, decision, call = {}) {
-      // A durable token replays the run, which needs the tool's bindings again.
-      const durable = typeof id === 'string' && id.startsWith(DURABLE_TOKEN_PREFIX)
-      const options = {
-        ...(call.signal ? { signal: call.signal } : {}),
-        ...(durable ? { bindings, ...(onToolError !== undefined ? { onBindingError: onToolError } : {}) } : {}),
-      }
-      return answer(await runtime.resume(id, decision, options), call.onPause)
+    run,
+    execute: async (input, call) => (await run(input, call)).text,
+    resumeRun,
+    resume: async (id, decision, call) => (await resumeRun(id, decision, call)).text,
+    async close() {
+      await checker?.close()
     },
   }
 
-  function answer(result: PtcRunResult, onPause: RunCodeCallOptions['onPause']): string {
-    if (result.paused) onPause?.(result.paused)
-    return resultText(result, budget)
+  async function run(input: { program: string }, call: RunCodeCallOptions = {}): Promise<RunCodeAnswer> {
+    const program = input?.program
+    if (typeof program !== 'string') throw new TypeError(`${name}: input.program must be a string, got ${typeof program}`)
+    const images = new ImageRecord()
+    const watched = images.watch(bindings)
+    const request = (budgetMs: number | null | undefined) => runtime.resolve({
+      program,
+      bindings: watched,
+      ...(call.stateOwner !== undefined ? { stateOwner: call.stateOwner } : {}),
+      ...(call.signal !== undefined ? { signal: call.signal } : {}),
+      ...(budgetMs !== undefined ? { timeoutMs: budgetMs } : {}),
+      ...(onToolError !== undefined ? { onBindingError: onToolError } : {}),
+    })
+    let spec = request(timeoutMs)
+    if (checker) {
+      // The check spends the run's time budget; the run gets what is left.
+      const started = performance.now()
+      const checked = await checker.check(program, { timeoutMs: spec.timeoutMs ?? CHECK_TIMEOUT_WITHOUT_BUDGET_MS, signal: call.signal })
+      if (!checked.ok) return answer({ output: [], calls: [], error: { kind: checked.kind, message: checked.message } }, images, call.onPause)
+      if (checked.mistakes !== undefined) return answer({ output: [], calls: [], error: { kind: 'exception', message: checked.mistakes } }, images, call.onPause)
+      if (spec.timeoutMs !== null) spec = request(Math.max(1, Math.round(spec.timeoutMs - (performance.now() - started))))
+    }
+    return answer(await runtime.run(spec), images, call.onPause)
+  }
+
+  async function resumeRun(id: string, decision: PtcHoldDecision, call: Omit<RunCodeCallOptions, 'stateOwner'> = {}): Promise<RunCodeAnswer> {
+    // A live hold goes on with the bindings its run was given; a durable token replays the
+    // run, which needs the tool's bindings again.
+    const durable = typeof id === 'string' && id.startsWith(DURABLE_TOKEN_PREFIX)
+    const images = (!durable && held.get(id)) || new ImageRecord()
+    held.delete(id)
+    const options = {
+      ...(call.signal ? { signal: call.signal } : {}),
+      ...(durable ? { bindings: images.watch(bindings), ...(onToolError !== undefined ? { onBindingError: onToolError } : {}) } : {}),
+    }
+    return answer(await runtime.resume(id, decision, options), images, call.onPause)
+  }
+
+  function answer(result: PtcRunResult, images: ImageRecord, onPause: RunCodeCallOptions['onPause']): RunCodeAnswer {
+    throwIfDeploymentFailure(result)
+    if (result.paused) {
+      // The paused run's later calls still note their images in its record.
+      held.set(result.paused.id, images)
+      // A hold nobody answers expires in the runtime; its record goes once many newer ones wait.
+      if (held.size > MAX_HELD_RECORDS) held.delete(held.keys().next().value!)
+      onPause?.(result.paused)
+    }
+    return { text: resultText(result, budget), result, images: images.shown(result) }
   }
 }
 
 /** What a group is before its tools are found: `catalog.describe` gives each one's real type. */
 const TOOL_GROUP_TYPE = '/** Each tool: `await group.tool(args)`; its declaration says which args. */\ntype ToolGroup = { [tool: string]: (args?: object) => Promise<any> }'
+
+/** Image records of paused runs kept for their `resume`. */
+const MAX_HELD_RECORDS = 1_000
 
 /** Above this many tools, the description declares groups and programs search for tools. */
 export const DEFAULT_DISCOVERY_THRESHOLD = 40

@@ -3,103 +3,245 @@
  * argument shape or a misspelled tool fails in milliseconds, with the compiler's message at the
  * program's own line and column, instead of after the calls before it have run.
  *
- * One TypeScript language service per tool (the declarations never change), so the standard
- * library and the declarations are parsed once and each check only re-reads the program.
- * TypeScript is an optional peer dependency, loaded when a tool asks for checking.
+ * The compiler never runs on the host's thread: a type-level bomb of a few lines holds a
+ * compiler for seconds and takes gigabytes. Each check runs in a worker thread with a heap
+ * budget (`resourceLimits`; on TypeScript 7 the native compiler's own process is watched
+ * against the same budget) and the run's deadline, and is killed when either runs out: the
+ * run fails saying so, and the next check gets a fresh worker. A warm worker is kept between
+ * checks (the standard library and the declarations stay parsed); a second check while one runs
+ * gets a worker of its own, up to MAX_WORKERS, so one conversation's bomb does not hold another's.
+ * TypeScript is an optional peer dependency (5.x, 6 or 7), loaded by the worker.
  */
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import type * as TS from 'typescript'
+import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import type { PtcProgramFormat } from '../seam/types.js'
-import { unfence } from '../transform/habits.js'
+import { type CheckerSetup, type WorkerMessage, lenientDeclarations } from './typecheck-protocol.js'
 
-const DECLARATIONS = '/ptc-typecheck/declarations.d.ts'
-const PROGRAM = '/ptc-typecheck/program.ts'
+/** Checks at once, each in a worker of its own (a worker with TypeScript loaded is ~100 MB). */
+const MAX_WORKERS = 2
+/** A warm worker left idle this long is closed, so an idle tool holds no thread or process. */
+const IDLE_MS = 30_000
+/** How often the native compiler's memory is read while it checks (TypeScript 7, Linux). */
+const WATCH_MS = 50
+/** The deadline of a check whose run has no time budget (`timeoutMs: null`). */
+export const CHECK_TIMEOUT_WITHOUT_BUDGET_MS = 60_000
+/** Default heap budget of one check, in MB. */
+export const DEFAULT_TYPECHECK_MEMORY_MB = 512
 
-/**
- * What the check leaves to run time: names and modules the declarations do not describe (the
- * program's Node globals and built-in modules, and in the REPL formats what earlier runs
- * declared). The check is about the tools and the language, not about the environment.
- */
-const LEFT_TO_RUN_TIME = new Set([2304, 2552, 2580, 2582, 2583, 2584, 2591, 2307, 2792])
+const WORKER_FILE = new URL('./typecheck-worker.js', import.meta.url)
 
-/** Diagnostics quoted in one failure, so a program with a systematic mistake stays readable. */
-const MAX_DIAGNOSTICS = 10
+/** How one check ended: the compiler's messages (`mistakes`), or a failure of the check itself. */
+export type CheckOutcome =
+  | { ok: true; mistakes: string | undefined }
+  | { ok: false; kind: 'timeout' | 'abort' | 'exception'; message: string }
+
+/** What bounds one check. */
+export interface CheckLimits {
+  /** The check's deadline, in ms (the run's budget). */
+  timeoutMs: number
+  signal?: AbortSignal | undefined
+}
+
+/** Where the checker loads TypeScript from, and how much memory one check may take. */
+export interface CheckerOptions {
+  /** The TypeScript package directory; default: the `typescript` this package resolves. */
+  typescript?: string | undefined
+  /** Heap budget of one check, in MB; default 512. */
+  maxMemoryMb?: number | undefined
+}
 
 /** Checks programs of one format against one set of declarations. */
 export interface ProgramChecker {
-  /** The compiler's messages at the program's positions, or `undefined` when it checks. */
-  check(program: string): string | undefined
+  check(program: string, limits: CheckLimits): Promise<CheckOutcome>
+  /** Ends the warm workers; a later check starts a new one. */
+  close(): Promise<void>
 }
 
-function loadTypeScript(): typeof TS {
+interface Checking {
+  worker: Worker
+  pid: number | undefined
+  idle: NodeJS.Timeout | undefined
+}
+
+/**
+ * A checker for `format` programs against `declarations`; its workers start at the first check.
+ * Throws when TypeScript cannot be found or a budget is not one.
+ */
+export function createProgramChecker(declarations: string, format: PtcProgramFormat, options: CheckerOptions = {}): ProgramChecker {
+  const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_TYPECHECK_MEMORY_MB
+  if (!Number.isSafeInteger(maxMemoryMb) || maxMemoryMb < 64) throw new TypeError(`typecheck: maxMemoryMb must be an integer of at least 64, got ${maxMemoryMb}`)
+  const setup: CheckerSetup = { declarations: lenientDeclarations(declarations), format, typescript: typescriptDirectory(options.typescript) }
+  const idle: Checking[] = []
+  const waiting: Array<() => void> = []
+  let busy = 0
+  let nextId = 0
+
+  async function start(deadline: Promise<CheckOutcome>): Promise<Checking | CheckOutcome> {
+    const worker = new Worker(WORKER_FILE, {
+      workerData: setup,
+      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 32 },
+      // The native compiler's garbage collector aims below the budget too; the watch enforces it.
+      env: { ...process.env, GOMEMLIMIT: `${maxMemoryMb}MiB` },
+      stdout: true,
+      stderr: true,
+    })
+    const ready = new Promise<Checking | CheckOutcome>((resolve) => {
+      worker.once('message', (message: WorkerMessage) => {
+        if (message.type === 'ready') resolve({ worker, pid: message.pid, idle: undefined })
+        else resolve({ ok: false, kind: 'exception', message: message.type === 'unavailable' ? message.message : 'the type check did not start' })
+      })
+      worker.once('error', (error) => resolve(workerFailure(error, maxMemoryMb)))
+      worker.once('exit', () => resolve({ ok: false, kind: 'exception', message: 'the type check ended before it started' }))
+    })
+    const started = await Promise.race([ready, deadline])
+    if (!('worker' in started)) void end({ worker, pid: undefined, idle: undefined })
+    return started
+  }
+
+  async function acquire(deadline: Promise<CheckOutcome>): Promise<Checking | CheckOutcome> {
+    while (busy >= MAX_WORKERS) {
+      const freed = new Promise<void>((resolve) => waiting.push(resolve))
+      const outcome = await Promise.race([freed.then(() => undefined), deadline])
+      if (outcome) return outcome
+    }
+    busy++
+    const warm = idle.pop()
+    if (warm) {
+      clearTimeout(warm.idle)
+      warm.worker.ref()
+      return warm
+    }
+    const started = await start(deadline)
+    if (!('worker' in started)) release()
+    return started
+  }
+
+  function release(): void {
+    busy--
+    waiting.shift()?.()
+  }
+
+  function park(checking: Checking): void {
+    checking.worker.unref()
+    checking.idle = setTimeout(() => {
+      idle.splice(idle.indexOf(checking), 1)
+      void end(checking)
+    }, IDLE_MS).unref()
+    idle.push(checking)
+    release()
+  }
+
+  return {
+    async check(program, { timeoutMs, signal }) {
+      const { promise: deadline, cancel } = deadlineOf(timeoutMs, signal)
+      try {
+        const checking = await acquire(deadline)
+        if (!('worker' in checking)) return checking
+        const outcome = await Promise.race([ask(checking, nextId++, program, maxMemoryMb), deadline])
+        if (outcome.ok) park(checking)
+        else {
+          await end(checking)
+          release()
+        }
+        return outcome
+      } finally {
+        cancel()
+      }
+    },
+    async close() {
+      const parked = idle.splice(0)
+      for (const checking of parked) clearTimeout(checking.idle)
+      await Promise.all(parked.map(end))
+    },
+  }
+}
+
+/** Sends one program and waits for its answer, the worker's death, or the compiler outgrowing its budget. */
+function ask({ worker, pid }: Checking, id: number, program: string, maxMemoryMb: number): Promise<CheckOutcome> {
+  let settle: (outcome: CheckOutcome) => void = () => {}
+  const answered = new Promise<CheckOutcome>((resolve) => {
+    settle = resolve
+  })
+  const watch = pid === undefined ? undefined : setInterval(() => {
+    if (residentMb(pid) > maxMemoryMb) settle(memoryFailure(maxMemoryMb))
+  }, WATCH_MS)
+  const onMessage = (message: WorkerMessage) => {
+    if (message.type === 'checked' && message.id === id) settle({ ok: true, mistakes: message.mistakes })
+  }
+  const onError = (error: Error) => settle(workerFailure(error, maxMemoryMb))
+  const onExit = () => settle({ ok: false, kind: 'exception', message: 'The type check ended without an answer; nothing ran.' })
+  worker.on('message', onMessage).on('error', onError).on('exit', onExit)
+  worker.postMessage({ id, program })
+  return answered.finally(() => {
+    clearInterval(watch)
+    worker.off('message', onMessage).off('error', onError).off('exit', onExit)
+  })
+}
+
+/** The TypeScript package directory to load, found now so a missing one fails at configuration. */
+function typescriptDirectory(given: string | undefined): string {
+  if (given !== undefined) {
+    if (typeof given !== 'string' || !existsSync(path.join(given, 'package.json'))) {
+      throw new Error(`typecheck: typescript must be the directory of a TypeScript package (one holding its package.json), got ${JSON.stringify(given)}`)
+    }
+    return path.resolve(given)
+  }
   try {
-    return createRequire(import.meta.url)('typescript') as typeof TS
+    return path.dirname(createRequire(import.meta.url).resolve('typescript/package.json'))
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
     throw new Error(`typecheck needs the typescript package (an optional peer dependency), which could not be loaded: ${reason}`)
   }
 }
 
-/** A checker for `format` programs against `declarations`. Throws when TypeScript is missing. */
-export function createProgramChecker(declarations: string, format: PtcProgramFormat): ProgramChecker {
-  const ts = loadTypeScript()
-  // The program is the body of an async function, or a module with top-level await; either
-  // wrapper takes exactly the first line, so the program's line L is the file's line L + 1.
-  const open = format === 'function-body' ? 'export {}; async function program() {\n' : 'export {};\n'
-  const close = format === 'function-body' ? '\n}' : '\n'
-  const repl = format === 'repl' || format === 'scoped-repl'
-  const options: TS.CompilerOptions = {
-    strict: true,
-    noImplicitAny: false,
-    useUnknownInCatchVariables: false,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2023.d.ts'],
-    types: [],
+/** Ends a worker and the native compiler it started, if any. */
+async function end({ worker, pid }: Checking): Promise<void> {
+  // A worker blocked in the native compiler's synchronous read returns only when it dies.
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
   }
-  let text = open + close
-  let version = 0
-  const virtual = (name: string) => (name === DECLARATIONS ? declarations : name === PROGRAM ? text : undefined)
-  const host: TS.LanguageServiceHost = {
-    getCompilationSettings: () => options,
-    getScriptFileNames: () => [DECLARATIONS, PROGRAM],
-    getScriptVersion: (name) => (name === PROGRAM ? String(version) : '0'),
-    getScriptSnapshot: (name) => {
-      const content = virtual(name) ?? ts.sys.readFile(name)
-      return content === undefined ? undefined : ts.ScriptSnapshot.fromString(content)
-    },
-    getCurrentDirectory: () => '/ptc-typecheck',
-    getDefaultLibFileName: (settings) => ts.getDefaultLibFilePath(settings),
-    fileExists: (name) => virtual(name) !== undefined || ts.sys.fileExists(name),
-    readFile: (name) => virtual(name) ?? ts.sys.readFile(name),
-  }
-  const service = ts.createLanguageService(host, ts.createDocumentRegistry())
+  await worker.terminate()
+}
 
+function deadlineOf(timeoutMs: number, signal: AbortSignal | undefined): { promise: Promise<CheckOutcome>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const promise = new Promise<CheckOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, kind: 'timeout', message: `The type check did not finish within ${timeoutMs} ms (the run's time budget); nothing ran.` }), timeoutMs)
+    onAbort = () => resolve({ ok: false, kind: 'abort', message: 'The run was aborted during its type check; nothing ran.' })
+    if (signal?.aborted) onAbort()
+    else signal?.addEventListener('abort', onAbort, { once: true })
+  })
   return {
-    check(program) {
-      // A fence's lines become blank, as when the program runs.
-      text = open + unfence(program) + close
-      version++
-      let found: readonly TS.Diagnostic[]
-      try {
-        found = [...service.getSyntacticDiagnostics(PROGRAM), ...service.getSemanticDiagnostics(PROGRAM)]
-      } catch {
-        // The check is an aid: a compiler crash on a strange program lets it run unchecked,
-        // where the runtime's own failures still describe it.
-        return undefined
-      }
-      const diagnostics = found.filter((diagnostic) => !LEFT_TO_RUN_TIME.has(diagnostic.code) && !(repl && diagnostic.code === 2448))
-      if (diagnostics.length === 0) return undefined
-      const file = service.getProgram()!.getSourceFile(PROGRAM)!
-      const lines = diagnostics.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => {
-        const { line, character } = file.getLineAndCharacterOfPosition(Math.max(diagnostic.start ?? 0, open.length))
-        const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ')
-        return `TS${diagnostic.code}: ${message} (line ${line}, column ${character + 1})`
-      })
-      if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`…and ${diagnostics.length - MAX_DIAGNOSTICS} more`)
-      return `The program does not type-check against the declared tools; nothing ran.\n${lines.join('\n')}`
+    promise,
+    cancel: () => {
+      clearTimeout(timer)
+      if (onAbort) signal?.removeEventListener('abort', onAbort)
     },
+  }
+}
+
+function memoryFailure(maxMemoryMb: number): CheckOutcome {
+  return { ok: false, kind: 'exception', message: `The type check ran out of its memory budget (${maxMemoryMb} MB); nothing ran. Simplify the program's types.` }
+}
+
+function workerFailure(error: Error, maxMemoryMb: number): CheckOutcome {
+  if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') return memoryFailure(maxMemoryMb)
+  return { ok: false, kind: 'exception', message: `The type check failed (${error.message}); nothing ran.` }
+}
+
+/** Resident memory of a process in MB, from /proc (Linux); 0 where it cannot be read. */
+function residentMb(pid: number): number {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1])
+    return (pages * 4096) / (1024 * 1024)
+  } catch {
+    return 0
   }
 }

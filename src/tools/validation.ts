@@ -7,10 +7,18 @@
  * compile costs about a millisecond, and a group of 2 000 tools of which a program calls three
  * should not pay two seconds up front. Ajv itself is loaded at the first compile, so a host that
  * never calls a tool never loads it.
+ *
+ * Patterns (`pattern`, the keys of `patternProperties`) run on RE2 (re2js), through Ajv's
+ * `code.regExp`, never on V8's backtracking engine: a program chooses the strings they are
+ * matched against, and a pattern such as `^(\w+\s?)*$` takes exponential time on a backtracking
+ * engine. Each pattern is rewritten to mean what ECMAScript means (`patterns.ts`), and one the
+ * linear-time engine cannot run is refused when the group is defined, naming the tool and the
+ * pattern. `format` runs no pattern: it is an annotation here (see OPTIONS).
  */
 import { createRequire } from 'node:module'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { PtcCallRefusal } from '../seam/refusal.js'
+import { UnsupportedPattern, patternsOf, toLinearPattern } from './patterns.js'
 import type { JsonSchema } from './schema-types.js'
 
 interface AjvInstance {
@@ -18,13 +26,31 @@ interface AjvInstance {
 }
 type AjvClass = new (options: object) => AjvInstance
 
+const load = createRequire(import.meta.url)
+let re2js: typeof import('re2js') | undefined
+/** RE2, loaded with Ajv at the first compile. */
+const re2 = () => (re2js ??= load('re2js') as typeof import('re2js'))
+
+/**
+ * Ajv's `code.regExp`: a pattern compiled by RE2 after its rewrite. Ajv passes the `u` flag
+ * (`unicodeRegExp`), which RE2 needs no flag for: it always reads code points.
+ */
+const linearPattern = Object.assign(
+  (pattern: string, flags: string) => {
+    if (flags !== 'u' && flags !== '') throw new UnsupportedPattern(`the flags "${flags}" are not supported`)
+    const compiled = re2().RE2JS.compile(toLinearPattern(pattern))
+    // Ajv keys its compiled patterns by `toString()`: without one, every pattern shares a key.
+    return { test: (input: string) => compiled.test(input), toString: () => `/${pattern}/${flags}` }
+  },
+  { code: 'linearPattern' },
+)
+
 // Tool schemas carry keywords of their own (`title`, `examples`, vendor fields) and formats Ajv
 // does not know without a plugin: strict mode would refuse them, so it is off, and `format` is
 // an annotation. The argument is never changed (no defaults, no coercion): the tool receives
 // what the program passed.
-const OPTIONS = { strict: false, allErrors: false, validateFormats: false, useDefaults: false, coerceTypes: false }
+const OPTIONS = { strict: false, allErrors: false, validateFormats: false, useDefaults: false, coerceTypes: false, code: { regExp: linearPattern } }
 
-const load = createRequire(import.meta.url)
 let validators: { draft7: AjvInstance; draft2020: AjvInstance } | undefined
 
 function validatorFor(schema: JsonSchema): AjvInstance {
@@ -40,24 +66,44 @@ function validatorFor(schema: JsonSchema): AjvInstance {
 /**
  * A check of `label`'s argument against `schema`, compiled at its first use. It throws a
  * `PtcCallRefusal` naming the tool, the JSON path of the first error and the rule, and returns
- * nothing when the argument fits. A schema Ajv cannot compile (one that only the declaration
- * generator understands) leaves the tool unchecked, as before validation existed.
+ * nothing when the argument fits. A pattern the linear-time engine cannot run is refused here,
+ * when the group is defined (a `TypeError` naming the tool, the pattern and where it is). A
+ * schema Ajv cannot compile for another reason (one only the declaration generator
+ * understands) leaves the tool unchecked, as before validation existed; one whose pattern RE2
+ * cannot compile refuses every call instead, naming why.
  */
 export function argumentCheck(label: string, schema: JsonSchema): (args: unknown) => void {
+  for (const { pattern, path } of patternsOf(schema)) {
+    try {
+      toLinearPattern(pattern)
+    } catch (error) {
+      if (!(error instanceof UnsupportedPattern)) throw error
+      throw new TypeError(`${label}: the input schema's pattern ${JSON.stringify(pattern)} at ${path} uses ${error.message}; rewrite it without that construct`)
+    }
+  }
   let validate: ValidateFunction | null | undefined
+  // Why calls are refused: a pattern RE2 could not compile is never left unchecked.
+  let broken: string | undefined
   return (args) => {
     if (validate === undefined) {
       try {
         validate = validatorFor(schema).compile(compilable(schema))
-      } catch {
+      } catch (error) {
         validate = null
+        if (isPatternError(error)) broken = `${label}: a pattern of its input schema cannot run on the linear-time engine (${(error as Error).message}); the tool takes no call until its schema is fixed`
       }
     }
+    if (broken !== undefined) throw new PtcCallRefusal(broken)
     // A call without an argument is checked as `{}`: that is what tools that take none receive.
     const value = args === undefined ? {} : args
     if (validate === null || validate(value)) return
     throw new PtcCallRefusal(`${label}: invalid arguments: ${errorText(validate.errors?.[0], value)}`)
   }
+}
+
+/** Whether `error` came from compiling a pattern (ours or RE2's), not from the rest of the schema. */
+function isPatternError(error: unknown): boolean {
+  return error instanceof UnsupportedPattern || (re2js !== undefined && error instanceof re2js.RE2JSException)
 }
 
 /**

@@ -3,14 +3,14 @@
  * has the program's length, lines and columns, and everything after it (acorn, the lowering,
  * stack frames) sees the program's own positions without a source map.
  *
- * The eraser is injected (the host passes amaro's `strip-only` transform, see
+ * The eraser is injected (the host passes SWC's `strip-only` transform, see
  * src/host/typescript.ts), so the transformer stays free of Node APIs and optional packages.
  */
 import { startsWithAnonymousFunction } from './habits.js'
 import { countLineBreaks, LineIndex } from './line-index.js'
 import { ProgramSyntaxError } from './syntax-error.js'
 
-/** Replaces a TypeScript program's types with whitespace; throws amaro's error for what it cannot erase. */
+/** Replaces a TypeScript program's types with whitespace; throws the eraser's error for what it cannot erase. */
 export type TypeEraser = (source: string) => string
 
 /**
@@ -43,7 +43,7 @@ export function eraseTypes(program: string, source: string, erase: TypeEraser): 
   throw programError(failure, source, PLAIN.open)
 }
 
-/** What amaro throws: `code`, a message, and 1-based line, display-width column of the wrapped text. */
+/** What the eraser throws: `code`, a message, and 1-based line, display-width column of the wrapped text. */
 interface EraserError {
   code: string
   message: string

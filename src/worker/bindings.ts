@@ -3,16 +3,60 @@
  * async functions that cross to the host. Arguments are validated here first so a lossy
  * value never reaches the host (which validates again anyway).
  */
-import { decodeWire, encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import type { PtcJsonValue } from '../seam/types.js'
 import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
+import { hasOwn, isArray } from '../intrinsics.js'
+import { rememberNamespaces } from './hints.js'
 import { ErrorOf, PromiseOf, TypeErrorOf, create, dataProperty, defineProperty, freeze, microtask, realmGlobal } from './intrinsics.js'
 import type { Outbox } from './outbox.js'
 
 /** A call in flight: how to settle it, and the size of its arguments (JSON bytes). */
 type Settle = { resolve: (box: { value: unknown }) => void; reject: (error: Error) => void; bytes: number }
 type ErrorClass = new (message?: string) => Error
+
+/** Captured at load: a program may replace the global `Proxy` or `Reflect`. */
+const ProxyOf = Proxy
+const { setPrototypeOf: reflectSetPrototypeOf } = Reflect
+
+/** Object.prototype's methods, which a namespace (no prototype) lacks: reading one says so. */
+const PROTOTYPE_METHODS: Record<string, true> = create(null)
+const prototypeKeys = Object.getOwnPropertyNames(Object.prototype)
+for (let index = 0; index < prototypeKeys.length; index++) {
+  const key = prototypeKeys[index]!
+  const descriptor = Object.getOwnPropertyDescriptor(Object.prototype, key)
+  if (key !== 'constructor' && descriptor !== undefined && typeof descriptor.value === 'function') PROTOTYPE_METHODS[key] = true
+}
+
+/**
+ * The program's view of a frozen namespace: reads pass through, and what a frozen null-prototype
+ * object answers with a bare TypeError (`Cannot add property step, object is not extensible`,
+ * `tools.hasOwnProperty is not a function`) throws a message that says what to do instead.
+ * The handler has no prototype, so a trap a program plants on Object.prototype is never one.
+ */
+function readOnlyView(namespace: object, global: string): object {
+  const handler = create(null) as ProxyHandler<object>
+  const refuse = (what: string) => {
+    throw new TypeErrorOf(`${what}: the tool namespace ${global} is read-only; keep helpers in your own functions or variables (const step = async (...) => ...)`)
+  }
+  handler.set = (_target, key) => refuse(`Cannot assign ${label(global, key)}`)
+  handler.defineProperty = (_target, key) => refuse(`Cannot define ${label(global, key)}`)
+  handler.deleteProperty = (_target, key) => refuse(`Cannot delete ${label(global, key)}`)
+  handler.setPrototypeOf = (target, proto) => reflectSetPrototypeOf(target, proto) || refuse(`Cannot set the prototype of ${global}`)
+  handler.get = (target, key) => {
+    if (typeof key === 'string' && !hasOwn(target, key) && hasOwn(PROTOTYPE_METHODS, key)) {
+      throw new TypeErrorOf(`${global}.${key} does not exist: tool namespaces have no prototype; test for a tool with Object.hasOwn(${global}, name) or name in ${global}`)
+    }
+    return (target as Record<PropertyKey, unknown>)[key]
+  }
+  return new ProxyOf(namespace, handler)
+}
+
+function label(global: string, key: string | symbol): string {
+  return typeof key === 'string' ? `${global}.${key}` : `a symbol key of ${global}`
+}
 
 function createErrorClass(name: string): ErrorClass {
   const ErrorClass = class extends ErrorOf {}
@@ -42,6 +86,7 @@ export class BindingBridge {
    */
   install(namespaces: readonly NamespaceShape[]): boolean {
     let installed = true
+    rememberNamespaces(namespaces)
     // Indexed loops: in a retained environment an earlier program may have replaced the
     // array iterator.
     for (let index = 0; index < namespaces.length; index++) {
@@ -60,7 +105,8 @@ export class BindingBridge {
         defineProperty(namespace, member, dataProperty(invoke, true, false, false))
       }
       freeze(namespace)
-      installed = defineProperty(realmGlobal, shape.global, dataProperty(namespace, false, false, true)) && installed
+      const view = readOnlyView(namespace, shape.global)
+      installed = defineProperty(realmGlobal, shape.global, dataProperty(view, false, false, true)) && installed
       if (ErrorClass) installed = defineProperty(realmGlobal, shape.errorClass!.name, dataProperty(ErrorClass, false, true, true)) && installed
     }
     return installed
@@ -110,17 +156,17 @@ export class BindingBridge {
         }
         // Array literals define their elements: no setter planted on Array.prototype runs.
         const args = positional ? (second === undefined ? [first] : [first, second]) : first
-        let tokens: unknown[] | undefined
+        let copy: PtcJsonValue | undefined
         let bytes = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args)
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
-          tokens = encodeWire(snapshot.value)
-          bytes = jsonByteLength(snapshot.value)
+          copy = snapshot.value
+          bytes = jsonByteLength(copy)
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, tokens, bytes)).value
+          wire = (await bridge._call(shape.global, member, copy, bytes)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -129,6 +175,9 @@ export class BindingBridge {
           defineProperty(error, memberProperty!, dataProperty(member, true, true, true))
           throw error
         }
+        // No tokens: the tool resolved undefined, which the host sends only for a namespace
+        // that converts results (a JSON value always takes at least one token).
+        if (isArray(wire) && wire.length === 0) return undefined
         const decoded = decodeWire(wire, imageFromLeaf)
         if (!decoded.ok) throw new TypeErrorOf(`${label}: the tool result is not lossless JSON (${decoded.reason})`)
         return decoded.value
@@ -137,7 +186,7 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: unknown[] | undefined, bytes: number): Promise<{ value: unknown }> {
+  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       // The host would refuse it too (its own count is authoritative); here, no copy of the

@@ -10,7 +10,7 @@
  * still captured at load, so replacing the globals themselves changes nothing here (except
  * `Buffer`: Node's own `Response` reads the global one when a body is consumed).
  */
-import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES } from '../protocol.js'
+import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES, fetchMethodRefusal, isFetchMethod } from '../protocol.js'
 import { ErrorOf, PromiseOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
 
 type Send = (request: unknown) => Promise<unknown>
@@ -42,7 +42,10 @@ export function programFetch(send: Send): (input: unknown, init?: unknown) => Pr
     async fetch(input: unknown, init?: unknown): Promise<Response> {
       const request = new RequestOf(input as string, init as RequestInit | undefined)
       const message = create(null) as Record<string, unknown>
-      message.method = requestMethod(request)
+      const method = requestMethod(request)
+      // The broker takes only these methods (it checks again): refused here, the program learns why at once.
+      if (!isFetchMethod(method)) throw new TypeErrorOf(fetchMethodRefusal(method))
+      message.method = method
       message.url = requestUrl(request)
       message.redirect = requestRedirect(request)
       const signal = requestSignal(request)

@@ -13,6 +13,7 @@ import {
   type CallMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,
 } from '../protocol.js'
 import { createProgramState } from '../transform/hooks.js'
+import { encodeWire } from '../json/index.js'
 import { portOutbox } from './outbox.js'
 import { WorkerRun } from './run.js'
 import { forgetPrograms } from './stack.js'
@@ -32,8 +33,10 @@ export async function rehearse(program: ProgramCode, begin: (run: WorkerRun | un
     oneShot: false,
   }, true)
   const settled = new Promise<void>((resolve) => {
-    const echo = (call: CallMessage): ReplyMessage => ({ type: 'reply', run: 0, id: call.id, ok: true, value: call.args ?? [] })
-    hostSide.on('message', (message: WorkerMessage) => {
+    const echo = (call: CallMessage): ReplyMessage => ({ type: 'reply', run: 0, id: call.id, ok: true, value: encodeWire(call.args ?? null) })
+    // The run posts JSON text, as to the thread host (outbox.ts).
+    hostSide.on('message', (text: string) => {
+      const message = JSON.parse(text) as WorkerMessage
       if (message.type === 'call') hostSide.postMessage(echo(message))
       else if (message.type === 'calls') hostSide.postMessage({ type: 'replies', run: 0, replies: message.calls.map(echo) } satisfies RepliesMessage)
       else if (message.type === 'done' || message.type === 'failed') resolve()

@@ -3,7 +3,8 @@
  * program, and send exactly one terminal message (`done` or `failed`).
  */
 import vm from 'node:vm'
-import { encodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
+import { jsonByteLength, snapshotJson } from '../json/index.js'
+import type { PtcJsonValue } from '../seam/types.js'
 import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
@@ -128,10 +129,10 @@ export class WorkerRun {
     if (jsonByteLength(snapshot.value) > this.output.free) {
       return this.fail('output-limit', `output exceeded ${this._message.maxOutputBytes} bytes`)
     }
-    this._done(encodeWire(snapshot.value))
+    this._done(snapshot.value)
   }
 
-  private _done(value: unknown[] | undefined): void {
+  private _done(value: PtcJsonValue | undefined): void {
     this._settled = true
     this._bridge.close()
     this.output.close()

@@ -2,11 +2,12 @@
  * Stack traces that speak the program's language: every frame is mapped back to the line and
  * column the model wrote, and wrapper or runtime frames are dropped. Installed as
  * `Error.prepareStackTrace`, so `error.stack`, `console.trace` and our exception messages all
- * agree. A program may replace it; our own rendering does not depend on it.
+ * agree; the first line carries a hint where the model slipped on a name (`hints.ts`). A program may replace it; our own rendering does not depend on it.
  */
 import { inspect, types } from 'node:util'
 import { PositionMap } from '../transform/position-map.js'
 import type { ProgramCode } from '../protocol.js'
+import { slipHint } from './hints.js'
 import { ErrorOf, StringOf, WeakMapOf, weakMapGet, weakMapSet } from './intrinsics.js'
 
 interface Frame {
@@ -99,7 +100,7 @@ function header(error: Error): string {
   }
   const n = name === undefined ? 'Error' : safeString(name, 'Error')
   const m = message === undefined ? '' : safeString(message, '<unrenderable message>')
-  return m === '' ? n : n === '' ? m : `${n}: ${m}`
+  return m === '' ? n : n === '' ? m : `${n}: ${m}${slipHint(n, m)}`
 }
 
 /** Installs the program-facing stack formatter. Called once at worker start. */

@@ -67,7 +67,9 @@ describe('the AI SDK adapter', () => {
     await env.runtime.release(conversation)
 
     expect(result.text).toBe('Warm tomorrow: Lima')
-    expect(result.steps.map((step) => step.toolResults.map((toolResult) => toolResult.output))).toEqual([['Output:\n2 days'], ['Result:\n[\n  "Lima"\n]'], []])
+    expect(result.steps.map((step) => step.staticToolResults.map((toolResult) => toolResult.output.text))).toEqual([['Output:\n2 days'], ['Result:\n[\n  "Lima"\n]'], []])
+    // The host reads the whole result beside the text: here, every call the programs made.
+    expect(result.steps[0]!.staticToolResults[0]!.output.result.calls.map((call) => `${call.tool} ${call.outcome}`)).toEqual(['weather.forecast ok', 'weather.forecast ok'])
     const offered = model.doGenerateCalls[0]!.tools
     expect(offered).toEqual([
       { type: 'function', name: 'run_code', description: runCode.description, inputSchema: runCode.inputSchema, providerOptions: undefined },
@@ -94,7 +96,8 @@ describe('the AI SDK adapter', () => {
       stopWhen: stepCountIs(3),
       prompt: 'Mail Ana.',
     })
-    expect(result.steps[0]!.toolResults[0]!.output).toMatch(/^Paused: the call mail\.send\(\{"to":"ana"\}\) awaits approval by a person\./)
+    expect(result.steps[0]!.staticToolResults[0]!.output.result.paused?.tool).toBe('mail.send')
+    expect(result.steps[0]!.staticToolResults[0]!.output.text).toMatch(/^Paused: the call mail\.send\(\{"to":"ana"\}\) awaits approval by a person\./)
     expect(pauses.map((paused) => paused.tool)).toEqual(['mail.send'])
     expect(await runCode.resume(pauses[0]!.id, { approve: true })).toBe('Result:\n[\n  "hi",\n  "sent"\n]')
     await env.runtime.release(conversation)
@@ -103,10 +106,10 @@ describe('the AI SDK adapter', () => {
   it('passes the SDK abort signal to the run', async () => {
     const ready = createRunCodeTool({ runtime: env.runtime, groups: [] })
     const answers: string[] = []
-    const runCode = { ...ready, execute: async (...args: Parameters<typeof ready.execute>) => {
-      const text = await ready.execute(...args)
-      answers.push(text)
-      return text
+    const runCode = { ...ready, run: async (...args: Parameters<typeof ready.run>) => {
+      const answer = await ready.run(...args)
+      answers.push(answer.text)
+      return answer
     } }
     const stop = new AbortController()
     const model = new MockLanguageModelV3({

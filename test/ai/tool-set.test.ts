@@ -119,3 +119,31 @@ describe('fromAiSdkTools', () => {
     await expect(fromAiSdkTools(tools, { global: 'JSON' })).rejects.toThrow(/JSON/)
   })
 })
+
+// Tools as AI SDK users write them: one sends and returns nothing, one answers a Date, one leaves an optional field undefined.
+const asWritten = {
+  send: tool({ inputSchema: z.object({ to: z.string() }), execute: async () => undefined }),
+  lastLogin: tool({ inputSchema: z.object({}), execute: async () => new Date(Date.UTC(2026, 4, 6)) }),
+  profile: tool({ inputSchema: z.object({}), execute: async () => ({ name: 'Ada', nickname: undefined as string | undefined }) }),
+}
+
+describe.each([
+  ['the thread tier', { isolation: 'thread' as const }],
+  ['the default confined tier', {}],
+])('fromAiSdkTools with tools as written, on %s', (_tier, config) => {
+  let runtime: PtcRuntime
+  let dispose: () => Promise<void>
+  beforeAll(async () => ({ runtime, dispose } = await createPtcRuntime({ ...config, poolSize: 1 })))
+  afterAll(() => dispose())
+
+  it('serves a program a tool that returns nothing, a Date and an object with an undefined field', async () => {
+    const group = await fromAiSdkTools(asWritten, { global: 'account' })
+    const result = await runtime.run(runtime.resolve({
+      program: `const sent = await account.send({ to: 'ada@example.org' })
+        return { sent: sent === undefined, login: await account.lastLogin(), profile: await account.profile() }`,
+      bindings: [group.namespace],
+    }))
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual({ sent: true, login: '2026-05-06T00:00:00.000Z', profile: { name: 'Ada' } })
+  })
+})

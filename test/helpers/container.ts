@@ -4,24 +4,25 @@ import path from 'node:path'
 import { inject } from 'vitest'
 
 /**
- * The container engine the container tests use, and the `run` arguments this machine needs, or
- * `undefined` (with a warning saying why) when podman is absent or cannot run a container.
+ * The container engine the container tests use, and the `run` arguments with which raw `podman
+ * run` commands of the tests work here, or `undefined` (with a warning saying why) when podman
+ * is absent or cannot run a container.
  *
- * PTC_CONTAINER_RUNTIME names the OCI runtime (default: runc when installed at RUNC, else the
- * engine's own); empty means the engine's own. PTC_CONTAINER_ARGS adds run arguments,
- * space-separated; by default, with runc, the file and process limits (where the engine's
- * default limits exceed what the machine allows, starting any container fails).
+ * The runtimes the tests start find their OCI runtime and limits themselves, as a deployment's
+ * do (src/host/container-launch.ts): `tierOptions` are set only by PTC_CONTAINER_RUNTIME (the
+ * OCI runtime; empty means the engine's own) and PTC_CONTAINER_ARGS (more run arguments,
+ * space-separated), to try a configuration by hand. The raw runs use them too, and by default
+ * runc, where installed, with file and process limits the machine allows.
  */
 export function containerEngine(): Promise<ContainerEngine | undefined> {
   return (probed ??= probe())
 }
 
-/** podman, its OCI runtime and extra `run` arguments apart (as `container` options take them), and all of them as `run` arguments. */
+/** podman, its `run` arguments for raw runs, and the `container` options the tests' runtimes get beyond engine and image. */
 export interface ContainerEngine {
   engine: string
-  runtime: string | undefined
-  args: string[]
   runArgs: string[]
+  tierOptions: { runtime?: string; args?: string[] }
 }
 
 const RUNC = '/usr/sbin/runc'
@@ -32,9 +33,13 @@ let probed: Promise<ContainerEngine | undefined> | undefined
 
 async function probe(): Promise<ContainerEngine | undefined> {
   const engine = 'podman'
-  const runtime = (process.env.PTC_CONTAINER_RUNTIME ?? (existsSync(RUNC) ? RUNC : '')) || undefined
-  const extra = process.env.PTC_CONTAINER_ARGS
-  const args = extra !== undefined ? extra.split(' ').filter(Boolean) : runtime !== undefined && path.basename(runtime) === 'runc' ? RUNC_LIMITS : []
+  const { PTC_CONTAINER_RUNTIME: chosenRuntime, PTC_CONTAINER_ARGS: chosenArgs } = process.env
+  const tierOptions = {
+    ...(chosenRuntime !== undefined ? { runtime: chosenRuntime || undefined } : {}),
+    ...(chosenArgs !== undefined ? { args: chosenArgs.split(' ').filter(Boolean) } : {}),
+  }
+  const runtime = (chosenRuntime ?? (existsSync(RUNC) ? RUNC : '')) || undefined
+  const args = chosenArgs !== undefined ? tierOptions.args! : runtime !== undefined && path.basename(runtime) === 'runc' ? RUNC_LIMITS : []
   const runArgs = [...(runtime === undefined ? [] : ['--runtime', runtime]), ...args]
   // No image is needed to probe: the host's own root, behind a discarded overlay, is the container's.
   const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
@@ -44,7 +49,7 @@ async function probe(): Promise<ContainerEngine | undefined> {
     child.on('error', (error) => resolve({ code: null, stderr: error.message }))
     child.on('close', (code) => resolve({ code, stderr }))
   })
-  if (result.code === 0) return { engine, runtime, args, runArgs }
+  if (result.code === 0) return { engine, runArgs, tierOptions }
   console.warn(`container tests skipped: ${engine} cannot run a container with ${JSON.stringify(runArgs)}: ${result.stderr.trim()}`)
   return undefined
 }
@@ -58,7 +63,7 @@ export interface ContainerOptions {
   engine: string
   image: string
   runtime?: string
-  args: string[]
+  args?: string[]
 }
 
 declare module 'vitest' {

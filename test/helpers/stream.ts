@@ -6,6 +6,9 @@
  * deletes the sandbox.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Duplex } from 'node:stream'
 import type { PtcByteStream, PtcStreamRequest } from 'ptc-runtime'
@@ -50,10 +53,22 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
   return stream
 }
 
+/**
+ * Starts the entry as a local process in a scratch directory of its own, which is also its home,
+ * removed once it exits: programs run in the entry's working directory, and the test runner's is
+ * the repository. Nothing of the host's environment goes with it: the program can read its
+ * entry's (/proc/<pid>/environ).
+ */
+function spawnEntry(options: { detached?: boolean } = {}): ChildProcess {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'ptc-stream-entry-'))
+  const entry = spawn(process.execPath, [ENTRY], { cwd: scratch, env: { HOME: scratch }, stdio: ['pipe', 'pipe', 'inherit'], ...options })
+  entry.once('exit', () => rmSync(scratch, { recursive: true, force: true }))
+  return entry
+}
+
 /** The entry as a local process: the smallest stream there is. */
 export function localStream(): PtcByteStream {
-  // Nothing of the host's environment: the program can read its entry's (/proc/<pid>/environ).
-  return stdioStream(spawn(process.execPath, [ENTRY], { env: {}, stdio: ['pipe', 'pipe', 'inherit'] }))
+  return stdioStream(spawnEntry())
 }
 
 /** One sandbox of the fake service: where its entry runs, and whether it was deleted. */
@@ -83,8 +98,9 @@ export class SandboxService {
     return sandbox
   }
 
-  exec(sandbox: FakeSandbox, argv: string[]): ChildProcess {
-    sandbox.entry = spawn(argv[0]!, argv.slice(1), { env: {}, stdio: ['pipe', 'pipe', 'inherit'], detached: true })
+  /** Runs the stream entry in the sandbox (a process group of its own, in a scratch directory). */
+  exec(sandbox: FakeSandbox): ChildProcess {
+    sandbox.entry = spawnEntry({ detached: true })
     return sandbox.entry
   }
 
@@ -108,6 +124,6 @@ export class SandboxService {
    */
   readonly stream = async ({ id }: PtcStreamRequest): Promise<PtcByteStream> => {
     const sandbox = await this.create(id)
-    return stdioStream(this.exec(sandbox, [process.execPath, ENTRY]), () => this.delete(sandbox))
+    return stdioStream(this.exec(sandbox), () => this.delete(sandbox))
   }
 }

@@ -28,6 +28,10 @@ export interface HostileProgram {
   holdWaitMs: number
   durable: boolean
   followUpTimeoutMs: number | undefined
+  /** Merged into the runtime's configuration: the case runs on a runtime of its own. */
+  config: Partial<WorkerPtcRuntimeOptions> | undefined
+  /** Another conversation's time budget, run alongside the case. */
+  bystanderMs: number | undefined
   knownBug: string | undefined
   knownBugs: Map<string, string>
   expects: Map<string, string>

@@ -33,6 +33,16 @@
  *   known-bug    a runtime bug this program exposes: the case is expected to fail until fixed
  *   alone        `alone[thread]: why`: on that host the case runs while no other case runs (what it
  *                triggers there cannot tell one program from another, such as the RSS backstop)
+ *   config       JSON merged into the runtime's configuration: the case runs on a runtime of its
+ *                own (started for it and disposed after), as when an attack needs the default
+ *                budgets rather than the corpus's small ones
+ *   bystander    milliseconds: when the program calls `await tools.beside('__MARKER__')` (right
+ *                before its attack), another conversation's run starts on the same runtime, a
+ *                program that never settles with this time budget; the call returns once that
+ *                program runs, and it must end as `timeout` within TIMEOUT_SLACK_MS of its budget;
+ *                from then until the case's run ends, the host's event loop must never be held
+ *                longer than TIMEOUT_SLACK_MS either (the bystander's deadline may fall before or
+ *                after the attack's heavy part: the loop's delay catches it wherever it falls)
  *   known-limit  what a host, by design, cannot stop (`known-limit[thread]`: a worker thread shares
  *                the host's process); the case never runs there, and the README names the limit
  *
@@ -49,6 +59,7 @@
  * result, set a global of the host, or leave a debugger listening in the host.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { isDeepStrictEqual } from 'node:util'
 
 export const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl']
@@ -101,6 +112,8 @@ export const TOOLS = {
   global: 'tools',
   functions: {
     echo: async (value) => value,
+    // The length of its argument's JSON: a large argument's receipt, without a large reply.
+    measure: async (value) => JSON.stringify(value ?? null).length,
     delay: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(Number(ms) || 0, 1000), ms)),
     hang: () => new Promise(() => {}),
     fail: async (message) => {
@@ -116,8 +129,14 @@ export const TOOLS = {
       await call.hold({ corpus: 'gated' })
       return value ?? null
     },
+    // Starts the case's bystander (the `bystander` header), and returns once its program runs.
+    beside: async (marker) => {
+      await besides.get(String(marker))?.()
+      return null
+    },
     started: async (marker) => {
       programStarts.set(String(marker), performance.now())
+      startWaiters.get(String(marker))?.()
       return null
     },
   },
@@ -157,6 +176,9 @@ const HOSTILE_VALUES = {
  * first, so its lateness is measured from when it ran, not from a helper start on a loaded machine.
  */
 const programStarts = new Map()
+/** Bystanders a case may start, by its marker, and who waits for a program to start, by its marker. */
+const besides = new Map()
+const startWaiters = new Map()
 
 const CORPUS_DIR = new URL('./corpus/', import.meta.url)
 const PRELUDE_DIR = new URL('./preludes/', import.meta.url)
@@ -256,6 +278,8 @@ export function loadCorpus() {
       hold: plain.get('hold'),
       holdWaitMs: Number(plain.get('hold-wait') ?? 0),
       durable: plain.get('durable') === 'yes',
+      config: plain.has('config') ? JSON.parse(plain.get('config')) : undefined,
+      bystanderMs: plain.has('bystander') ? Number(plain.get('bystander')) : undefined,
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
       knownBug: plain.get('known-bug'),
       knownBugs: qualifiedValues(qualified, 'known-bug'),
@@ -301,6 +325,7 @@ export function programText(program, host, format, marker) {
   return (start + program.prelude + program.source)
     .replace(/^\/\* completion \*\/ /gm, completion)
     .replaceAll('__HOST__', host)
+    .replaceAll('__MARKER__', marker)
     .replaceAll('__HOST_CWD__', process.cwd())
     .replaceAll('__SLEEP_SHORT__', `6.${marker}`)
     .replaceAll('__SLEEP__', `60.${marker}`)
@@ -526,6 +551,21 @@ async function checkHealth(runtime, program, host, format, caseResult, owner, ti
 }
 
 /**
+ * Another conversation's run beside a case: it must end as `timeout` on time, whatever the case
+ * makes the host do. Its problems, if any.
+ */
+async function runBystander(runtime, timeoutMs, marker) {
+  const bystander = `bystander-${marker}`
+  const result = await runOnce(runtime, { program: `await tools.started('${bystander}')\nawait new Promise(() => {})` }, timeoutMs)
+  const elapsedMs = performance.now() - (programStarts.get(bystander) ?? 0)
+  programStarts.delete(bystander)
+  startWaiters.delete(bystander)
+  if (result === 'hung' || result.error?.kind !== 'timeout') return [`another conversation's run ended in ${describeResult(result)}, not timeout`]
+  if (elapsedMs > timeoutMs + TIMEOUT_SLACK_MS) return [`another conversation's ${timeoutMs} ms deadline fired after ${Math.round(elapsedMs)} ms`]
+  return []
+}
+
+/**
  * Runs `program` once on `runtime` (a PtcRuntime configured with CORPUS_CONFIG and `format`),
  * then checks the result, the processes it left, and the runtime's health. Never rejects.
  */
@@ -538,7 +578,21 @@ export async function runCase(runtime, { host, format, program }) {
   try {
     const started = performance.now()
     const pause = program.durable ? { pause: 'durable' } : {}
+    let bystander
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+    if (program.bystanderMs !== undefined) {
+      besides.set(marker, () => {
+        const started = new Promise((resolve) => startWaiters.set(`bystander-${marker}`, resolve))
+        bystander = runBystander(runtime, program.bystanderMs, marker)
+        return started.then(() => loopDelay.enable())
+      })
+    }
     result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
+    loopDelay.disable()
+    besides.delete(marker)
+    const heldMs = loopDelay.max / 1e6
+    if (heldMs > TIMEOUT_SLACK_MS) problems.push(`the host's event loop was held ${Math.round(heldMs)} ms at once during the attack`)
+    if (program.bystanderMs !== undefined) problems.push(...(bystander ? await bystander : ['the program never called tools.beside']))
     // A held call is answered as the case says, as often as the run pauses; the waits are not
     // the program's time.
     let waitedMs = 0

@@ -122,6 +122,16 @@ function limiter(concurrency: number) {
     })
 }
 
+/** A case with a `config` of its own runs on a runtime started for it, disposed after it. */
+async function runOnOwnRuntime(host: Host, format: PtcProgramFormat, program: HostileProgram) {
+  const own = await startRuntime({ ...CORPUS_CONFIG, poolSize: 1, ...HOST_CONFIG[host], programFormat: format, ...program.config })
+  try {
+    return await runCase(own.runtime, { host, format, program })
+  } finally {
+    await own.dispose()
+  }
+}
+
 describe('hostile corpus', () => {
   const runtimes = new Map<string, Runtime>()
   const outcomes = new Map<string, Promise<string[]>>()
@@ -140,7 +150,7 @@ describe('hostile corpus', () => {
         const runtime = runtimes.get(`${host}/${format}`)!
         for (const program of corpus) {
           if (!program.formats.includes(format) || !program.hosts.includes(host) || skipReason(program, host, format)) continue
-          const outcome = schedule(() => runCase(runtime.runtime, { host, format, program }), runsAlone(program, host)).then(({ problems }) => problems)
+          const outcome = schedule(() => (program.config ? runOnOwnRuntime(host, format, program) : runCase(runtime.runtime, { host, format, program })), runsAlone(program, host)).then(({ problems }) => problems)
           outcomes.set(`${host}/${format}/${program.name}`, outcome)
         }
       }

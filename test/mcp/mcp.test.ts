@@ -52,7 +52,7 @@ describe('an MCP server as a tool group', () => {
       expect(catalogue.seen.listPages).toBe(4)
       expect(Object.keys(group.namespace.functions)).toEqual(['lookup', 'describe', 'photo', 'restock', 'category-tree', 'sketch', 'wait', 'stats'])
       expect(group.namespace.errorClass).toEqual({ name: 'CatalogueError', memberNameProperty: 'tool' })
-      expect(group.declarations).toContain('/** The product catalogue of a small shop. */\ndeclare const catalogue: {')
+      expect(group.declarations).toContain('/**\n * The product catalogue of a small shop.\n * Results arrive as JSON.stringify writes them (a Date as its ISO string, undefined fields dropped); a tool that returns nothing resolves undefined.\n */\ndeclare const catalogue: {')
       expect(group.declarations).toContain('  describe(args: {\n    /** Product code */\n    sku: string\n  }): Promise<string | Array<string | Image>>')
       const result = typecheck(`${RUNTIME_DECLARATIONS}\n${group.declarations}`, [
         `const mug = await catalogue.lookup({ sku: 'MUG-01' })
@@ -174,7 +174,7 @@ describe('an MCP server as a tool group', () => {
     await client.connect(transport)
     try {
       const group = await mcpToolGroup(client, { global: 'shop', description: 'The shop.', errorClass: { name: 'ShopFailure', memberNameProperty: 'operation' } })
-      expect(group.declarations).toContain('/** The shop. */\ndeclare const shop: {')
+      expect(group.declarations).toContain('/**\n * The shop.\n * Results arrive as JSON.stringify writes them (a Date as its ISO string, undefined fields dropped); a tool that returns nothing resolves undefined.\n */\ndeclare const shop: {')
       expect(group.declarations).toContain('declare class ShopFailure extends Error { operation: string }')
       const result = await env.run(
         `const lamp = await shop.lookup({ sku: 'LAMP-3' })
@@ -218,5 +218,30 @@ describe('an MCP server as a tool group', () => {
     } as unknown as McpClient
     await expect(mcpToolGroup(client, { global: 'fetch' })).rejects.toThrow('binding global "fetch" would replace the built-in global fetch')
     expect(listed).toBe(false)
+  })
+})
+
+describe.each([
+  ['the thread tier', { isolation: 'thread' as const }],
+  ['the default confined tier', {}],
+])('an MCP group over a client that revives values, on %s', (_tier, config) => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ ...config, timeoutMs: 10_000 })
+  })
+  afterAll(() => env.dispose())
+
+  // A client of the developer's own (a cache, a proxy that revives dates) answers as JavaScript does.
+  const client: McpClient = {
+    getInstructions: () => undefined,
+    listTools: async () => ({ tools: [{ name: 'event', inputSchema: { type: 'object' } }] }),
+    callTool: async () => ({ content: [], structuredContent: { at: new Date(0), note: undefined, tags: ['a', undefined] } }),
+  } as unknown as McpClient
+
+  it('converts what the client resolves as JSON.stringify would', async () => {
+    const group = await mcpToolGroup(client, { global: 'calendar' })
+    const result = await env.run('return await calendar.event()', { bindings: [group.namespace] })
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual({ at: '1970-01-01T00:00:00.000Z', tags: ['a', null] })
   })
 })

@@ -142,11 +142,20 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
     expect(away).toEqual({ rejected: 'TypeError', message: `fetch to 127.0.0.2:9 refused: host 127.0.0.2:9 is not in the network allow list (${origin}) (a redirect from ${origin})` })
   })
 
-  it('refuses a name that resolves to a loopback address unless the entry is the IP literal itself', async () => {
+  it('refuses a localhost allow entry when the request is resolved, since every fetch through it would be refused', () => {
+    expect(() => env.runtime.resolve({ program: '', bindings: [], ...policy({ allow: [`localhost:${host.port}`] }) })).toThrow(
+      `sandboxPolicy.network.allow[0] "localhost:${host.port}" can never be fetched: a localhost name always resolves to a loopback address, which the broker refuses for a host name; name the address instead (127.0.0.1 or [::1], with the port)`)
+  })
+
+  it('refuses a localhost allow entry in the configuration when the runtime starts', async () => {
+    await expect(startRuntime({ sandbox: { mode: 'workspace-write', network: { allow: ['localhost:8080'] } } })).rejects.toThrow(/allow\[0\] "localhost:8080" can never be fetched: a localhost name always resolves to a loopback address/)
+  })
+
+  it("refuses a method outside the broker's list in the program, with the same words the broker uses", async () => {
     host.seen.length = 0
-    const result = await env.run(attempt(`return await fetch('http://localhost:${host.port}/hello')`), policy({ allow: [`localhost:${host.port}`] }))
-    expect(result.value).toMatchObject({ rejected: 'TypeError', message: expect.stringMatching(new RegExp(`^fetch to localhost:${host.port} refused: it resolves to (127\\.0\\.0\\.1|::1), a private, loopback or link-local address, and allow entry localhost:${host.port} is not an IP literal$`)) })
-    expect(result.calls.map((call) => call.outcome)).toEqual(['refused'])
+    const result = await env.run(attempt(`return await fetch('http://${origin}/hello', { method: 'PROPFIND' })`))
+    expect(result.value).toEqual({ rejected: 'TypeError', message: 'fetch: method "PROPFIND" is not allowed; the methods are GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS' })
+    expect(result.calls).toEqual([])
     expect(host.seen).toHaveLength(0)
   })
 

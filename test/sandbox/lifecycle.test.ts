@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
@@ -18,43 +18,42 @@ function fakeBwrap(name: string, body: string): string {
 }
 
 describe('sandbox-unavailable', () => {
-  it('fails a confined run without running it when bwrap is missing, and says which setting to fix', async () => {
-    const env = await startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir, bwrapPath: '/nonexistent/bwrap' } })
+  it('refuses to start a deployment whose policy cannot be confined, saying what to install and the explicit ways out', async () => {
+    const start = startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir, bwrapPath: '/nonexistent/bwrap' } })
+    await expect(start).rejects.toThrow(
+      /^WorkerPtcRuntime: the sandbox could not be established, so the runtime did not start: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\); install it \(apt-get install bubblewrap.*isolation: 'container'.*configure sandbox: 'none'$/,
+    )
+  })
+
+  it('refuses to start under the default confinement too, from createPtcRuntime, on a machine without bubblewrap', async () => {
+    // A PATH that holds node and nothing else: what a machine without bubblewrap looks like.
+    const bin = path.join(temp.dir, 'only-node')
+    mkdirSync(bin, { recursive: true })
+    if (!existsSync(path.join(bin, 'node'))) symlinkSync(process.execPath, path.join(bin, 'node'))
+    const program = "import('ptc-runtime').then(({ createPtcRuntime }) => createPtcRuntime()).then(() => console.log('started'), (error) => console.log(error.message))"
+    const printed = execFileSync(path.join(bin, 'node'), ['-e', program], { env: { PATH: bin }, cwd: process.cwd(), encoding: 'utf8' })
+    expect(printed).toMatch(/^WorkerPtcRuntime: the sandbox could not be established, so the runtime did not start: bubblewrap was not found \(sandbox\.bwrapPath is "bwrap"\); install it .*sandbox: 'none'\n$/)
+  })
+
+  it('fails a confined request without running it when bwrap is missing, and still runs danger-full-access', async () => {
+    const env = await startRuntime({ sandbox: { mode: 'danger-full-access', workspaceRoot: temp.dir, bwrapPath: 'no-such-bwrap-anywhere' } })
+    expect((await env.run('return 1')).value).toBe(1)
     const marker = path.join(temp.dir, 'ran-without-bwrap')
-    const result = await env.run(`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'x')`)
+    const result = await env.run(`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'x')`, { sandboxPolicy: { mode: 'workspace-write', workspaceRoot: temp.dir } })
     expect(result.error).toEqual({
       kind: 'sandbox-unavailable',
-      message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "\/nonexistent\/bwrap"\); install it \(apt-get install bubblewrap.*configure sandbox: 'none'/),
+      message: expect.stringMatching(/did not run: bubblewrap was not found \(sandbox\.bwrapPath is "no-such-bwrap-anywhere"\); install it \(apt-get install bubblewrap.*configure sandbox: 'none'/),
     })
     expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     expect(existsSync(marker)).toBe(false)
     await env.dispose()
   })
 
-  it('fails closed under the default confinement too, naming the opt-out', async () => {
-    // No mode, no roots: the default policy, with a bubblewrap that is not there.
-    const env = await startRuntime({ sandbox: { bwrapPath: '/nonexistent/bwrap' } })
-    expect(env.runtime.sandboxMode).toBe('workspace-write')
-    const result = await env.run('return 1')
-    expect(result.error).toEqual({ kind: 'sandbox-unavailable', message: expect.stringMatching(/install it .*sandbox: 'none'/) })
-    await env.dispose()
-  })
-
-  it('still runs danger-full-access policies, which need no confinement, when bwrap is missing', async () => {
-    const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: 'no-such-bwrap-anywhere' } })
-    const result = await env.run('return 1', { sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: temp.dir } })
-    expect(result).toEqual({ calls: [], output: [], value: 1, sandbox: { mode: 'danger-full-access', network: 'host', denied: false } })
-    expect((await env.run('return 1')).error?.kind).toBe('sandbox-unavailable')
-    await env.dispose()
-  })
-
-  it('fails when bwrap fails its start-up probe', async () => {
+  it('refuses to start when bwrap fails its start-up probe, with the words of the probe', async () => {
     const broken = fakeBwrap('probe-fails', 'echo "bwrap: setting up uid map: Permission denied" >&2; exit 1')
-    const env = await startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: broken } })
-    const result = await env.run('return 1')
-    expect(result.error?.kind).toBe('sandbox-unavailable')
-    expect(result.error?.message).toMatch(/failed its start-up probe: bwrap: setting up uid map: Permission denied/)
-    await env.dispose()
+    await expect(startRuntime({ sandbox: { mode: 'read-only', workspaceRoot: temp.dir, bwrapPath: broken } })).rejects.toThrow(
+      /did not start: .*failed its start-up probe: bwrap: setting up uid map: Permission denied/,
+    )
   })
 
   it.skipIf(!bwrap)('fails when the helper dies under bwrap before it is ready', async () => {
@@ -70,6 +69,17 @@ describe('sandbox-unavailable', () => {
     expect(result.sandbox).toEqual({ mode: 'workspace-write', network: 'none', denied: false })
     await env.dispose()
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
+  it.skipIf(!bwrap)('a helper killed before it is ready is started again; killed twice, the run fails as worker-exit, not as the sandbox', async () => {
+    // Passes the probe, then dies by a signal, as a helper the kernel's OOM killer took.
+    const starts = path.join(temp.dir, 'starts')
+    const killed = fakeBwrap('killed-before-ready', `for last; do :; done\n[ "$last" = "--version" ] && exec ${bwrap} "$@"\necho x >>${starts}\nkill -9 $$`)
+    const env = await startRuntime({ poolSize: 0, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir, bwrapPath: killed } })
+    const result = await env.run('return 1')
+    expect(result.error).toEqual({ kind: 'worker-exit', message: expect.stringMatching(/could not start, so the program did not run: .*was killed by SIGKILL before it was ready/) })
+    expect(readFileSync(starts, 'utf8')).toBe('x\nx\n')
+    await env.dispose()
   })
 })
 

@@ -13,8 +13,8 @@ export default async function setup(project: TestProject) {
   if (!found) return
   const { buildImage } = await import('ptc-runtime')
   const image = await buildImage({ engine: found.engine, tag: `ptc-runtime-test-${process.pid}:latest` })
-  const { engine, runtime, args } = found
-  project.provide('container', { engine, image, ...(runtime ? { runtime } : {}), args })
+  // Only the engine and the image: the runtime finds how to run it here, as a deployment's does.
+  project.provide('container', { engine: found.engine, image, ...found.tierOptions })
   return () => {
     spawnSync(found.engine, ['rmi', '-f', image], { stdio: 'ignore' })
   }

@@ -1,11 +1,15 @@
 import { spawnSync } from 'node:child_process'
-import { homedir } from 'node:os'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
-import { containerOptions } from '../helpers/container.js'
+import { containerCpuAccount } from '../../src/host/container-cpu.js'
+import { containerEngine, containerOptions } from '../helpers/container.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 
 const options = containerOptions()
+const engine = await containerEngine()
 
 const tools: PtcBindingNamespace = { global: 'tools', functions: { double: async (args) => (args as { n: number }).n * 2 } }
 
@@ -14,6 +18,22 @@ function containers(engine: string, image: string): string[] {
   const listed = spawnSync(engine, ['ps', '-a', '--format', '{{.Names}} {{.Image}}'], { encoding: 'utf8' }).stdout.split('\n')
   // The engine names the image in full (a registry prefix before the tag).
   return listed.map((line) => line.split(' ')).filter(([, of]) => of === image || of?.endsWith(`/${image}`)).map(([name]) => name!)
+}
+
+/** The CPU time in ms of the host's processes whose command line contains `needle` (a container's, seen from the host); undefined when there are none. */
+function cpuMsOf(needle: string): number | undefined {
+  let ticks: number | undefined
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) continue
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks = (ticks ?? 0) + Number(fields[11]) + Number(fields[12]) // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks === undefined ? undefined : ticks * 10 // USER_HZ is 100 on Linux
 }
 
 describe.skipIf(!options)('the container tier (podman)', () => {
@@ -72,6 +92,42 @@ describe.skipIf(!options)('the container tier (podman)', () => {
     await env.runtime.release(owner)
   })
 
+  it('lets the program write only where the instructions say: /tmp', async () => {
+    const result = await env.run(`const fs = await import('node:fs')
+      const places = fs.readFileSync('/proc/self/mounts', 'utf8').split('\\n').filter(Boolean).map((line) => line.split(' ')[1])
+      places.push('/', '/var/tmp', '/dev/shm', '/run', '/dev/mqueue', '/etc', '/ptc', '/dev')
+      ;[...new Set(places)].filter((place) => {
+        try { fs.writeFileSync(place.replace(/\\/$/, '') + '/written-by-program', 'x'); return true } catch { return false }
+      })`)
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual(['/tmp'])
+    expect(env.runtime.executionInstructions).toMatch(/\/tmp, empty at first and the only place you may write/)
+  })
+
+  it('charges a held run with the CPU of every process in its container, so a double-forked spinner times it out', async () => {
+    const gate: PtcBindingNamespace = { global: 'gate', functions: { ask: async (_args, call) => (await call.hold({ ask: 'spin' }), 'approved') } }
+    const spinner = `held spinner ${process.pid}-${Date.now()}`
+    const paused = await env.run(`const { spawn } = await import('node:child_process')
+      // Out of the helper's tree at once, without its marker: the orphan belongs to the container's init.
+      spawn('/bin/sh', ['-c', 'unset PTC_ENVIRONMENT; ( exec /usr/local/bin/node -e "for (;;) {} // ${spinner}" & )'], { stdio: 'ignore' })
+      await gate.ask()`, { bindings: [gate], timeoutMs: 1000 })
+    expect(paused.paused?.tool).toBe('gate.ask')
+    // However loaded the machine, the answer waits until the spinner has spent twice the budget,
+    // or until it is gone with its container (the budget ran out), and then for the budget's
+    // next look (they are at most a second apart).
+    let seen = false
+    for (let waited = 0; waited < 60_000; waited += 250) {
+      const spent = cpuMsOf(spinner)
+      seen ||= spent !== undefined
+      if (seen && (spent === undefined || spent >= 2000)) break
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    expect(seen).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    const result = await env.runtime.resume(paused.paused!.id, { approve: true })
+    expect(result.error?.kind).toBe('timeout')
+  }, 120_000)
+
   it('ends a program over its time budget and deletes its container', async () => {
     const result = await env.run('while (true) {}', { timeoutMs: 500 })
     expect(result.error?.kind).toBe('timeout')
@@ -93,35 +149,74 @@ describe.skipIf(!options)('the container tier (podman)', () => {
   })
 })
 
+describe.skipIf(!engine)('a container’s CPU account, read from the host', () => {
+  it('counts what every process of the container spent, as the host sees it (its cgroup’s account)', async () => {
+    const name = `ptc-account-test-${process.pid}-${Date.now()}`
+    const cwd = mkdtempSync(path.join(tmpdir(), 'ptc-account-test-'))
+    // Spins about half a second of CPU in a grandchild, then waits to be deleted.
+    const script = '( i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done ) & wait; sleep 60'
+    spawnSync(engine!.engine, ['run', '-d', '--rm', '--name', name, ...engine!.runArgs, '--network', 'none', '--rootfs', '/:O', '/bin/sh', '-c', script], { cwd })
+    try {
+      const account = await containerCpuAccount(engine!.engine, name, cwd)
+      expect(account).toBeDefined()
+      let spent = 0
+      for (let waited = 0; waited < 30_000 && spent < 200; waited += 250) {
+        spent = account!() ?? 0
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      expect(spent).toBeGreaterThanOrEqual(200)
+      expect(await containerCpuAccount(engine!.engine, 'ptc-no-such-container', cwd)).toBeUndefined()
+    } finally {
+      spawnSync(engine!.engine, ['rm', '-f', '-t', '0', name], { cwd })
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
 describe('the container tier, misconfigured', () => {
-  it('fails each run saying the image is missing and how to build it', async () => {
-    const env = await startRuntime({ isolation: 'container', container: { ...(options ?? {}), engine: options?.engine ?? 'podman', image: 'ptc-runtime-missing:0' }, poolSize: 0 })
-    try {
-      const result = await env.run('return 1')
-      expect(result.error?.kind).toBe('worker-exit')
-      expect(result.error?.message).toMatch(options ? /ptc-runtime-missing:0 is not in podman's store: build it with `ptc-runtime-image`/ : /podman/)
-    } finally {
-      await env.dispose()
-    }
+  it.skipIf(!options)('fails at start saying the image is missing and how to build it', async () => {
+    await expect(startRuntime({ isolation: 'container', container: { ...options!, image: 'ptc-runtime-missing:0' }, poolSize: 0 })).rejects.toThrow(
+      /ptc-runtime-missing:0 is not in podman's store: build it with `ptc-runtime-image`/,
+    )
   })
 
-  it.skipIf(!options)('fails each run with the engine’s own words when it cannot run the container', async () => {
-    const env = await startRuntime({ isolation: 'container', container: { ...options!, args: [...options!.args, '--no-such-option'] }, poolSize: 0 })
-    try {
-      const result = await env.run('return 1')
-      expect(result.error?.kind).toBe('worker-exit')
-      expect(result.error?.message).toMatch(/closed its stream \(.*run exited with code \d+: .*no-such-option/)
-    } finally {
-      await env.dispose()
-    }
+  it.skipIf(!options)('fails at start with the engine’s own words, naming the options to set, when no runtime it tries can run the container', async () => {
+    const failing = startRuntime({ isolation: 'container', container: { ...options!, args: [...(options!.args ?? []), '--no-such-option'] }, poolSize: 0 })
+    await expect(failing).rejects.toThrow(/podman cannot run a container here.*no-such-option.*container\.runtime.*container\.args/s)
   })
 
-  it('fails each run naming a container engine that is not installed', async () => {
-    const env = await startRuntime({ isolation: 'container', container: { engine: 'no-such-engine' }, poolSize: 0 })
+  it.skipIf(!options)('fails at start naming an OCI runtime that cannot run the container', async () => {
+    const failing = startRuntime({ isolation: 'container', container: { ...options!, runtime: '/bin/false' }, poolSize: 0 })
+    await expect(failing).rejects.toThrow(/\/bin\/false.*container\.runtime/s)
+  })
+
+  it('fails at start naming a container engine that is not installed', async () => {
+    await expect(startRuntime({ isolation: 'container', container: { engine: 'no-such-engine' }, poolSize: 0 })).rejects.toThrow(
+      /the container engine no-such-engine \(container\.engine\) was not found/,
+    )
+  })
+
+  it('removes at start the engine directories a killed runtime left in the temp directory, and only those', async () => {
+    const gone = spawnSync(process.execPath, ['-e', 'process.pid'])
+    const orphaned = mkdtempSync(path.join(tmpdir(), `ptc-engine-${gone.pid}-`))
+    const alive = mkdtempSync(path.join(tmpdir(), `ptc-engine-${process.pid}-`))
     try {
-      const result = await env.run('return 1')
-      expect(result.error?.kind).toBe('worker-exit')
-      expect(result.error?.message).toMatch(/the container engine no-such-engine \(container\.engine\) was not found/)
+      await startRuntime({ isolation: 'container', container: { engine: 'no-such-engine' }, poolSize: 0 }).catch(() => undefined)
+      expect(existsSync(orphaned)).toBe(false)
+      expect(existsSync(alive)).toBe(true)
+    } finally {
+      rmSync(orphaned, { recursive: true, force: true })
+      rmSync(alive, { recursive: true, force: true })
+    }
+  })
+})
+
+describe.skipIf(!options)('the container tier, requests', () => {
+  it('refuses a request cwd at resolve: programs run in the container’s /tmp, where a host path means nothing', async () => {
+    const env = await startRuntime({ isolation: 'container', container: options!, poolSize: 0 })
+    try {
+      expect(() => env.runtime.resolve({ program: 'return 1', bindings: [], cwd: process.cwd() })).toThrow(/cwd .*isolation 'container'.*\/tmp/)
+      expect(env.runtime.resolve({ program: 'return 1', bindings: [] }).program).toBe('return 1')
     } finally {
       await env.dispose()
     }

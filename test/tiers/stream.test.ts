@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
 import { parseEntryLine } from '../../src/frames.js'
@@ -62,6 +63,21 @@ describe('the stream tier, over a local stream', () => {
     expect(Number.isInteger(pid)).toBe(true)
     expect(running(pid)).toBe(false)
     await env.runtime.release(owner)
+  })
+
+  it('runs programs in a scratch directory and home of the entry’s, never the host’s working directory', async () => {
+    const name = `planted-by-stream-test-${process.pid}.js`
+    try {
+      const result = await env.run(`const fs = await import('node:fs')
+        fs.writeFileSync(${JSON.stringify(name)}, 'process.exit(1)\\n')
+        ;({ cwd: process.cwd() })`)
+      expect(result.error).toBeUndefined()
+      const { cwd } = result.value as { cwd: string }
+      expect(cwd).not.toBe(process.cwd())
+      expect(existsSync(path.join(process.cwd(), name))).toBe(false)
+    } finally {
+      rmSync(path.join(process.cwd(), name), { force: true })
+    }
   })
 
   it('fails a run whose program forges channel traffic, and serves the next one', async () => {
@@ -159,6 +175,15 @@ describe('the stream tier, into a remote sandbox service', () => {
 describe('stream tier configuration', () => {
   it('refuses a sandbox policy, which only the process tier enforces', async () => {
     await expect(startRuntime({ isolation: { stream: localStream }, sandbox: { mode: 'read-only' } })).rejects.toThrow(/config\.sandbox needs config\.isolation 'process'/)
+  })
+
+  it('refuses a request cwd at resolve: the far helper cannot enter a host path', async () => {
+    const env = await startRuntime({ isolation: { stream: localStream }, poolSize: 0 })
+    try {
+      expect(() => env.runtime.resolve({ program: 'return 1', bindings: [], cwd: process.cwd() })).toThrow(/cwd is refused on isolation 'stream': its programs run in the far helper's working directory/)
+    } finally {
+      await env.dispose()
+    }
   })
 
   it('refuses container options without the container tier', async () => {

@@ -101,10 +101,22 @@ describe('validated calls with budgets', () => {
     expect(result.calls).toMatchObject([{ tool: 'sync.now', outcome: 'ok', resultBytes: 2 }])
   })
 
-  it('a result over maxResultBytes rejects in the program, and the trace has its size', async () => {
+  it('a result over maxResultBytes rejects in the program, and the trace records the error', async () => {
     const { value, calls } = await failureOf('issues.dump({ size: 2000 })')
-    expect(value.message).toMatch(/^issues\.dump resolved 2002 bytes of JSON, over its budget of 1000 \(maxResultBytes\)/)
-    expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', resultBytes: 2002 }])
+    // A group's result is converted, and the conversion stops reading once the value is surely over.
+    expect(value.message).toMatch(/^issues\.dump resolved more than 1000 bytes of JSON, over its budget of 1000 \(the tool's maxResultBytes\)/)
+    expect(calls).toMatchObject([{ tool: 'issues.dump', outcome: 'error', error: value.message }])
+    expect(calls[0]!.resultBytes).toBeUndefined()
+  })
+
+  it("a result over the runtime's maxCallResultBytes, below the tool's own budget, names the runtime's setting", async () => {
+    const tight = await startRuntime({ isolation: 'thread', maxCallResultBytes: 500 })
+    try {
+      const result = await tight.run('return await issues.dump({ size: 800 }).catch((error) => error.message)', { bindings: [issues.namespace] })
+      expect(result.value).toMatch(/^issues\.dump resolved more than 500 bytes of JSON, over its budget of 500 \(maxCallResultBytes in the runtime's configuration\)/)
+    } finally {
+      await tight.dispose()
+    }
   })
 
   it('calls past maxCalls are refused in the program, the earlier ones are served', async () => {
@@ -134,5 +146,78 @@ describe('validated calls with budgets', () => {
     const fn = async () => null
     await expect(env.run('', { bindings: [{ global: 'a', functions: { f: fn }, limits: { g: { timeoutMs: 5 } } }] })).rejects.toThrow('has limits for "g", which is not one of its functions')
     expect(() => defineToolGroup({ global: 'a', tools: { f: { inputSchema: {}, timeoutMs: -1, run: fn } } })).toThrow('limits of "a.f": timeoutMs must be a positive integer')
+  })
+})
+
+const patterned = defineToolGroup({
+  global: 'forms',
+  tools: {
+    words: {
+      // A pattern real schemas contain, and exponential on a backtracking engine.
+      inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: '^(\\w+\\s?)*$' } } },
+      run: ({ text }) => text,
+    },
+    keyed: {
+      inputSchema: { type: 'object', patternProperties: { '^(\\w+\\s?)*$': { type: 'number' } }, additionalProperties: false },
+      run: () => 'ok',
+    },
+    spaced: {
+      inputSchema: { type: 'object', properties: { gap: { type: 'string', pattern: '^a\\sb$' }, line: { type: 'string', pattern: '^a.b$' }, emoji: { type: 'string', pattern: '^\\uD83D\\uDE00.$' } } },
+      run: () => 'ok',
+    },
+    annotated: {
+      inputSchema: { type: 'object', properties: { mail: { type: 'string', format: 'email' } } },
+      run: ({ mail }) => mail,
+    },
+    longNames: {
+      // ECMAScript takes the long name of a Unicode property; RE2 only the short one (`\p{L}`).
+      inputSchema: { type: 'object', properties: { name: { type: 'string', pattern: '^\\p{Letter}+$' } } },
+      run: () => 'ran',
+    },
+  },
+})
+
+describe('schema patterns on a linear-time engine', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ isolation: 'thread', timeoutMs: 10_000 })
+  })
+  afterAll(() => env.dispose())
+
+  const attempt = async (call: string) => (await env.run(`return await ${call}.catch((error) => error.message)`, { bindings: [patterned.namespace] })).value
+
+  it('a pattern that backtracks exponentially answers at once, refusing 33 characters that do not match and taking 100 000 that do', async () => {
+    expect(await attempt(`forms.words({ text: 'a'.repeat(33) + '!' })`)).toBe('forms.words: invalid arguments: $.text must match pattern "^(\\w+\\s?)*$"')
+    expect(await attempt(`forms.words({ text: 'ab '.repeat(33_333) })`)).toBe('ab '.repeat(33_333))
+  })
+
+  it('patternProperties go through the same engine', async () => {
+    expect(await attempt(`forms.keyed({ ['a'.repeat(33) + '!']: 1 })`)).toMatch(/^forms\.keyed: invalid arguments: \$\["a{33}!"\] is not allowed \(no such property\)$/)
+    expect(await attempt(`forms.keyed({ ab: 1 })`)).toBe('ok')
+  })
+
+  it('keeps what ECMAScript means by \\s, . and an escaped surrogate pair', async () => {
+    expect(await attempt(`forms.spaced({ gap: 'a\\u00a0b', line: 'a-b', emoji: '😀x' })`)).toBe('ok')
+    expect(await attempt(`forms.spaced({ line: 'a\\rb' })`)).toBe('forms.spaced: invalid arguments: $.line must match pattern "^a.b$"')
+    expect(await attempt(`forms.spaced({ gap: 'a\\u00a0\\u00a0b' })`)).toBe('forms.spaced: invalid arguments: $.gap must match pattern "^a\\sb$"')
+  })
+
+  it('refuses every call of a tool whose pattern RE2 cannot compile, rather than leave it unchecked', async () => {
+    expect(await attempt(`forms.longNames({ name: 'abc' })`)).toMatch(/^forms\.longNames: a pattern of its input schema cannot run on the linear-time engine \(.*invalid character class range.*\); the tool takes no call until its schema is fixed$/)
+  })
+
+  it('runs no format check: format is an annotation', async () => {
+    expect(await attempt(`forms.annotated({ mail: 'not an address' })`)).toBe('not an address')
+  })
+
+  it('refuses at definition a pattern the engine cannot run, naming the tool, the pattern and where it is', () => {
+    const define = (pattern: string) => () => defineToolGroup({ global: 'g', tools: { t: { inputSchema: { type: 'object', properties: { code: { type: 'string', pattern } } }, run: () => null } } })
+    expect(define('^(a)\\1$')).toThrow('g.t: the input schema\'s pattern "^(a)\\\\1$" at $.properties.code.pattern uses the backreference "\\\\1", which a linear-time engine cannot run; rewrite it without that construct')
+    expect(define('^(?=.*\\d).{8,}$')).toThrow('g.t: the input schema\'s pattern "^(?=.*\\\\d).{8,}$" at $.properties.code.pattern uses lookahead "(?=", which a linear-time engine cannot run; rewrite it without that construct')
+    expect(define('(?<!x)y')).toThrow(/uses lookbehind "\(\?<!"/)
+    expect(define('^.{0,5000}$')).toThrow(/uses the repetition \{0,5000\} counts past 1000/)
+    expect(() => defineToolGroup({ global: 'g', tools: { t: { inputSchema: { type: 'object', patternProperties: { '(?!x)': {} } }, run: () => null } } })).toThrow(/at \$\.patternProperties\["\(\?!x\)"\] uses lookahead/)
+    // A pattern in data (an enum, a default) is not a pattern.
+    expect(() => defineToolGroup({ global: 'g', tools: { t: { inputSchema: { type: 'object', default: { pattern: '(?=x)' } }, run: () => null } } })).not.toThrow()
   })
 })

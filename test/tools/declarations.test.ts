@@ -163,7 +163,10 @@ describe('declarations from JSON schemas', () => {
         },
       },
     })
-    expect(declarations).toBe(`/** Customer records. */
+    expect(declarations).toBe(`/**
+ * Customer records.
+ * Results arrive as JSON.stringify writes them (a Date as its ISO string, undefined fields dropped); a tool that returns nothing resolves undefined.
+ */
 declare const crm: {
   /** Customers of one country. */
   findCustomers(args: {

@@ -132,4 +132,29 @@ describe('in-program tool discovery', () => {
     expect(result.value).toEqual(['catalog.search: the query must be a non-empty string of words', 'catalog.search: limit must be an integer from 1 to 50, got 500', 10])
     expect(result.calls.map((call) => call.outcome)).toEqual(['refused', 'refused', 'ok'])
   })
+
+  it('an unknown name longer than the limit is refused at once, naming the limit, without a suggestion', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: large })
+    const result = await env.run(`return await catalog.describe('x'.repeat(250_000)).catch((e) => e.message)`, { bindings: tool.bindings })
+    expect(result.value).toBe('catalog.describe: the name has 250000 characters, over the limit of 256 (no tool name is longer)')
+    expect(result.calls.map((call) => call.outcome)).toEqual(['refused'])
+  })
+
+  it('a query over the character or word limit is refused, naming the limit', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: large })
+    const result = await env.run(
+      `const words = Array.from({ length: 300_000 }, (_, i) => 'w' + i.toString(36))
+      return [
+        await catalog.search(words.join(' ')).catch((e) => e.message),
+        await catalog.search(words.slice(0, 40).join(' ')).catch((e) => e.message),
+        (await catalog.search(words.slice(0, 31).join(' ') + ' invoice')).length,
+      ]`,
+      { bindings: tool.bindings },
+    )
+    expect(result.value).toEqual([
+      'catalog.search: the query has 1752011 characters, over the limit of 1000; say in a few words what the tool does',
+      'catalog.search: the query has 40 distinct words, over the limit of 32; say in a few words what the tool does',
+      10,
+    ])
+  })
 })

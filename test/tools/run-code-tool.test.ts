@@ -164,18 +164,21 @@ describe('the ready run_code tool', () => {
       const text = await tool.execute({ program: "const first = await weather.forecast({ city: 'Oslo' })\nconst day = await weather.forecast({ town: 'Oslo' })\nreturn day.highC" })
       expect(text).toMatch(/^Error \(exception\): The program does not type-check against the declared tools; nothing ran\.\nTS2353: Object literal may only specify known properties, and 'town' does not exist in type '\{ city: string; \}'\. \(line 2, column 38\)$/)
       expect(forecasts).toBe(0)
+      await tool.close()
     })
 
     it('runs a program that type-checks, fenced, with Node globals left to run time', async () => {
       const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [counted], typecheck: true })
       const program = "```ts\nconst day: { highC: number } = await weather.forecast({ city: 'Oslo' })\nconsole.log(process.cwd() !== '')\nreturn day.highC.toFixed(1)\n```"
       expect(await tool.execute({ program })).toBe('Output:\ntrue\nResult:\n"14.0"')
+      await tool.close()
     })
 
     it('reports a misspelled member of a tool result at its position', async () => {
       const tool = createRunCodeTool({ runtime: typescript.runtime, groups: [counted], typecheck: true })
       const text = await tool.execute({ program: "const day = await weather.forecast({ city: 'Oslo' })\nreturn day.highF" })
       expect(text).toMatch(/TS2551: Property 'highF' does not exist on type '\{ highC: number; \}'\. Did you mean 'highC'\? \(line 2, column 12\)/)
+      await tool.close()
     })
   })
 })

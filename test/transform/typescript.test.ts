@@ -3,8 +3,8 @@ import { describe, expect, test } from 'vitest'
 import { lowerProgram, PositionMap, ProgramSyntaxError, type TypeEraser } from '../../src/transform/index.js'
 import { TestEnvironment } from './environment.js'
 
-const amaro = createRequire(import.meta.url)('amaro') as { transformSync(source: string, options: object): { code: string } }
-const eraser: TypeEraser = (source) => amaro.transformSync(source, { mode: 'strip-only' }).code
+const swc = createRequire(import.meta.url)('@swc/wasm-typescript') as { transformSync(source: string, options: object): { code: string } }
+const eraser: TypeEraser = (source) => swc.transformSync(source, { mode: 'strip-only', deprecatedTsModuleAsError: true }).code
 
 const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl'] as const
 const RESULT = { 'function-body': 'return ', script: '', repl: '', 'scoped-repl': '' } as const

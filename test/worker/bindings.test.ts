@@ -183,3 +183,70 @@ describe('bindings', () => {
     expect((await env.run('return 2')).value).toBe(2)
   })
 })
+
+describe.each([
+  ['the thread tier', { isolation: 'thread' as const }],
+  ['the default confined tier', {}],
+])('what a program is told when it slips on a namespace, on %s', (_tier, config) => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  const weather: PtcBindingNamespace = {
+    global: 'weather',
+    functions: { forecast: async () => 'sunny', now: async () => 'rain', history: async () => [] },
+  }
+  const tools: PtcBindingNamespace = { global: 'tools', functions: { search: async () => [] } }
+  beforeAll(async () => {
+    env = await startRuntime({ ...config, timeoutMs: 10_000 })
+  })
+  afterAll(() => env.dispose())
+
+  const errorOf = async (program: string) => (await env.run(program, { bindings: [weather, tools] })).error
+
+  it('adding a helper to a namespace says it is read-only and what to do instead, at the program line', async () => {
+    expect(await errorOf('const x = 1\ntools.step = async () => 1')).toEqual({
+      kind: 'exception',
+      message: 'TypeError: Cannot assign tools.step: the tool namespace tools is read-only; keep helpers in your own functions or variables (const step = async (...) => ...)\n    at program:2:12',
+    })
+    expect((await errorOf('Object.defineProperty(weather, "x", { value: 1 })'))?.message).toMatch(/^TypeError: Cannot define weather\.x: the tool namespace weather is read-only/)
+    expect((await errorOf('delete weather.now'))?.message).toMatch(/^TypeError: Cannot delete weather\.now: the tool namespace weather is read-only/)
+  })
+
+  it('an Object.prototype method on a namespace says to use Object.hasOwn', async () => {
+    expect(await errorOf('return weather.hasOwnProperty("now")')).toEqual({
+      kind: 'exception',
+      message: 'TypeError: weather.hasOwnProperty does not exist: tool namespaces have no prototype; test for a tool with Object.hasOwn(weather, name) or name in weather\n    at program:1:16',
+    })
+  })
+
+  it('a namespace still reads as a frozen null-prototype object of its tools', async () => {
+    const result = await env.run(
+      `console.log(weather)
+       return [Object.hasOwn(weather, 'now'), 'forecast' in weather, Object.keys(weather), Object.isFrozen(weather), Object.getPrototypeOf(weather) === null, weather.missing === undefined, typeof weather.now, await weather.now()]`,
+      { bindings: [weather] },
+    )
+    expect(result.value).toEqual([true, true, ['forecast', 'now', 'history'], true, true, true, 'function', 'rain'])
+    expect(result.output).toEqual([{ type: 'text', text: expect.stringContaining('forecast: [AsyncFunction: forecast]') }])
+  })
+
+  it('an undeclared name lists the tool globals that exist, closest first, at the program line', async () => {
+    expect(await errorOf('const x = 1\nawait wether.now()')).toEqual({
+      kind: 'exception',
+      message: 'ReferenceError: wether is not defined; the tool globals are weather, tools\n    at program:2:1',
+    })
+  })
+
+  it('a misspelt tool names the closest tool of its namespace', async () => {
+    expect(await errorOf('await weather.forcast({ city: "Oslo" })')).toEqual({
+      kind: 'exception',
+      message: 'TypeError: weather.forcast is not a function; did you mean weather.forecast?\n    at program:1:15',
+    })
+  })
+
+  it('a tool far from every name lists the namespace tools instead', async () => {
+    expect((await errorOf('await weather.translate()'))?.message).toBe('TypeError: weather.translate is not a function; weather has weather.forecast, weather.now, weather.history\n    at program:1:15')
+  })
+
+  it('the hint is in error.stack too, and error.message stays as the engine wrote it', async () => {
+    const result = await env.run('try { await weather.forcast() } catch (e) { return [e.message, e.stack.split("\\n")[0]] }', { bindings: [weather] })
+    expect(result.value).toEqual(['weather.forcast is not a function', 'TypeError: weather.forcast is not a function; did you mean weather.forecast?'])
+  })
+})

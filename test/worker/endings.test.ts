@@ -10,6 +10,7 @@ const kept: RunEnd = {
   kind: undefined,
   sent: true,
   endedUnstarted: false,
+  refused: false,
   runs: 2,
   initializerFailed: false,
   unusable: false,
@@ -33,6 +34,13 @@ describe('the end of a run', () => {
       expect(verdictOf({ ...kept, kind, byWorker: false })).toEqual({ kind: 'discard', search: true, notice: lostNotice(LOST[kind]!) })
     }
     expect(verdictOf({ ...kept, alive: false })).toEqual({ kind: 'discard', search: false, notice: lostNotice('its environment ended') })
+  })
+
+  it('keeps the environment, state and all, of a run it refused before any of it reached the worker', () => {
+    expect(verdictOf({ ...kept, kind: 'sandbox-unavailable', refused: true, byWorker: false })).toEqual({ kind: 'refused' })
+    expect(verdictOf({ ...kept, kind: 'exception', refused: true, byWorker: false, oneShot: true })).toEqual({ kind: 'refused' })
+    // An environment that died meanwhile is discarded as usual.
+    expect(verdictOf({ ...kept, kind: 'sandbox-unavailable', refused: true, byWorker: false, alive: false }).kind).toBe('discard')
   })
 
   it('loses nothing when the program never ran there or only the initializer failed', () => {

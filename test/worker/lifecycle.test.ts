@@ -140,6 +140,28 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
     }
   })
 
+  it('a spare killed while still starting, 20 times in a row, fails no run: the run waiting for it gets another environment', async () => {
+    // After each one-shot run the pool starts a replacement; the OOM killer may pick it while it
+    // starts (helpers are its first choice). Half the kills land on bubblewrap or the shell
+    // before Node runs, half on Node while it loads: both are before the helper is ready.
+    let seen = new Set(childProcesses())
+    const env = await startRuntime({ poolSize: 1 })
+    try {
+      for (let round = 0; round < 20; round++) {
+        let spare: number | undefined
+        while ((spare = childProcesses().find((pid) => !seen.has(pid))) === undefined) await sleep(2)
+        seen = new Set([...seen, spare])
+        if (round % 2 === 1) {
+          while (['bwrap', 'sh', 'nice', 'chrt'].includes(readFileSync(`/proc/${helperUnder(spare)}/comm`, 'utf8').trim())) await sleep(1)
+        }
+        process.kill(helperUnder(spare), 'SIGKILL')
+        expect(await env.run(`return ${round}`)).toEqual({ output: [], calls: [], value: round, sandbox: CONFINED })
+      }
+    } finally {
+      await env.dispose()
+    }
+  }, 120_000)
+
   it("a kept environment whose helper was killed between runs is replaced: the next run starts fresh and is told", async () => {
     const env = await startRuntime({ poolSize: 0, retainState: true })
     try {

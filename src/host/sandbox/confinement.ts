@@ -12,6 +12,7 @@ import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork 
 import { locateCommand } from '../locate.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
+import { privatePlaces, within } from './places.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
@@ -84,6 +85,20 @@ export class Sandbox {
     return policy === undefined ? this.policy : checkPolicy(policy, field)
   }
 
+  /**
+   * The policy of a run of the deployment's own policy in the host-named `cwd`, and the cwd it
+   * starts in: a cwd the policy hides (under the host user's home, the host's working directory,
+   * `/tmp` and the other private places) is shown read-only at its real path, as a `cwd` named in
+   * the configuration is; one the policy already shows leaves it as it is.
+   */
+  showingCwd(policy: SandboxExecutionPolicy, cwd: string): { policy: SandboxExecutionPolicy; cwd: string } {
+    const resolved = realpathSync(cwd)
+    const roots = [policy.workspaceRoot, ...(policy.writableRoots ?? []), ...(policy.readableRoots ?? [])]
+    if (!isConfined(policy.mode) || roots.some((root) => within(resolved, root))) return { policy, cwd }
+    if (!privatePlaces().some((place) => within(resolved, place.path))) return { policy, cwd }
+    return { policy: { ...policy, readableRoots: [...(policy.readableRoots ?? []), resolved] }, cwd: resolved }
+  }
+
   /** Finds bubblewrap and checks, once, that it can confine a process on this machine. */
   async start(): Promise<void> {
     if (process.platform !== 'linux') {
@@ -126,6 +141,11 @@ export function unavailableMessage(reason: string): string {
   return `the sandbox could not be established, so the program did not run: ${reason}`
 }
 
+/** The message of a runtime that did not start because its deployment's own policy cannot be confined here. */
+export function startFailureMessage(reason: string): string {
+  return `the sandbox could not be established, so the runtime did not start: ${reason}`
+}
+
 /**
  * The host directory at which environments mount their scratch directories. It only ever
  * serves as a mount point, so every runtime of this user shares one, `ptc-scratch-<uid>` in the
@@ -149,7 +169,8 @@ function scratchMountPoint(): { path: string; owned: boolean } {
 
 /** How the deployer can do without confinement, for a machine where bubblewrap cannot work. */
 const OPT_OUT =
-  "To run programs unconfined instead (they can then read and write whatever this user can, and reach the network), configure sandbox: 'none'"
+  "To run each environment in a container instead, build its image (npx ptc-runtime-image) and configure isolation: 'container'; " +
+  "to run programs unconfined instead (they can then read and write whatever this user can, and reach the network), configure sandbox: 'none'"
 
 /**
  * Why bubblewrap may fail here although installed: Ubuntu 24.04 and later let AppArmor forbid

@@ -3,11 +3,12 @@
  * docker from the package's image (`ptc-runtime-image`), under gVisor's `runsc` where it is
  * installed. A stream tier whose stream is the container's stdio (`../container.ts`).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
 import type { ContainerConfig } from '../config.js'
+import { findLaunch } from '../container-launch.js'
 import { ContainerStream } from '../container.js'
 import { DEFAULT_IMAGE, imageExists } from '../image-build.js'
 import { locateCommand } from '../locate.js'
@@ -16,6 +17,8 @@ import { StreamTier } from './stream.js'
 import type { Tier, TierSetting } from './tier.js'
 
 const ENGINES = ['podman', 'docker']
+/** The engine's working directories (`ContainerRun.cwd`) are named after the process that made them. */
+const ENGINE_DIRECTORY = /^ptc-engine-(\d+)-/
 
 export class ContainerTier implements Tier {
   readonly name = 'container'
@@ -27,29 +30,36 @@ export class ContainerTier implements Tier {
       'Programs run in a container of their own: the working directory is /tmp, empty at first and the only place you may write ' +
       '(other writes fail with EROFS or EACCES); none of the host\'s files are visible; there is no network (connections fail).',
   }
+  readonly fixedCwd = "the container's /tmp"
   private _streams: StreamTier | undefined
   /** Where the engine runs (`ContainerRun.cwd`). */
   private _cwd: string | undefined
 
-  /** Finds the engine, the runtime and the image once; what is missing fails every run, saying what to install. */
+  /**
+   * Finds the engine, the image, and the OCI runtime and arguments with which the engine runs it
+   * here (`findLaunch`: a tiny real container per attempt); rejects saying what to install or set.
+   */
   async start(setting: TierSetting): Promise<void> {
+    removeAbandoned()
     const { maxMemoryMb, maxProcesses } = setting.config
     const container: Partial<ContainerConfig> = setting.config.container ?? {}
     const engine = container.engine ? locateCommand(container.engine) : ENGINES.map((name) => locateCommand(name)).find((found) => found !== undefined)
-    const image = container.image ?? DEFAULT_IMAGE
-    let problem: string | undefined
     if (!engine) {
-      problem = container.engine ? `the container engine ${container.engine} (container.engine) was not found` : 'neither podman nor docker is installed (container.engine)'
-    } else if (!(await imageExists(engine, image))) {
-      problem = `the image ${image} is not in ${path.basename(engine)}'s store: build it with \`ptc-runtime-image\`${container.image ? ' or fix container.image' : ''}`
+      throw new Error(container.engine ? `the container engine ${container.engine} (container.engine) was not found` : 'neither podman nor docker is installed (container.engine)')
     }
-    const runtime = container.runtime ?? this._gvisor(engine)
-    const cwd = (this._cwd = mkdtempSync(path.join(tmpdir(), 'ptc-engine-')))
-    this._streams = new StreamTier(({ id }) => {
-      if (problem) throw new Error(problem)
-      return new ContainerStream({ engine: engine!, image, runtime, args: container.args ?? [], name: `ptc-${id}`, cwd, maxMemoryMb, maxProcesses })
-    }, this.name)
-    await this._streams.start(setting)
+    const image = container.image ?? DEFAULT_IMAGE
+    if (!(await imageExists(engine, image))) {
+      throw new Error(`the image ${image} is not in ${path.basename(engine)}'s store: build it with \`ptc-runtime-image\`${container.image ? ' or fix container.image' : ''}`)
+    }
+    const cwd = (this._cwd = mkdtempSync(path.join(tmpdir(), `ptc-engine-${process.pid}-`)))
+    try {
+      const { runtime, args } = await findLaunch({ engine, image, cwd, maxMemoryMb, maxProcesses }, { runtime: container.runtime, args: container.args })
+      this._streams = new StreamTier(({ id }) => new ContainerStream({ engine, image, runtime, args, name: `ptc-${id}`, cwd, maxMemoryMb, maxProcesses }), this.name)
+      await this._streams.start(setting)
+    } catch (error) {
+      this.stop()
+      throw error
+    }
   }
 
   spawn(): StreamEnvironment {
@@ -60,11 +70,33 @@ export class ContainerTier implements Tier {
   stop(): void {
     if (this._cwd) rmSync(this._cwd, { recursive: true, force: true })
   }
+}
 
-  /** gVisor's runtime where installed: a path for podman, the name docker registers it under. */
-  private _gvisor(engine: string | undefined): string | undefined {
-    const runsc = locateCommand('runsc')
-    if (!runsc || !engine) return undefined
-    return path.basename(engine).startsWith('docker') ? 'runsc' : runsc
+/** The engine directories of runtimes whose process is gone (killed before `stop`): nobody else removes them. */
+function removeAbandoned(): void {
+  let entries: string[]
+  try {
+    entries = readdirSync(tmpdir())
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    const owner = ENGINE_DIRECTORY.exec(entry)?.[1]
+    if (owner === undefined || running(Number(owner))) continue
+    try {
+      rmSync(path.join(tmpdir(), entry), { recursive: true, force: true })
+    } catch {
+      // another user's: theirs to remove
+    }
+  }
+}
+
+/** Whether a process of that number exists (of any user; a zombie counts, to be safe). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

@@ -5,7 +5,7 @@
  * known and killed with it.
  */
 import { dataBaseline } from '../memory-limit.js'
-import { helperFrameBytes } from '../helper-frames.js'
+import { frameBudget } from '../frame-bounds.js'
 import { ProcessEnvironment } from '../process.js'
 import { rehearsalProgram } from '../programs.js'
 import { locateCommand } from '../locate.js'
@@ -46,7 +46,7 @@ export class ProcessTier implements Tier {
       baselineKb: this._baselineKb,
       maxOldGenerationSizeMb,
       rehearsal: rehearsalProgram(),
-      maxFrameBytes: helperFrameBytes(config),
+      frameBudget: frameBudget(config),
     })
   }
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { rehearsalProgram } from '../programs.js'
 import { StreamEnvironment } from '../stream.js'
-import { helperFrameBytes } from '../helper-frames.js'
+import { frameBudget } from '../frame-bounds.js'
 import { dataBaseline } from '../memory-limit.js'
 import type { Tier, TierSetting } from './tier.js'
 
@@ -30,6 +30,13 @@ export interface PtcByteStream {
   unref?(): unknown
   /** Optional: undoes `unref` while the environment serves a run. */
   ref?(): unknown
+  /**
+   * Optional: the CPU time in ms of everything the environment runs, as the sandbox's own
+   * accounting counts it (a container's cgroup), which a program cannot forge or stall. A held
+   * run's budget is charged with it; `undefined` (or absent) leaves that to the entry's report.
+   * Answer the same way (a number, or undefined) for the environment's whole life.
+   */
+  busyMs?(): number | undefined
 }
 
 /** What a stream factory is told about the environment it opens a stream for. */
@@ -43,6 +50,8 @@ export type PtcStreamFactory = (request: PtcStreamRequest) => PtcByteStream | Pr
 
 export class StreamTier implements Tier {
   readonly confines = false
+  /** The host's paths mean nothing at the far end (`StreamEnvironment.send` runs every program where the helper started). */
+  readonly fixedCwd = "the far helper's working directory"
   private _setting!: TierSetting
 
   constructor(
@@ -64,7 +73,7 @@ export class StreamTier implements Tier {
       open: () => this._open(request),
       helper: { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() },
       maxMemoryMb: config.maxMemoryMb,
-      maxFrameBytes: helperFrameBytes(config),
+      frameBudget: frameBudget(config),
       baselineKb: this._baselineKb,
     })
   }

@@ -2,6 +2,7 @@
  * `isolation: 'thread'`: every environment is a worker thread of this process. Trusted programs
  * only: nothing the kernel enforces stands between a program and the host (README).
  */
+import { frameBudget } from '../frame-bounds.js'
 import { rehearsalProgram } from '../programs.js'
 import { ThreadEnvironment } from '../thread.js'
 import type { Tier, TierSetting } from './tier.js'
@@ -16,7 +17,8 @@ export class ThreadTier implements Tier {
   }
 
   spawn(): ThreadEnvironment {
-    const { maxOldGenerationSizeMb, maxMemoryMb } = this._setting.config
-    return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal: rehearsalProgram(), maxMemoryMb })
+    const { config } = this._setting
+    const { maxOldGenerationSizeMb, maxMemoryMb } = config
+    return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal: rehearsalProgram(), maxMemoryMb, frameBudget: frameBudget(config) })
   }
 }

@@ -32,6 +32,11 @@ export interface Tier {
    * the model is told the instructions.
    */
   readonly confinement?: { readonly policy: SandboxExecutionPolicy; readonly instructions: string }
+  /**
+   * Where its programs run whatever a request says, in words (`the container's /tmp`), on a tier
+   * whose environments cannot enter a host path: `resolve` refuses a request `cwd` naming it.
+   */
+  readonly fixedCwd?: string
   /** Once, before the first environment: finds and probes what the tier needs. */
   start(setting: TierSetting): Promise<void>
   /** A fresh environment; whether it could start, it says through its `ready`. */

@@ -1,5 +1,5 @@
-// attack: forged binding call whose token list announces three elements and carries one
+// attack: forged binding call whose arguments end in the middle of a value
 // expect: protocol
 // prelude: hijack
-forge({ type: 'call', run: runId, id: 2, global: 'tools', name: 'echo', args: [{ kind: 'array', length: 3 }, 1] })
+forgeText(`{"type":"call","run":${runId},"id":2,"global":"tools","name":"echo","args":[1,2`)
 await hang()

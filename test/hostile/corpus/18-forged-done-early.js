@@ -2,5 +2,5 @@
 // expect: ok
 // value: 7
 // prelude: hijack
-forge({ type: 'done', run: runId, value: [7] })
+forge({ type: 'done', run: runId, value: 7 })
 await hang()

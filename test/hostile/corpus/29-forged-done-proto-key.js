@@ -2,5 +2,5 @@
 // expect: ok
 // value: {"__proto__": {"polluted": true}}
 // prelude: hijack
-forge({ type: 'done', run: runId, value: [{ kind: 'object', keys: ['__proto__'] }, { kind: 'object', keys: ['polluted'] }, true] })
+forgeText(`{"type":"done","run":${runId},"value":{"__proto__":{"polluted":true}}}`)
 await hang()

@@ -55,8 +55,11 @@ const writeWhole = (bytes) => {
     }
   }
 }
-const forge = '__HOST__' === 'thread'
-  ? (message) => HijackedPort.prototype.postMessage.call(port, message)
-  : (message) => writeWhole(Buffer.from(`${JSON.stringify({ type: 'message', message })}\n`))
+// The worker's messages cross as JSON text: posted as a string on the thread host, as the
+// `message` of a frame line in a helper. `forgeText` sends a message's text as it is.
+const forgeText = '__HOST__' === 'thread'
+  ? (text) => HijackedPort.prototype.postMessage.call(port, text)
+  : (text) => writeWhole(Buffer.from(`{"type":"message","message":${text}}\n`))
+const forge = (message) => forgeText(JSON.stringify(message))
 const inject = (message) => hybridDispatch.call(port, message, 'message', undefined)
 const hang = () => new Promise(() => {})

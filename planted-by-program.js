@@ -1,1 +1,0 @@
-process.exit(1)

@@ -1,0 +1,418 @@
+/**
+ * The host's reader of lines of JSON from a program's side (a helper's channel, a stream
+ * entry's lines, a thread worker's messages): an incremental parser that builds each line's
+ * value as its bytes arrive, so the host never holds a whole frame's text and then parses it in
+ * one step. Each push costs time in proportion to the bytes pushed, and a line is refused as
+ * soon as it passes a bound, before the rest of it costs anything:
+ *
+ * - `maxLineBytes`: the length of one line;
+ * - `maxDepth`: how deeply its containers nest (the reader keeps one stack entry per level);
+ * - `shape`: where a container may open at all, and how many bytes the value it opens may take
+ *   (what may be large in a frame is a call's arguments or a completion; everything else of a
+ *   frame is a few fields, and a container where the protocol has none is refused at its first
+ *   byte).
+ *
+ * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
+ * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
+ * program's realm.
+ */
+
+/** A key of an object or an index of an array, from the line's root to a container. */
+export type JsonPath = ReadonlyArray<string | number>
+
+/**
+ * Whether a container may open at `path` (its own key last): `false` refuses the line; a number
+ * bounds the bytes of the value it opens (`Infinity` for none), and no container inside it is
+ * asked about again.
+ */
+export type JsonShape = (path: JsonPath, kind: 'object' | 'array') => number | false
+
+export interface JsonLinesLimits {
+  maxLineBytes: number
+  maxDepth: number
+  shape: JsonShape
+}
+
+/** The longest number a line may spell: `JSON.stringify` writes at most about 25 characters. */
+const MAX_NUMBER_CHARS = 64
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const NEWLINE = 0x0a
+
+/** An open container and the key its next value goes to. */
+interface Open {
+  readonly value: Record<string, unknown> | unknown[]
+  readonly isArray: boolean
+  /** The object key read last, waiting for its value; `undefined` before it and after. */
+  key: string | undefined
+  /** Where this container sits in its parent, for `shape`. */
+  readonly at: string | number | undefined
+}
+
+/** What the parser expects next. */
+const enum Expect {
+  Value,
+  /** After `[`: a value or `]`. */
+  ValueOrClose,
+  /** After `{` : a key or `}`. */
+  KeyOrClose,
+  Key,
+  Colon,
+  /** After a value inside a container: `,` or its close. */
+  CommaOrClose,
+  /** The root value is complete: only whitespace until the newline. */
+  End,
+}
+
+/**
+ * Splits a byte stream into lines and parses each as it arrives. `push` hands every complete
+ * line's value to `line`, in order, and returns false as soon as a line breaks a bound or is not
+ * JSON, or `line` returns false; nothing after that is read (the reader stays failed).
+ */
+export class JsonLines {
+  private _limits: JsonLinesLimits
+  private _failed = false
+  /** Bytes of the line in progress read by earlier pushes. */
+  private _bytes = 0
+  /** In the chunk being read: where the line in progress starts (negative: an earlier chunk). */
+  private _lineStart = 0
+  private _expect = Expect.Value
+  private _stack: Open[] = []
+  private _root: unknown = undefined
+  /** A token split between pushes (a string, a number or a literal): its bytes so far. */
+  private _partial: Buffer[] = []
+  private _partialKind: 'string' | 'scalar' | undefined
+  private _partialBytes = 0
+  /** A split string's bytes so far end inside an escape. */
+  private _partialEscaped = false
+  /** Inside a bounded value: the line offset it may not pass, and the depth it opened at. */
+  private _boundEnd = Infinity
+  private _boundDepth = -1
+
+  constructor(limits: JsonLinesLimits) {
+    this._limits = limits
+  }
+
+  /** The bounds from now on (a line in progress is held to them too). */
+  set limits(limits: JsonLinesLimits) {
+    this._limits = limits
+  }
+
+  get failed(): boolean {
+    return this._failed
+  }
+
+  /** Reads `chunk`; false once the stream is refused (see the class). */
+  push(chunk: Buffer, line: (value: unknown) => boolean): boolean {
+    if (this._failed) return false
+    this._lineStart = -this._bytes
+    const ok = this._read(chunk, line)
+    if (ok) this._bytes = chunk.length - this._lineStart
+    else this._fail()
+    return ok
+  }
+
+  private _fail(): void {
+    this._failed = true
+    this._stack = []
+    this._partial = []
+    this._root = undefined
+  }
+
+  private _read(chunk: Buffer, line: (value: unknown) => boolean): boolean {
+    const length = chunk.length
+    let at = 0
+    if (this._partialKind !== undefined) {
+      at = this._continueToken(chunk)
+      if (at < 0) return at === -1
+    }
+    while (at < length) {
+      const byte = chunk[at]!
+      if (byte === 0x20 || byte === 0x09 || byte === 0x0d) {
+        at++
+        continue
+      }
+      // The line's length so far, checked at each token: nothing is built past a bound.
+      const offset = at - this._lineStart
+      if (offset > this._limits.maxLineBytes) return false
+      if (byte === NEWLINE) {
+        if (this._expect !== Expect.End) return false
+        const value = this._root
+        this._lineStart = at + 1
+        this._expect = Expect.Value
+        this._root = undefined
+        if (!line(value)) return false
+        at++
+        continue
+      }
+      if (offset > this._boundEnd) return false
+      switch (this._expect) {
+        case Expect.Value:
+        case Expect.ValueOrClose:
+          if (byte === 0x5d && this._expect === Expect.ValueOrClose) {
+            at = this._close(at, true)
+          } else if (byte === 0x7b || byte === 0x5b) {
+            if (!this._open(byte === 0x5b, offset)) return false
+            at++
+          } else {
+            at = this._scalarStart(chunk, at)
+          }
+          break
+        case Expect.KeyOrClose:
+        case Expect.Key:
+          if (byte === 0x7d && this._expect === Expect.KeyOrClose) at = this._close(at, false)
+          else if (byte === QUOTE) at = this._stringStart(chunk, at)
+          else return false
+          break
+        case Expect.Colon:
+          if (byte !== 0x3a) return false
+          this._expect = Expect.Value
+          at++
+          break
+        case Expect.CommaOrClose: {
+          const top = this._stack[this._stack.length - 1]!
+          if (byte === 0x2c) {
+            this._expect = top.isArray ? Expect.Value : Expect.Key
+            at++
+          } else if (byte === (top.isArray ? 0x5d : 0x7d)) {
+            at = this._close(at, top.isArray)
+          } else {
+            return false
+          }
+          break
+        }
+        case Expect.End:
+          return false
+      }
+      if (at < 0) return at === -1
+    }
+    return length - this._lineStart <= this._limits.maxLineBytes
+  }
+
+  private _open(isArray: boolean, offset: number): boolean {
+    const stack = this._stack
+    if (stack.length >= this._limits.maxDepth) return false
+    const parent = stack[stack.length - 1]
+    const at = parent === undefined ? undefined : parent.isArray ? (parent.value as unknown[]).length : parent.key
+    if (this._boundDepth < 0) {
+      const path: Array<string | number> = []
+      for (let index = 1; index < stack.length; index++) path.push(stack[index]!.at!)
+      if (at !== undefined) path.push(at)
+      const bound = this._limits.shape(path, isArray ? 'array' : 'object')
+      if (bound === false) return false
+      if (bound !== Infinity) {
+        this._boundEnd = offset + bound
+        this._boundDepth = stack.length
+      }
+    }
+    stack.push({ value: isArray ? [] : {}, isArray, key: undefined, at })
+    this._expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose
+    return true
+  }
+
+  /** Closes the top container, whose closing byte is at `at`; the index after it. */
+  private _close(at: number, isArray: boolean): number {
+    const open = this._stack.pop()!
+    if (open.isArray !== isArray) return -2
+    if (this._boundDepth === this._stack.length) {
+      this._boundDepth = -1
+      this._boundEnd = Infinity
+    }
+    return this._place(open.value) ? at + 1 : -2
+  }
+
+  /** Puts a complete value where it goes; false when it repeats a key. */
+  private _place(value: unknown): boolean {
+    const top = this._stack[this._stack.length - 1]
+    if (top === undefined) {
+      this._root = value
+      this._expect = Expect.End
+      return true
+    }
+    this._expect = Expect.CommaOrClose
+    if (top.isArray) {
+      ;(top.value as unknown[]).push(value)
+      return true
+    }
+    const key = top.key!
+    top.key = undefined
+    const record = top.value as Record<string, unknown>
+    if (hasOwn(record, key)) return false
+    // Assigning `__proto__` would set the prototype: it is defined as an own key like the rest.
+    if (key === '__proto__') defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true })
+    else record[key] = value
+    return true
+  }
+
+  // tokens --------------------------------------------------------------------------------
+  // Each returns the index after the token, -1 when the token continues in the next chunk
+  // (kept in `_partial`), or -2 when it is not JSON or breaks a bound.
+
+  private _stringStart(chunk: Buffer, start: number): number {
+    const end = stringEnd(chunk, start + 1, false)
+    if (end === -2) return -2
+    if (end === -1) return this._keep(chunk, start, 'string')
+    return this._string(chunk, start, end + 1, escapesSeen) ? end + 1 : -2
+  }
+
+  private _scalarStart(chunk: Buffer, start: number): number {
+    if (chunk[start] === QUOTE) return this._stringStart(chunk, start)
+    const end = scalarEnd(chunk, start)
+    if (end === -1) return this._keep(chunk, start, 'scalar')
+    return this._scalar(chunk, start, end) ? end : -2
+  }
+
+  private _keep(chunk: Buffer, start: number, kind: 'string' | 'scalar'): number {
+    if (chunk.length - this._lineStart > this._limits.maxLineBytes || chunk.length - this._lineStart > this._boundEnd) return -2
+    if (kind === 'scalar' && chunk.length - start > MAX_NUMBER_CHARS) return -2
+    this._partialKind = kind
+    this._partialEscaped = kind === 'string' && escapedAtEnd
+    this._partial = [Buffer.from(chunk.subarray(start))]
+    this._partialBytes = chunk.length - start
+    return -1
+  }
+
+  /** Continues a token split between pushes, from the chunk's start. */
+  private _continueToken(chunk: Buffer): number {
+    const kind = this._partialKind!
+    let end = kind === 'string' ? stringEnd(chunk, 0, this._partialEscaped) : scalarEnd(chunk, 0)
+    if (end === -2) return -2
+    const taken = end === -1 ? chunk.length : kind === 'string' ? end + 1 : end
+    this._partialBytes += taken
+    if (taken - this._lineStart > this._limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
+    if (kind === 'scalar' && this._partialBytes > MAX_NUMBER_CHARS) return -2
+    if (end === -1) {
+      this._partialEscaped = escapedAtEnd
+      this._partial.push(Buffer.from(chunk))
+      return -1
+    }
+    this._partial.push(chunk.subarray(0, taken))
+    const bytes = Buffer.concat(this._partial)
+    this._partial = []
+    this._partialKind = undefined
+    end = taken
+    const ok = kind === 'string' ? this._string(bytes, 0, bytes.length, true) : this._scalar(bytes, 0, bytes.length)
+    return ok ? end : -2
+  }
+
+  /** The string token from `start` to `end`, quotes included: a key or a value. */
+  private _string(bytes: Buffer, start: number, end: number, escapes: boolean): boolean {
+    let text: string
+    if (!escapes) {
+      text = utf8Slice(bytes, start + 1, end - 1)
+    } else {
+      try {
+        text = JSON.parse(utf8Slice(bytes, start, end)) as string
+      } catch {
+        return false
+      }
+    }
+    if (this._expect === Expect.Key || this._expect === Expect.KeyOrClose) {
+      this._stack[this._stack.length - 1]!.key = text
+      this._expect = Expect.Colon
+      return true
+    }
+    return this._place(text)
+  }
+
+  /** The number or literal from `start` to `end`. */
+  private _scalar(bytes: Buffer, start: number, end: number): boolean {
+    let value: unknown
+    const first = bytes[start]
+    const size = end - start
+    if (first === 0x74 || first === 0x66 || first === 0x6e) {
+      const text = bytes.toString('latin1', start, end)
+      if (text === 'true') value = true
+      else if (text === 'false') value = false
+      else if (text === 'null') value = null
+      else return false
+    } else {
+      value = smallInteger(bytes, start, end)
+      if (value === undefined) {
+        const text = bytes.toString('latin1', start, end)
+        if (size > MAX_NUMBER_CHARS || !NUMBER.test(text)) return false
+        const number = Number(text)
+        // Lossless JSON: JSON.stringify must write back the same number.
+        if (!Number.isFinite(number) || Object.is(number, -0)) return false
+        value = number
+      }
+    }
+    return this._place(value)
+  }
+}
+
+/** A non-negative integer of at most 15 digits without a leading zero, or `undefined`. */
+function smallInteger(bytes: Buffer, start: number, end: number): number | undefined {
+  if (end - start > 15 || (bytes[start] === 0x30 && end - start > 1)) return undefined
+  let value = 0
+  for (let index = start; index < end; index++) {
+    const digit = bytes[index]! - 0x30
+    if (digit < 0 || digit > 9) return undefined
+    value = value * 10 + digit
+  }
+  return end > start ? value : undefined
+}
+
+const utf8Slice = (bytes: Buffer, start: number, end: number): string =>
+  (bytes as unknown as { utf8Slice: (start: number, end: number) => string }).utf8Slice(start, end)
+
+const { hasOwn, defineProperty } = Object as unknown as {
+  hasOwn: (target: object, key: string) => boolean
+  defineProperty: typeof Object.defineProperty
+}
+
+/** Set by `stringEnd` when the chunk ended: whether its last byte began an escape. */
+let escapedAtEnd = false
+/** Set by `stringEnd`: whether the string it scanned holds an escape. */
+let escapesSeen = false
+
+/**
+ * The index of the quote that ends the string whose contents start at `from`, -1 when the chunk
+ * ends first (`escapedAtEnd` then says whether it ended inside an escape), -2 at a byte a JSON
+ * string cannot hold raw: a control character (a newline inside a string means the line ended
+ * in it). `escaped`: the first byte is escaped.
+ */
+function stringEnd(chunk: Buffer, from: number, escaped: boolean): number {
+  const length = chunk.length
+  escapesSeen = false
+  for (let index = from; index < length; index++) {
+    const byte = chunk[index]!
+    if (byte < 0x20) return -2
+    if (escaped) escaped = false
+    else if (byte === QUOTE) return index
+    else if (byte === BACKSLASH) escaped = escapesSeen = true
+  }
+  escapedAtEnd = escaped
+  return -1
+}
+
+/** The index after a number or literal starting at `from`, -1 when the chunk ends first. */
+function scalarEnd(chunk: Buffer, from: number): number {
+  const length = chunk.length
+  for (let index = from; index < length; index++) {
+    const byte = chunk[index]!
+    // Letters, digits, sign, point: whatever else ends the token (validated as a whole).
+    if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || byte === 0x2d || byte === 0x2b || byte === 0x2e)) {
+      return index
+    }
+    if (index - from > MAX_NUMBER_CHARS) return index
+  }
+  return -1
+}
+
+const LINE_END = Buffer.from('\n')
+
+/**
+ * A message posted as JSON text (a thread worker's), read with `limits` as one line: its value
+ * in a box, or `undefined` when it is not exactly one JSON value within them.
+ */
+export function readMessage(text: string, limits: JsonLinesLimits): { value: unknown } | undefined {
+  // Past the bound in UTF-16 units, it is past it in bytes too: nothing is copied.
+  if (text.length > limits.maxLineBytes) return undefined
+  const reader = new JsonLines(limits)
+  let read: { value: unknown } | undefined
+  const line = (value: unknown) => read === undefined && ((read = { value }), true)
+  return reader.push(Buffer.from(text), line) && reader.push(LINE_END, line) ? read : undefined
+}

@@ -1,0 +1,142 @@
+/**
+ * The ready tool's type check, against the TypeScript at PTC_TEST_TYPESCRIPT (a package
+ * directory: CI runs this file against TypeScript 6 and 7 too), or the one this package resolves.
+ * The check runs off the host's thread: a type-level bomb fails its own run clearly, within the
+ * run's deadline or a memory budget, while the host's event loop and other runs go on.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+
+const TYPESCRIPT = process.env.PTC_TEST_TYPESCRIPT
+const typescriptDirectory = TYPESCRIPT ?? path.dirname(createRequire(import.meta.url).resolve('typescript/package.json'))
+const version = (JSON.parse(readFileSync(path.join(typescriptDirectory, 'package.json'), 'utf8')) as { version: string }).version
+
+const weather = defineToolGroup({
+  global: 'weather',
+  tools: {
+    forecast: {
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      outputSchema: { type: 'object', properties: { highC: { type: 'number' } }, required: ['highC'] },
+      run: ({ city }) => ({ highC: city === 'Oslo' ? 14 : 22 }),
+    },
+    // No outputSchema, as most AI SDK and many MCP tools.
+    conditions: {
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      run: ({ city }) => ({ wind: { speedKmh: city === 'Oslo' ? 12 : 30 }, sky: 'clear' }),
+    },
+  },
+})
+
+/** Template-literal unions crossed into mapped types, compared in a ring: seconds of checking for a few lines. */
+const TIME_BOMB = [
+  "type L = 'a'|'b'|'c'|'d'|'e'|'f'|'g'|'h'|'i'|'j'|'k'|'l'|'m'|'n'|'o'|'p'",
+  ...Array.from({ length: 8 }, (_, n) => `type Q${n} = \`\${L}\${L}\${L}\${L}${n}\`\ntype M${n} = { [K in Q${n}]: { [J in K]: [K, J] } }\ndeclare const v${n}: M${n}`),
+  ...Array.from({ length: 8 }, (_, n) => `const w${n}: M${(n + 1) % 8} = v${n}`),
+  'return 1',
+].join('\n')
+
+/** Four mapped types of 65 536 members compared in a ring: hundreds of MB. */
+const MEMORY_BOMB = [
+  "type L = 'a'|'b'|'c'|'d'|'e'|'f'|'g'|'h'|'i'|'j'|'k'|'l'|'m'|'n'|'o'|'p'",
+  'type Q = `${L}${L}${L}${L}`',
+  ...Array.from({ length: 4 }, (_, n) => `type M${n} = { [K in Q as \`\${K}${n}\`]: [K, \`\${K}\${K}\`] }\ndeclare const v${n}: M${n}`),
+  ...Array.from({ length: 4 }, (_, n) => `const w${n}: M${(n + 1) % 4} = v${n}`),
+  'return 1',
+].join('\n')
+
+const GOOD = "const day = await weather.forecast({ city: 'Oslo' })\nreturn day.highC"
+
+/** The longest the host's event loop went without a turn while `work` ran, in ms. */
+async function longestStall<T>(work: Promise<T>): Promise<{ result: T; stallMs: number }> {
+  let stallMs = 0
+  let last = performance.now()
+  const timer = setInterval(() => {
+    const now = performance.now()
+    stallMs = Math.max(stallMs, now - last)
+    last = now
+  }, 5)
+  try {
+    return { result: await work, stallMs }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+describe(`typecheck with TypeScript ${version}`, () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  const typecheck = TYPESCRIPT ? { typescript: TYPESCRIPT } : true
+  beforeAll(async () => {
+    env = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 30_000 })
+  })
+  afterAll(() => env.dispose())
+
+  it('does not run a program whose call does not check, and says where', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
+    expect(await tool.execute({ program: "const day = await weather.forecast({ town: 'Oslo' })\nreturn day.highF" })).toBe(
+      [
+        'Error (exception): The program does not type-check against the declared tools; nothing ran.',
+        "TS2353: Object literal may only specify known properties, and 'town' does not exist in type '{ city: string; }'. (line 1, column 38)",
+        "TS2551: Property 'highF' does not exist on type '{ highC: number; }'. Did you mean 'highC'? (line 2, column 12)",
+      ].join('\n'),
+    )
+    expect(await tool.execute({ program: GOOD })).toBe('Result:\n14')
+    await tool.close()
+  })
+
+  it('checks the arguments of a tool without an outputSchema and lets its result be used', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
+    const program = "const now = await weather.conditions({ city: 'Oslo' })\nreturn `${now.sky}: ${now.wind.speedKmh.toFixed(0)} km/h`"
+    expect(await tool.execute({ program })).toBe('Result:\n"clear: 12 km/h"')
+    expect(await tool.execute({ program: 'const now = await weather.conditions({ city: 7 })\nreturn now.sky' })).toMatch(
+      /TS2322: Type 'number' is not assignable to type 'string'\. \(line 1, column 40\)/,
+    )
+    await tool.close()
+  })
+
+  it('fails a type-level bomb at the run’s deadline while the host stays responsive and another run goes on', async () => {
+    const bombed = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck, timeoutMs: 3000 })
+    const other = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck, timeoutMs: 20_000 })
+    try {
+      const started = performance.now()
+      const { result, stallMs } = await longestStall(Promise.all([bombed.execute({ program: TIME_BOMB }), other.execute({ program: GOOD })]))
+      expect(result[0]).toBe("Error (timeout): The type check did not finish within 3000 ms (the run's time budget); nothing ran.")
+      expect(result[1]).toBe('Result:\n14')
+      expect(performance.now() - started).toBeLessThan(15_000)
+      // Checking the bomb on the host's own thread held it for seconds.
+      expect(stallMs).toBeLessThan(1000)
+    } finally {
+      await Promise.all([bombed.close(), other.close()])
+    }
+  }, 30_000)
+
+  it('fails a check that outgrows its memory budget, saying so, and the next check works', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { ...(TYPESCRIPT ? { typescript: TYPESCRIPT } : {}), maxMemoryMb: 128 }, timeoutMs: 60_000 })
+    try {
+      const { result, stallMs } = await longestStall(tool.execute({ program: MEMORY_BOMB }))
+      expect(result).toBe("Error (exception): The type check ran out of its memory budget (128 MB); nothing ran. Simplify the program's types.")
+      expect(stallMs).toBeLessThan(1000)
+      // The next check gets a fresh worker.
+      expect(await tool.execute({ program: GOOD })).toBe('Result:\n14')
+    } finally {
+      await tool.close()
+    }
+  }, 90_000)
+
+  it('stops a check when the run is aborted', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 300)
+    expect(await tool.execute({ program: TIME_BOMB }, { signal: controller.signal })).toBe('Error (abort): The run was aborted during its type check; nothing ran.')
+    await tool.close()
+  })
+
+  it('refuses a TypeScript directory that holds no TypeScript when the tool is made', () => {
+    expect(() => createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { typescript: '/nonexistent/typescript' } })).toThrow(
+      'typecheck: typescript must be the directory of a TypeScript package (one holding its package.json), got "/nonexistent/typescript"',
+    )
+  })
+})
