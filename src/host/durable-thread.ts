@@ -1,33 +1,47 @@
 /**
  * The host's side of the durable worker thread (`durable-worker.ts`): every seal and open of a
- * token runs there, so a token of tens of megabytes never holds the host's event loop (what
- * stays here is handing the record's strings to the thread and the token back, copies without
- * parsing). One thread per runtime, started at its first job and kept warm between jobs; it
+ * token runs there, so a token of tens of megabytes never holds the host's event loop: what
+ * stays here is copying the record's entries to the thread and the token back, in pieces (an
+ * entry, or a megabyte of token, per turn of the event loop), without parsing them. One thread per runtime, started at its first job and kept warm between jobs; it
  * keeps the process alive only while a job runs, and ends after `IDLE_MS` without one. Its heap
  * is bounded (`resourceLimits`) by what a token within `maxJournalBytes` needs: a thread that
  * runs out fails its job clearly, and the next job starts a fresh one.
  */
 import { Worker } from 'node:worker_threads'
-import type { OpenedInTransit, SealRequest } from './durable-codec.js'
+import type { EntryInTransit, OpenedInTransit, SealRequest } from './durable-codec.js'
 import { DurableTokenError } from './durable.js'
 
-/** One job for the thread. */
-export type DurableJob =
-  | { kind: 'seal'; request: SealRequest }
-  | { kind: 'open'; token: string; keys: Buffer[]; maxRecordBytes: number; maxJournalBytes: number }
+/** One message of a job to the thread: its large parts in pieces, then what ends it. */
+export type DurableMessage =
+  | { kind: 'entry'; entry: EntryInTransit }
+  | { kind: 'piece'; text: string }
+  | { kind: 'seal'; request: Omit<SealRequest, 'calls'> }
+  | { kind: 'open'; keys: Buffer[]; maxRecordBytes: number; maxJournalBytes: number }
 
 /** How a job ended: `refused` when the token itself is at fault (a `DurableTokenError`). */
-export type DurableJobResult = { ok: true; value: string | OpenedInTransit } | { ok: false; message: string; refused: boolean }
+export type DurableJobResult =
+  | { ok: true; record?: Omit<OpenedInTransit, 'calls'> }
+  | { ok: false; message: string; refused: boolean }
+
+/** What the thread sends back: pieces of a token, entries of a record, then the result. */
+type Reply = { id: number; piece: string } | { id: number; entry: EntryInTransit } | { id: number; result: DurableJobResult }
 
 /** A warm thread left without a job this long ends, so an idle runtime holds no thread. */
 const IDLE_MS = 10_000
 const MIB = 1024 * 1024
+/** Characters of a token sent per message. */
+const PIECE = 1024 * 1024
 const WORKER_FILE = new URL('./durable-worker.js', import.meta.url)
 
 interface Pending {
-  resolve: (value: string | OpenedInTransit) => void
+  pieces: string[]
+  calls: EntryInTransit[]
+  resolve: (result: { token: string } | { record: OpenedInTransit }) => void
   reject: (error: Error) => void
 }
+
+/** Lets the event loop run between two pieces of a job. */
+const turn = () => new Promise((resolve) => setImmediate(resolve))
 
 export class DurableThread {
   private _worker: Worker | undefined
@@ -43,37 +57,58 @@ export class DurableThread {
     this._heapMb = 64 + Math.ceil((6 * maxRecordBytes) / MIB)
   }
 
-  /** The token of the record `request` describes. */
-  async seal(request: SealRequest): Promise<string> {
-    return (await this._run({ kind: 'seal', request })) as string
+  /** The token of the record `request` describes; its entries are sent one per turn of the event loop. */
+  async seal({ calls, ...request }: SealRequest): Promise<string> {
+    const result = await this._run(async (send) => {
+      for (const entry of calls) {
+        send({ kind: 'entry', entry })
+        await turn()
+      }
+      send({ kind: 'seal', request })
+    })
+    return (result as { token: string }).token
   }
 
   /** The record of `token`, or a `DurableTokenError` saying what is wrong with it. */
   async open(token: string, keys: Buffer[], maxRecordBytes: number, maxJournalBytes: number): Promise<OpenedInTransit> {
-    return (await this._run({ kind: 'open', token, keys, maxRecordBytes, maxJournalBytes })) as OpenedInTransit
+    const result = await this._run(async (send) => {
+      for (let at = 0; at < token.length; at += PIECE) {
+        send({ kind: 'piece', text: token.slice(at, at + PIECE) })
+        await turn()
+      }
+      send({ kind: 'open', keys, maxRecordBytes, maxJournalBytes })
+    })
+    return (result as { record: OpenedInTransit }).record
   }
 
-  private _run(job: DurableJob): Promise<string | OpenedInTransit> {
+  private async _run(post: (send: (part: DurableMessage) => void) => Promise<void>): Promise<{ token: string } | { record: OpenedInTransit }> {
     const worker = this._started()
     clearTimeout(this._idle)
     worker.ref()
     const id = this._nextId++
-    return new Promise<string | OpenedInTransit>((resolve, reject) => {
-      this._pending.set(id, { resolve, reject })
-      worker.postMessage({ id, job })
+    const answered = new Promise<{ token: string } | { record: OpenedInTransit }>((resolve, reject) => {
+      this._pending.set(id, { pieces: [], calls: [], resolve, reject })
     })
+    // A thread that failed meanwhile has rejected the job: what is left to send goes nowhere.
+    await post((part) => {
+      if (this._pending.has(id)) worker.postMessage({ id, part })
+    })
+    return answered
   }
 
   private _started(): Worker {
     if (this._worker) return this._worker
     const worker = new Worker(WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: this._heapMb, maxYoungGenerationSizeMb: 32 } })
-    worker.on('message', ({ id, result }: { id: number; result: DurableJobResult }) => {
-      const pending = this._pending.get(id)
-      this._pending.delete(id)
-      if (pending) {
-        if (result.ok) pending.resolve(result.value)
-        else pending.reject(result.refused ? new DurableTokenError(result.message) : new Error(result.message))
-      }
+    worker.on('message', (reply: Reply) => {
+      const pending = this._pending.get(reply.id)
+      if (!pending) return
+      if ('piece' in reply) return void pending.pieces.push(reply.piece)
+      if ('entry' in reply) return void pending.calls.push(reply.entry)
+      this._pending.delete(reply.id)
+      const { result } = reply
+      if (!result.ok) pending.reject(result.refused ? new DurableTokenError(result.message) : new Error(result.message))
+      else if (result.record) pending.resolve({ record: { ...result.record, calls: pending.calls } })
+      else pending.resolve({ token: pending.pieces.join('') })
       if (this._pending.size === 0) this._park(worker)
     })
     const failed = (why: string) => {

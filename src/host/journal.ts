@@ -40,9 +40,21 @@ function stringBytes(text: string): number {
   return textBytes(JSON.stringify(text))
 }
 
+/**
+ * `stringBytes` of a JSON text, without copying it: such a text has no control characters, so
+ * only its quotes and backslashes are escaped again (an argument may be megabytes).
+ */
+function jsonTextBytes(text: string): number {
+  let escaped = 2
+  for (const special of ['"', '\\']) {
+    for (let at = text.indexOf(special); at !== -1; at = text.indexOf(special, at + 1)) escaped++
+  }
+  return textBytes(text) + escaped
+}
+
 /** The record's bytes of one recorded reply. */
 function replyBytes(reply: StoredReply): number {
-  return stringBytes(reply.ok ? reply.value : reply.message)
+  return reply.ok ? jsonTextBytes(reply.value) : stringBytes(reply.message)
 }
 
 /** The record's bytes of one decision (the comma before it included). */
@@ -106,7 +118,7 @@ export class CallJournal {
 
   /** The record's bytes of `entry`. */
   private _entryBytes(entry: JournalEntry): number {
-    let bytes = ENTRY_BYTES + stringBytes(entry.tool) + (entry.args === undefined ? 0 : stringBytes(entry.args)) + (entry.reply ? replyBytes(entry.reply) : 0)
+    let bytes = ENTRY_BYTES + stringBytes(entry.tool) + (entry.args === undefined ? 0 : jsonTextBytes(entry.args)) + (entry.reply ? replyBytes(entry.reply) : 0)
     for (const decision of entry.decisions ?? []) bytes += decisionBytes(decision)
     return bytes
   }
