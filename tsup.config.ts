@@ -11,7 +11,7 @@ import { defineConfig } from 'tsup'
 // Both must be plain JavaScript on disk because Node 20 cannot load `.ts` files.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts' },
+    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts', 'durable-worker': 'src/host/durable-worker.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',

@@ -2,7 +2,12 @@
 // of the host's heap while a program makes sequential calls with large arguments (a durable run
 // journals them, within maxJournalBytes), and the longest the host's event loop is held while the
 // run pauses (the durable one seals its journal into a token). Both rows run in this process, in
-// interleaved rounds. Run after `npm run build`: node --expose-gc bench/durable-journal.mjs
+// interleaved rounds. A second table seals and resumes a token of about 30 MB (arguments of
+// random text, which deflate does not shrink), and compares the host's longest event-loop delay
+// (monitorEventLoopDelay) against the live pause and resume of the same program: sealing and
+// opening run in the durable worker thread, so the durable rows should stay near the live ones.
+// Run after `npm run build`: node --expose-gc bench/durable-journal.mjs
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime, defineToolGroup } from 'ptc-runtime'
 
@@ -31,11 +36,16 @@ async function observe(body) {
     last = now
     peak = Math.max(peak, process.memoryUsage().heapUsed)
   }, 1)
+  const delay = monitorEventLoopDelay({ resolution: 5 })
+  delay.enable()
   const result = await body()
+  delay.disable()
   clearInterval(sampler)
-  return { result, heapMb: (peak - before) / 2 ** 20, gapMs: gap }
+  return { result, heapMb: (peak - before) / 2 ** 20, gapMs: gap, delayMs: delay.max / 1e6 }
 }
 
+// Held until the end: an ending runtime's helpers are unref'd, and the bench must not exit early.
+const keepAlive = setInterval(() => {}, 1000)
 const root = new Context()
 const fiber = await root.plugin(WorkerPtcRuntime, { isolation: 'process', sandbox: 'none', durableKey: 'a bench key of at least thirty-two bytes', maxJournalBytes: MAX_JOURNAL_BYTES })
 const runtime = root.ptcRuntime
@@ -70,6 +80,33 @@ for (const scenario of scenarios) {
 }
 await fiber.dispose()
 
+// A token of about 30 MB: 8 calls of 3.75 MiB of random base64 text (a generator in the program,
+// so the replay makes the same calls), under a maxJournalBytes of 40 MiB.
+const BIG_CALLS = 8
+const bigFiber = await root.plugin(WorkerPtcRuntime, { isolation: 'process', sandbox: 'none', durableKey: 'a bench key of at least thirty-two bytes', maxJournalBytes: 40 * 2 ** 20 })
+const bigRuntime = root.ptcRuntime
+const bigProgram = `const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+let seed = 12345
+const random = (length) => { const chars = new Array(length); for (let i = 0; i < length; i++) { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; chars[i] = alphabet[seed >>> 26] } return chars.join('') }
+for (let i = 0; i < ${BIG_CALLS}; i++) await tools.take({ i, text: random(3.75 * 1024 * 1024) })
+return await tools.ask({})`
+const big = { live: { pause: [], resume: [] }, durable: { pause: [], resume: [] } }
+let tokenMb = 0
+for (let round = 0; round < ROUNDS; round++) {
+  for (const pause of round % 2 === 0 ? ['live', 'durable'] : ['durable', 'live']) {
+    const paused = await observe(() => bigRuntime.run(bigRuntime.resolve({ program: bigProgram, bindings: [tools.namespace], pause, timeoutMs: 300_000 })))
+    const { paused: held, error } = paused.result
+    if (!held) throw new Error(`the ${pause} run did not pause: ${error?.message}`)
+    if (held.token) tokenMb = held.token.length / 2 ** 20
+    const resumed = await observe(() => bigRuntime.resume(held.token ?? held.id, { approve: true }, held.token ? { bindings: [tools.namespace] } : undefined))
+    if (resumed.result.value !== 'approved') throw new Error(`the ${pause} resume did not finish: ${resumed.result.error?.message}`)
+    big[pause].pause.push(paused.delayMs)
+    big[pause].resume.push(resumed.delayMs)
+  }
+}
+await bigFiber.dispose()
+clearInterval(keepAlive)
+
 console.log(`\n## Durable journal (median of ${ROUNDS} interleaved rounds; maxJournalBytes ${MAX_JOURNAL_BYTES / 2 ** 20} MiB)\n`)
 console.log('| scenario | pause | outcome | host heap peak growth (MB) | longest event-loop gap (ms) |')
 console.log('|---|---|---|---|---|')
@@ -80,3 +117,19 @@ for (const row of rows) {
 const flood = rows.filter((row) => row.scenario.startsWith('40 ') && row.ratio)[0]
 const target = (MAX_JOURNAL_BYTES * 2) / 2 ** 20
 console.log(`\nTarget: a durable flood grows the host heap by at most twice maxJournalBytes (${target} MB) more than the live run: ${flood.heapMb <= target ? 'PASS' : 'MISS'} (${flood.heapMb.toFixed(1)} MB).`)
+
+const middle = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]
+console.log(`\n## A ${tokenMb.toFixed(1)} MB durable token: the host's longest event-loop delay (monitorEventLoopDelay, ms; median of ${ROUNDS} rounds)\n`)
+console.log('| step | live | durable | durable / live |')
+console.log('|---|---|---|---|')
+const ratios = {}
+for (const step of ['pause', 'resume']) {
+  // A durable resume makes the recorded calls again (answered from the record): its baseline is
+  // the live run that made them, not the live resume, which only answers the held call.
+  const live = step === 'pause' ? middle(big.live.pause) : Math.max(middle(big.live.pause), middle(big.live.resume))
+  const durable = middle(big.durable[step])
+  ratios[step] = durable / Math.max(live, 1)
+  console.log(`| ${step === 'pause' ? 'run until paused (durable: seals the token)' : 'resume to the end (durable: opens the token, replays its calls; live: the run that made them)'} | ${live.toFixed(0)} | ${durable.toFixed(0)} | × ${ratios[step].toFixed(2)} |`)
+}
+const worst = Math.max(ratios.pause, ratios.resume)
+console.log(`\nTarget: sealing and opening a 30 MB token hold the host's event loop no longer than twice the live pause and resume of the same program: ${worst <= 2 ? 'PASS' : 'MISS'} (× ${worst.toFixed(2)}).`)

@@ -7,14 +7,10 @@
  * constant time under each of the deployment's keys, version, then every field) before anything
  * of it is used, so a forged, altered, truncated or foreign token runs nothing. The record is
  * signed, not encrypted: the program, its call arguments and the tools' results are readable by
- * whoever holds the token. The record is written without recursion (`journal-text.ts`), so a
- * value of any depth seals; `JSON.parse` does not recurse either.
+ * whoever holds the token. Sealing and opening run in a worker thread (`durable-thread.ts`,
+ * `durable-codec.ts`); this file holds the record's shape, the keys and the record's checks.
  */
-import { timingSafeEqual, webcrypto } from 'node:crypto'
-import { promisify } from 'node:util'
-import { deflateRaw, inflateRaw } from 'node:zlib'
 import { isRecord } from '../json/index.js'
-import { jsonText } from './journal-text.js'
 import { DURABLE_TOKEN_PREFIX, PROGRAM_FORMATS, PROGRAM_LANGUAGES } from '../seam/types.js'
 import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue, PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 
@@ -24,8 +20,6 @@ export const TOKEN_PREFIX = DURABLE_TOKEN_PREFIX
 export const TOKEN_VERSION = 2
 /** Bytes a `durableKey` must have at least (the HMAC-SHA256 block of security it keys). */
 export const MIN_KEY_BYTES = 32
-/** Bytes a token's record may inflate to; a token is signed, so this only bounds a bug. */
-const MAX_RECORD_BYTES = 1024 * 1024 * 1024
 
 /** How the program saw a recorded call end: the reply it got, its value as wire tokens. */
 export type RecordedReply =
@@ -103,64 +97,9 @@ export function isDurableToken(id: string): boolean {
   return id.startsWith(TOKEN_PREFIX)
 }
 
-/** HMAC-SHA256 of `signed`, computed on libuv's threads (Web Crypto's jobs are), as a token may be megabytes. */
-async function mac(key: Buffer, signed: string): Promise<Buffer> {
-  const hmac = await webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  return Buffer.from(await webcrypto.subtle.sign('HMAC', hmac, Buffer.from(signed, 'utf8')))
-}
-
-// Compression runs on libuv's threads: a record of tens of megabytes would hold the event loop
-// for a second or more.
-const deflate = promisify(deflateRaw)
-const inflate = promisify(inflateRaw) as (buffer: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>
-
-/**
- * The signed token of `record`, under `key`. The record is written now (so what the journal
- * records later is not in it); compressing and signing it finish later.
- */
-export function sealToken(record: DurableRecord, key: Buffer): Promise<string> {
-  const text = Buffer.from(jsonText(record as unknown as PtcJsonValue), 'utf8')
-  return deflate(text).then(async (deflated) => {
-    const signed = `${TOKEN_PREFIX}${TOKEN_VERSION}.${deflated.toString('base64url')}`
-    return `${signed}.${(await mac(key, signed)).toString('base64url')}`
-  })
-}
-
 /** A token that cannot be resumed; `resume` rejects with it before anything runs. */
 export class DurableTokenError extends Error {
   override name = 'DurableTokenError'
-}
-
-/** The record of a token one of `keys` signed, or a rejection saying what is wrong with it. */
-export async function openToken(token: string, keys: readonly Buffer[]): Promise<DurableRecord> {
-  const parts = token.split('.')
-  if (parts.length !== 4 || `${parts[0]}.` !== TOKEN_PREFIX) {
-    throw new DurableTokenError(`the durable token is malformed: it must read ${TOKEN_PREFIX}<version>.<payload>.<signature> (truncated or not a token)`)
-  }
-  const [, version, payload, signature] = parts as [string, string, string, string]
-  const given = Buffer.from(signature, 'base64url')
-  const signed = `${TOKEN_PREFIX}${version}.${payload}`
-  // Every key is tried, so how long the check takes does not say which key signed.
-  let genuine = false
-  for (const key of keys) {
-    const expected = await mac(key, signed)
-    if (given.length === expected.length && timingSafeEqual(given, expected)) genuine = true
-  }
-  if (!genuine) {
-    throw new DurableTokenError('the durable token was refused: its signature does not match (it was altered, truncated, or signed with another durableKey)')
-  }
-  if (version !== String(TOKEN_VERSION)) {
-    throw new DurableTokenError(`the durable token has version ${JSON.stringify(version)}; this runtime reads version ${TOKEN_VERSION}`)
-  }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse((await inflate(Buffer.from(payload, 'base64url'), { maxOutputLength: MAX_RECORD_BYTES })).toString('utf8'))
-  } catch (error) {
-    throw new DurableTokenError(`the durable token's record does not decode: ${(error as Error).message}`)
-  }
-  const problem = recordProblem(parsed)
-  if (problem) throw new DurableTokenError(`the durable token's record is invalid: ${problem}`)
-  return parsed as DurableRecord
 }
 
 const OUTCOMES: ReadonlySet<unknown> = new Set(['error', 'timeout', 'refused'])
@@ -196,7 +135,7 @@ function entryProblem(entry: unknown, index: number): string | undefined {
 }
 
 /** Why `value` is not a `DurableRecord`, or undefined. */
-function recordProblem(value: unknown): string | undefined {
+export function recordProblem(value: unknown): string | undefined {
   if (!isRecord(value)) return 'not an object'
   const { id, issuedAt, program, language, format, cwd, timeoutMs, maxCalls, discardCompletion, calls, held, pause, clock, random, bytes } = value
   if (typeof id !== 'string' || id === '') return 'id must be a non-empty string'
@@ -222,3 +161,6 @@ function recordProblem(value: unknown): string | undefined {
   if (!Array.isArray(bytes) || !bytes.every((item) => typeof item === 'string' && /^(?:[0-9a-f]{2})*$/.test(item))) return 'bytes must be a list of hex strings'
   return undefined
 }
+
+/** A record as `resume` reads it: the held call's payload is checked when the token is opened, and not needed after. */
+export type OpenedRecord = Omit<DurableRecord, 'pause'>

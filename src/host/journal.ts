@@ -6,14 +6,19 @@
  * journal (the tool does not run again) as long as it makes the same calls with the same
  * arguments, in order; the held call's host function runs again with the decision as its hold's
  * answer; and from there the run goes on live, recording, and may pause durably again. What it
- * keeps counts against `maxJournalBytes`: each argument as its JSON text (`journal-text.ts`,
- * written without recursion, so arguments of any depth are kept, compared and sealed) and each
- * reply as the JSON of its flat wire tokens; a run whose journal outgrows it fails at once.
+ * keeps counts against `maxJournalBytes`, in the bytes the token's record gives it: the program,
+ * each argument as its JSON text (`journal-text.ts`, written without recursion, so arguments of
+ * any depth are kept, compared and sealed), each reply as the JSON of its flat wire tokens, each
+ * decision, and a fixed allowance per call for the record's structure; a run whose journal
+ * outgrows it fails at once. What the record holds besides (the recorded clock and random values,
+ * its fixed fields) is bounded by `RECORD_OVERHEAD_BYTES`, so a token's record never inflates
+ * past `recordBound(maxJournalBytes)`.
  */
 import { randomUUID } from 'node:crypto'
 import { MAX_DRAWS, MAX_DRAW_BYTES, type DrawValues, type DrawsMessage, type ReplyMessage } from '../protocol.js'
 import type { PtcCallOutcome, PtcHoldDecision, PtcJsonValue } from '../seam/types.js'
-import { type DurableFacts, type DurableRecord, type JournalEntry, type RecordedReply, type StoredReply, sealToken } from './durable.js'
+import { type DurableFacts, type JournalEntry, type OpenedRecord, type RecordedReply, type StoredReply } from './durable.js'
+import { type SealRequest, entryInTransit } from './durable-codec.js'
 import type { SessionPause } from './holds.js'
 import { jsonText, preview, textBytes } from './journal-text.js'
 
@@ -30,10 +35,49 @@ function shown(args: string | undefined): string {
   return `(${args === undefined ? '' : preview(args)})`
 }
 
-/** The journal's bytes of one recorded reply. */
-function replyBytes(reply: StoredReply): number {
-  return textBytes(reply.ok ? reply.value : reply.message)
+/** Bytes of `text` as the record holds it: a JSON string (a JSON text's quotes and backslashes doubled). */
+function stringBytes(text: string): number {
+  return textBytes(JSON.stringify(text))
 }
+
+/**
+ * `stringBytes` of a JSON text, without copying it: such a text has no control characters, so
+ * only its quotes and backslashes are escaped again (an argument may be megabytes).
+ */
+function jsonTextBytes(text: string): number {
+  let escaped = 2
+  for (const special of ['"', '\\']) {
+    for (let at = text.indexOf(special); at !== -1; at = text.indexOf(special, at + 1)) escaped++
+  }
+  return textBytes(text) + escaped
+}
+
+/** The record's bytes of one recorded reply. */
+function replyBytes(reply: StoredReply): number {
+  return reply.ok ? jsonTextBytes(reply.value) : stringBytes(reply.message)
+}
+
+/** The record's bytes of one decision (the comma before it included). */
+function decisionBytes(decision: PtcHoldDecision): number {
+  return textBytes(jsonText(decision as unknown as PtcJsonValue)) + 1
+}
+
+/** What the budget counts for each call besides its texts: its entry's keys, brackets and numbers. */
+const ENTRY_BYTES = 128
+/**
+ * Bytes a record holds beyond what its journal counts: its fixed fields (id, times, limits) and
+ * the recorded clock and random values (at most `MAX_DRAWS` numbers of at most 24 characters and
+ * a comma, and `MAX_DRAW_BYTES` random bytes as hex, each list item quoted).
+ */
+export const RECORD_OVERHEAD_BYTES = 4096 + 28 * MAX_DRAWS + 2 * MAX_DRAW_BYTES
+
+/** The most a token's record may inflate to under `maxJournalBytes`. */
+export function recordBound(maxJournalBytes: number): number {
+  return maxJournalBytes + RECORD_OVERHEAD_BYTES
+}
+
+/** Seals a record (in the durable thread); the journal gives what it recorded, the thread adds the key. */
+export type Sealer = (request: Omit<SealRequest, 'key'>) => Promise<string>
 
 /** Where the journal's budget is set, as its messages name it. */
 const BUDGET = "maxJournalBytes, in the runtime's configuration"
@@ -52,12 +96,14 @@ export class CallJournal {
   private _overflow: string | undefined
   /** UTF-8 bytes of the arguments and replies the journal holds, within `_maxBytes`. */
   private _size = 0
+  /** The run paused durably: its token holds what was recorded until then, and nothing more is. */
+  private _sealed = false
 
   private constructor(
     private readonly _facts: DurableFacts,
-    private readonly _key: Buffer,
+    private readonly _sealer: Sealer,
     private readonly _maxBytes: number,
-    from: DurableRecord | undefined,
+    from: OpenedRecord | undefined,
   ) {
     this._calls = from?.calls ?? []
     this._clock = from?.clock ?? []
@@ -66,25 +112,34 @@ export class CallJournal {
     this.replayDraws = { clock: [...this._clock], random: [...this._random], bytes: [...this._bytes] }
     this._awaiting = from?.held ?? 0
     this._drawBytes = this._bytes.reduce((sum, item) => sum + item.length / 2, 0)
-    for (const entry of this._calls) this._size += (entry.args === undefined ? 0 : textBytes(entry.args)) + (entry.reply ? replyBytes(entry.reply) : 0)
+    this._size = stringBytes(_facts.program) + (_facts.cwd === null ? 0 : stringBytes(_facts.cwd))
+    for (const entry of this._calls) this._size += this._entryBytes(entry)
   }
 
-  /** A journal for a first run, signing with `key`: it records from the program's start, keeping at most `maxBytes`. */
-  static record(facts: DurableFacts, key: Buffer, maxBytes: number): CallJournal {
-    return new CallJournal(facts, key, maxBytes, undefined)
+  /** The record's bytes of `entry`. */
+  private _entryBytes(entry: JournalEntry): number {
+    let bytes = ENTRY_BYTES + stringBytes(entry.tool) + (entry.args === undefined ? 0 : jsonTextBytes(entry.args)) + (entry.reply ? replyBytes(entry.reply) : 0)
+    for (const decision of entry.decisions ?? []) bytes += decisionBytes(decision)
+    return bytes
+  }
+
+  /** A journal for a first run, sealed by `sealer`: it records from the program's start, keeping at most `maxBytes`. */
+  static record(facts: DurableFacts, sealer: Sealer, maxBytes: number): CallJournal {
+    return new CallJournal(facts, sealer, maxBytes, undefined)
   }
 
   /**
    * A journal that replays `record` with `decision` as the held call's answer, then records.
-   * Throws when the record alone is over `maxBytes` (the runtime that sealed it allowed more).
+   * Throws when the record with `decision` is over `maxBytes` (a large decision value, or the
+   * runtime that sealed it allowed more): the decision is kept in the run's next token, so it counts.
    */
-  static replay(record: DurableRecord, decision: PtcHoldDecision, key: Buffer, maxBytes: number): CallJournal {
+  static replay(record: OpenedRecord, decision: PtcHoldDecision, sealer: Sealer, maxBytes: number): CallJournal {
     const held = record.calls[record.held - 1]!
     held.decisions = [...(held.decisions ?? []), decision]
     const { program, language, format, cwd, timeoutMs, maxCalls, discardCompletion } = record
-    const journal = new CallJournal({ program, language, format, cwd, timeoutMs, maxCalls, discardCompletion }, key, maxBytes, record)
+    const journal = new CallJournal({ program, language, format, cwd, timeoutMs, maxCalls, discardCompletion }, sealer, maxBytes, record)
     if (journal._size > maxBytes) {
-      throw new Error(`the durable token's record holds ${journal._size} bytes of calls, over this runtime's budget of ${maxBytes} bytes (${BUDGET})`)
+      throw new Error(`the durable token's record with this decision holds ${journal._size} bytes of program, calls and decisions, over this runtime's budget of ${maxBytes} bytes (${BUDGET})`)
     }
     return journal
   }
@@ -100,7 +155,7 @@ export class CallJournal {
     const text = args === undefined ? undefined : jsonText(args)
     const entry = this._calls[id - 1]
     if (!entry) {
-      const over = this._charge(text === undefined ? 0 : textBytes(text), `call #${id} to ${tool}`)
+      const over = this._charge(this._entryBytes(text === undefined ? { tool } : { tool, args: text }), `call #${id} to ${tool}`)
       if (over) return { kind: 'fail', message: over }
       this._calls[id - 1] = text === undefined ? { tool } : { tool, args: text }
       return { kind: 'live', decisions: [] }
@@ -129,12 +184,14 @@ export class CallJournal {
    */
   settled(id: number, reply: ReplyMessage, outcome: PtcCallOutcome, resultBytes: number | undefined): string | undefined {
     const entry = this._calls[id - 1]
-    if (!entry || outcome === 'aborted') return undefined
+    if (!entry || outcome === 'aborted' || this._sealed) return undefined
     // Wire tokens are a flat list: JSON.stringify does not recurse into the value's depth.
     const stored: StoredReply = reply.ok
       ? { ok: true, value: JSON.stringify(reply.value), resultBytes: resultBytes ?? 0 }
       : { ok: false, message: reply.message, outcome: outcome === 'ok' ? 'error' : outcome }
-    const over = this._charge(replyBytes(stored), `the reply to call #${id} (${entry.tool})`)
+    // The reply replaces the entry's decisions: a settled call's holds are not replayed.
+    const dropped = (entry.decisions ?? []).reduce((sum, decision) => sum + decisionBytes(decision), 0)
+    const over = this._charge(replyBytes(stored) - dropped, `the reply to call #${id} (${entry.tool})`)
     if (over) return over
     delete entry.decisions
     entry.reply = stored
@@ -176,20 +233,18 @@ export class CallJournal {
       return refused(`${this._overflow} (at most ${MAX_DRAWS} values from Date.now, new Date(), Math.random and crypto.getRandomValues, and ${MAX_DRAW_BYTES} random bytes)`)
     }
     try {
-      const total = this._size + textBytes(jsonText(pause.payload))
+      const payloadText = jsonText(pause.payload)
+      const total = this._size + textBytes(payloadText) + stringBytes(pause.tool)
       if (total > this._maxBytes) return refused(`its token would hold ${total} bytes of calls and payload, over the journal's budget of ${this._maxBytes} bytes (${BUDGET})`)
-      const record: DurableRecord = {
-        ...this._facts,
-        id: randomUUID(),
-        issuedAt: Date.now(),
-        calls: this._calls,
-        held: pause.call,
-        pause: { tool: pause.tool, payload: pause.payload },
-        clock: this._clock,
-        random: this._random,
-        bytes: this._bytes,
-      }
-      const token = sealToken(record, this._key).catch((error: unknown) => {
+      // The run ends now, but its calls still in flight settle into the journal as they end:
+      // the token is sealed from a copy of what was recorded at the pause.
+      this._sealed = true
+      const token = this._sealer({
+        facts: { ...this._facts, id: randomUUID(), issuedAt: Date.now(), held: pause.call, clock: this._clock, random: this._random, bytes: this._bytes },
+        calls: this._calls.map(entryInTransit),
+        pauseTool: pause.tool,
+        payloadText,
+      }).catch((error: unknown) => {
         throw new Error(refused(`its token could not be made (${error instanceof Error ? error.message : String(error)})`).message)
       })
       return { ok: true, token }

@@ -288,6 +288,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._disposed = true
     await this._drain('runtime disposed')
     this._holds.clear()
+    this._durable?.close()
     await this._source?.drain()
     this._tier.stop?.()
     this._sandbox?.dispose()

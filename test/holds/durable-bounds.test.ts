@@ -234,6 +234,37 @@ describe('durable tokens resume at most once, within their lifetime, under any o
     }
   })
 
+  it('a token whose record inflates past what the resuming runtime\'s maxJournalBytes allows is refused before it is claimed, naming the option', async () => {
+    const mail = mailGroup()
+    const env = await startRuntime({ ...config, maxJournalBytes: 4_000_000 })
+    const small = await startRuntime({ ...config, maxJournalBytes: 64 * 1024 })
+    try {
+      // A megabyte of one letter deflates to about a kilobyte: the token is small, its record is not.
+      const program = `await mail.echo({ text: 'x'.repeat(1_000_000) }); await mail.send({}); return 'sent'`
+      const token = tokenOf(await env.run(program, { bindings: [mail.namespace], pause: 'durable' }))
+      expect(token.length).toBeLessThan(20_000)
+      await expect(small.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })).rejects.toThrow(/record inflates to more than \d+ bytes, over what this runtime's maxJournalBytes \(65536\) lets a token hold/)
+      expect(mail.invocations.send).toBe(0)
+      // Refused before its claim: the runtime that sealed it still resumes it.
+      expect((await env.runtime.resume(token, { approve: true }, { bindings: [mail.namespace] })).value).toBe('sent')
+    } finally {
+      await env.dispose()
+      await small.dispose()
+    }
+  })
+
+  it('a decision\'s value counts against maxJournalBytes: a resume whose decision would take the token over it is refused, and the token stays unspent', async () => {
+    const sent: PtcBindingNamespace = { global: 'gate', functions: { ask: async (_args, { hold }) => (await hold({ question: 'how much?' })) ?? null } }
+    const env = await startRuntime({ ...config, maxJournalBytes: 200_000 })
+    try {
+      const token = tokenOf(await env.run(`const answer = await gate.ask(); return typeof answer === 'string' ? answer.length : answer`, { bindings: [sent], pause: 'durable' }))
+      await expect(env.runtime.resume(token, { approve: true, value: 'v'.repeat(300_000) }, { bindings: [sent] })).rejects.toThrow(/with this decision holds \d+ bytes .*over this runtime's budget of 200000 bytes \(maxJournalBytes/)
+      expect((await env.runtime.resume(token, { approve: true, value: 'v'.repeat(1000) }, { bindings: [sent] })).value).toBe(1000)
+    } finally {
+      await env.dispose()
+    }
+  })
+
   it('the new options are validated, naming the field', async () => {
     await expect(startRuntime({ ...config, durableKey: [] })).rejects.toThrow(/config\.durableKey must list at least one key/)
     await expect(startRuntime({ ...config, durableKey: [KEY, 'short'] })).rejects.toThrow(/config\.durableKey\[1\] must have at least 32 bytes/)
