@@ -8,6 +8,7 @@ import type { PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../transform/index.js'
 import type { Environment } from './environment.js'
 import { typeEraser } from './typescript.js'
+import { lowerPython } from '../python/lower.js'
 
 const CACHE_SIZE = 64
 
@@ -25,7 +26,7 @@ export class ProgramCache {
       this._entries.delete(key)
     } else {
       const eraser = language === 'typescript' ? typeEraser() : undefined
-      lowered = lowerProgram(source, this._format, { carried: names, eraser })
+      lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, eraser })
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
     }
     this._entries.set(key, lowered)

@@ -37,6 +37,7 @@ import { EnvironmentSource } from './source.js'
 import { sandboxFacts } from './sandbox/policy.js'
 import { type Tier, tierOf } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
+import { pythonRuntime } from '../python/runtime.js'
 import { isDurableToken } from './durable.js'
 import { DurableTokens } from './durable-tokens.js'
 import type { CallJournal } from './journal.js'
@@ -82,6 +83,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
+    if (config.language === 'python') pythonRuntime() // so is a missing interpreter
     this._tier = tierOf(config.isolation)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
