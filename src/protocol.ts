@@ -53,6 +53,15 @@ export interface PythonProgram {
   directory: string
   /** The version the host read there; the worker checks the interpreter it loads against it. */
   version: string
+  /** The memory snapshot to restore instead of booting (src/python/snapshot.ts). */
+  snapshot?: PythonSnapshot
+}
+
+/** A Pyodide memory snapshot: a read-only file, its SHA-256 (checked before restoring) and Pyodide's version. */
+export interface PythonSnapshot {
+  file: string
+  sha256: string
+  version: string
 }
 
 /**

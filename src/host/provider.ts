@@ -38,6 +38,7 @@ import { sandboxFacts } from './sandbox/policy.js'
 import { type Tier, tierOf } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
 import { pythonRuntime } from '../python/runtime.js'
+import { pythonSnapshot } from '../python/snapshot.js'
 import { isDurableToken } from './durable.js'
 import { DurableTokens } from './durable-tokens.js'
 import type { CallJournal } from './journal.js'
@@ -276,6 +277,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     // start, instead of failing every run in front of the model.
     const unconfinable = this._sandbox?.unavailable(this._sandbox.policy)
     if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
+    // Before the pool spawns: every Python environment then restores the snapshot.
+    if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })

@@ -178,7 +178,11 @@ def run_globals(format):
 
 
 def install(namespace_globals, shapes_json, call):
-    """Defines the run's tool namespaces and error classes as globals of the run."""
+    """Defines the run's tool namespaces and error classes as globals of the run (the last run's go)."""
+    for name, value in _state.get('installed', ()):
+        if namespace_globals.get(name) is value:
+            del namespace_globals[name]
+    installed = _state['installed'] = []
     for shape in json.loads(shapes_json):
         error = shape.get('errorClass')
         error_class = type(error['name'], (Exception,), {'__module__': 'builtins'}) if error else None
@@ -187,8 +191,10 @@ def install(namespace_globals, shapes_json, call):
             label = shape['global'] + '.' + member
             members[member] = _member(label, member, bool(shape.get('positional')), _bind(call, shape['global'], member), error_class, error and error['memberNameProperty'])
         namespace_globals[shape['global']] = Namespace(shape['global'], members)
+        installed.append((shape['global'], namespace_globals[shape['global']]))
         if error_class is not None:
             namespace_globals[error['name']] = error_class
+            installed.append((error['name'], error_class))
 
 
 def _bind(call, global_name, member):

@@ -8,11 +8,18 @@
  * Values cross between the languages only as JSON text, parsed and written with the built-ins
  * captured at load, so a Python program that replaces `js.JSON` changes nothing here.
  */
+import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import type { NamespaceShape, ProgramCode, PythonProgram } from '../protocol.js'
-import { ErrorOf, PromiseOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
+import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from '../protocol.js'
+import { ErrorOf, PromiseOf, Uint8ArrayOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
 import { PYTHON_PRELUDE } from './python-prelude.js'
 
+// Captured before any program runs: the snapshot's check must not be one a program replaced.
+const readFile = fs.readFileSync
+type Subtle = typeof globalThis.crypto.subtle
+const subtle = globalThis.crypto.subtle
+const digest = uncurryThis(subtle.digest) as (self: Subtle, algorithm: string, data: Uint8Array) => Promise<ArrayBuffer>
+const numberToString = uncurryThis(Number.prototype.toString) as (self: number, radix: number) => string
 const jsonParse = JSON.parse
 const jsonStringify = JSON.stringify
 const TextDecoderOf = TextDecoder
@@ -57,10 +64,12 @@ export function loadInterpreter(python: PythonProgram): Promise<Interpreter> {
   return loading
 }
 
-async function load({ directory, version }: PythonProgram): Promise<Interpreter> {
+async function load({ directory, version, snapshot }: PythonProgram): Promise<Interpreter> {
   const requireFrom = createRequire(`${directory}/package.json`)
   const { loadPyodide } = requireFrom('./pyodide.js') as { loadPyodide(options: object): Promise<Pyodide> }
-  const pyodide = await loadPyodide({ indexURL: `${directory}/`, env: { HOME: '/home/pyodide' }, packages: [], checkAPIVersion: true })
+  const restored = snapshot && snapshot.version === version ? await checkedSnapshot(snapshot) : undefined
+  const options = { indexURL: `${directory}/`, env: { HOME: '/home/pyodide' }, packages: [], checkAPIVersion: true }
+  const pyodide = await loadPyodide(restored ? { ...options, _loadSnapshot: restored } : options)
   if (pyodide.version !== version) throw new ErrorOf(`Pyodide ${pyodide.version} loaded from ${directory}, but the host resolved ${version}`)
   pyodide.setStdout({ write: writer })
   pyodide.setStderr({ write: writer })
@@ -73,6 +82,20 @@ async function load({ directory, version }: PythonProgram): Promise<Interpreter>
     install: module.install as Interpreter['install'],
     runGlobals: module.run_globals as Interpreter['runGlobals'],
   }
+}
+
+/** The snapshot's bytes when the file still has the digest the host computed; otherwise the worker boots. */
+async function checkedSnapshot({ file, sha256 }: PythonSnapshot): Promise<Uint8Array | undefined> {
+  let bytes: Uint8Array
+  try {
+    bytes = readFile(file)
+  } catch {
+    return undefined
+  }
+  const hash = new Uint8ArrayOf(await digest(subtle, 'SHA-256', bytes))
+  let hex = ''
+  for (let index = 0; index < hash.length; index++) hex += (hash[index]! < 16 ? '0' : '') + numberToString(hash[index]!, 16)
+  return hex === sha256 ? bytes : undefined
 }
 
 /**

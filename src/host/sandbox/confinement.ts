@@ -13,6 +13,7 @@ import { locateCommand } from '../locate.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, resolveRoots, sandboxFacts } from './policy.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
+import { snapshotPaths } from '../../python/snapshot.js'
 
 /** The deployment's `sandbox` configuration, after schema defaults. */
 export interface SandboxConfig {
@@ -109,7 +110,7 @@ export class Sandbox {
     return helperWrapper(this._bwrap!, {
       policy,
       cwd: policy.workspaceRoot,
-      runtimePaths: RUNTIME_PATHS,
+      runtimePaths: [...RUNTIME_PATHS, ...snapshotPaths()],
       tmpfsBytes: this._tmpfsBytes,
       ...(scratch === undefined ? {} : { scratch }),
     })
