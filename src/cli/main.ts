@@ -38,7 +38,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return usage(error)
   }
 
-  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access) }
+  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access), ...(command.kind === 'run' && command.language ? { language: command.language } : {}) }
   if (command.timeoutMs !== undefined) {
     config.timeoutMs = command.timeoutMs
     config.maxTimeoutMs = Math.max(command.timeoutMs, DEFAULT_MAX_TIMEOUT_MS)
