@@ -18,6 +18,7 @@ const TABLES = {
   dispose: [],
   transform: ['--expose-gc'],
   tiers: [],
+  python: [],
 }
 
 const chosen = process.argv.slice(2)
