@@ -5,7 +5,7 @@
  * the default confinement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PtcBindingNamespace, PtcJsonValue } from 'ptc-runtime'
+import { type PtcBindingNamespace, type PtcJsonValue, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 
 /** Answers only once three calls are waiting together: sequential calls would never return. */
@@ -114,6 +114,26 @@ return refusals`)
   it('refuses a tool call with both positional and keyword arguments', SLOW, async () => {
     const result = await run('await weather.echo({"city": "Oslo"}, city="Rome")')
     expect(result.error?.message).toMatch(/^TypeError: weather\.echo takes keyword arguments or one dict/)
+  })
+
+  it('serves the ready run_code tool: described as Python, schema-checked tools, errors as the group’s class', SLOW, async () => {
+    const group = defineToolGroup({
+      global: 'forecasts',
+      errorClass: { name: 'ForecastError', memberNameProperty: 'tool' },
+      tools: {
+        tomorrow: {
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          run: ({ city }) => ({ city, highC: 14 }),
+        },
+      },
+    })
+    expect(() => createRunCodeTool({ runtime: env.runtime, groups: [group], typecheck: true })).toThrow(/typecheck checks TypeScript/)
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [group], timeoutMs: 60_000 })
+    expect(tool.description).toMatch(/^Run a Python program/)
+    expect(tool.description).toContain('await <namespace>.<tool>(name=value, ...)')
+    const text = await tool.execute({ program: 'day = await forecasts.tomorrow(city="Oslo")\ntry:\n    await forecasts.tomorrow(town="Oslo")\nexcept ForecastError as error:\n    print("refused:", error.tool)\nreturn day' })
+    expect(text).toContain('refused: tomorrow')
+    expect(text).toMatch(/"city": "Oslo",\s*"highC": 14/)
   })
 
   it('stops a runaway loop at its deadline', SLOW, async () => {
