@@ -69,6 +69,8 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     if (command.json) process.stdout.write(`${JSON.stringify(result)}\n`)
     else printResult(result, process.stdout, process.stderr)
+    // Set now: if disposal leaves nothing that keeps the event loop alive, Node exits with this code.
+    process.exitCode = result.error ? 1 : 0
     return result.error ? 1 : 0
   } finally {
     await fiber.dispose()
