@@ -66,6 +66,26 @@ export interface PtcFetchAnswer {
 export interface ProgramCode {
   code: string
   positions: SerializedPositions
+  /** Present for a Python program: `code` is its source, run by the worker's interpreter (src/worker/python.ts). */
+  python?: PythonProgram
+}
+
+/** How the worker runs a Python program: its format, and the Pyodide the host resolved. */
+export interface PythonProgram {
+  format: 'function-body' | 'script' | 'repl' | 'scoped-repl'
+  /** Pyodide's package directory (real path), readable inside every tier's confinement. */
+  directory: string
+  /** The version the host read there; the worker checks the interpreter it loads against it. */
+  version: string
+  /** The memory snapshot to restore instead of booting (src/python/snapshot.ts). */
+  snapshot?: PythonSnapshot
+}
+
+/** A Pyodide memory snapshot: a read-only file, its SHA-256 (checked before restoring) and Pyodide's version. */
+export interface PythonSnapshot {
+  file: string
+  sha256: string
+  version: string
 }
 
 /**

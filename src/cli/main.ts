@@ -38,7 +38,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return usage(error)
   }
 
-  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access) }
+  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access), ...(command.kind === 'run' && command.language ? { language: command.language } : {}) }
   if (command.timeoutMs !== undefined) {
     config.timeoutMs = command.timeoutMs
     config.maxTimeoutMs = Math.max(command.timeoutMs, DEFAULT_MAX_TIMEOUT_MS)
@@ -69,6 +69,8 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     if (command.json) process.stdout.write(`${JSON.stringify(result)}\n`)
     else printResult(result, process.stdout, process.stderr)
+    // Set now: if disposal leaves nothing that keeps the event loop alive, Node exits with this code.
+    process.exitCode = result.error ? 1 : 0
     return result.error ? 1 : 0
   } finally {
     await fiber.dispose()

@@ -12,6 +12,7 @@ import type { PtcHoldDecision, PtcRunRequest, PtcRunSpec, SandboxExecutionPolicy
 import type { WorkerPtcRuntimeConfig } from './config.js'
 import type { Sandbox } from './sandbox/confinement.js'
 import { typeEraser } from './typescript.js'
+import { pythonRuntime } from '../python/runtime.js'
 
 export const NAME = 'WorkerPtcRuntime'
 
@@ -108,6 +109,7 @@ export function checkLanguage(language: unknown, field: string): void {
     throw new TypeError(`${NAME}: ${field} must be one of ${PROGRAM_LANGUAGES.join(', ')}, got ${JSON.stringify(language)}`)
   }
   if (language === 'typescript') typeEraser()
+  if (language === 'python') pythonRuntime()
 }
 
 /** A copy of a caller's decision, or a throw naming what is wrong with it. */

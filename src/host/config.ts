@@ -89,7 +89,7 @@ export const Config = Schema.object({
   maxCallResultBytes: Schema.natural().min(1).max(Number.MAX_SAFE_INTEGER).default(16 * 1024 * 1024),
   cwd: Schema.string(),
   programFormat: Schema.union(PROGRAM_FORMATS).default('function-body'),
-  /** `typescript`: programs may carry types, erased before they run (by SWC's eraser, as Node erases them). */
+  /** `typescript`: programs may carry types, erased before they run (by SWC's eraser, as Node erases them). `python`: programs run in Pyodide (the optional peer `pyodide`) inside the environment. */
   language: Schema.union(PROGRAM_LANGUAGES).default('javascript'),
   retainState: Schema.boolean().default(false),
   idleMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),

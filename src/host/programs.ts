@@ -8,6 +8,7 @@ import type { PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../transform/index.js'
 import type { Environment } from './environment.js'
 import { typeEraser } from './typescript.js'
+import { PYTHON_REHEARSAL_SOURCE, lowerPython } from '../python/lower.js'
 
 const CACHE_SIZE = 64
 
@@ -25,7 +26,7 @@ export class ProgramCache {
       this._entries.delete(key)
     } else {
       const eraser = language === 'typescript' ? typeEraser() : undefined
-      lowered = lowerProgram(source, this._format, { carried: names, eraser })
+      lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, eraser })
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
     }
     this._entries.set(key, lowered)
@@ -52,8 +53,12 @@ export function declaredBy(environment: Carrying, program: LoweredProgram, initi
 
 let rehearsal: ProgramCode | undefined
 
-/** The program every fresh worker rehearses before it reports ready (src/worker/rehearsal.ts). */
-export function rehearsalProgram(): ProgramCode {
+/**
+ * The program every fresh worker rehearses before it reports ready (src/worker/rehearsal.ts).
+ * For a Python deployment it is Python: the worker then restores its interpreter before `ready`.
+ */
+export function rehearsalProgram(language: PtcProgramLanguage = 'javascript'): ProgramCode {
+  if (language === 'python') return lowerPython(PYTHON_REHEARSAL_SOURCE, 'function-body')
   if (!rehearsal) {
     const { code, positions } = lowerProgram(REHEARSAL_SOURCE, 'script')
     rehearsal = { code, positions }

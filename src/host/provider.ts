@@ -38,6 +38,8 @@ import { EnvironmentSource } from './source.js'
 import { sandboxFacts } from './sandbox/policy.js'
 import { type Tier, tierOf } from './tiers/index.js'
 import { typeEraser } from './typescript.js'
+import { pythonRuntime } from '../python/runtime.js'
+import { pythonSnapshot } from '../python/snapshot.js'
 import { isDurableToken } from './durable.js'
 import { DurableTokens } from './durable-tokens.js'
 import type { CallJournal } from './journal.js'
@@ -86,6 +88,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._fetchBytes = new ByteBudget(config.maxHostFetchBytesInFlight, 'maxHostFetchBytesInFlight')
     this._programs = new ProgramCache(config.programFormat)
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
+    if (config.language === 'python') pythonRuntime() // so is a missing interpreter
     this._tier = tierOf(config.isolation)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
@@ -278,6 +281,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     // start, instead of failing every run in front of the model.
     const unconfinable = this._sandbox?.unavailable(this._sandbox.policy)
     if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
+    // Before the pool spawns: every Python environment then restores the snapshot.
+    if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })

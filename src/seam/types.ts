@@ -15,12 +15,13 @@ export const PROGRAM_FORMATS = ['function-body', 'script', 'repl', 'scoped-repl'
 export type PtcProgramFormat = (typeof PROGRAM_FORMATS)[number]
 
 /** Every program language, the one list the type, the config schema and `resolve` derive from. */
-export const PROGRAM_LANGUAGES = ['javascript', 'typescript'] as const
+export const PROGRAM_LANGUAGES = ['javascript', 'typescript', 'python'] as const
 
 /**
  * The language `program` is written in. `typescript` programs may carry type annotations,
  * interfaces, `as`, generics and `satisfies`; their types are erased (not checked) before the
- * program runs, keeping every position.
+ * program runs, keeping every position. `python` programs run in Pyodide (CPython in WebAssembly,
+ * the optional peer dependency `pyodide`) inside the same environment and confinement.
  */
 export type PtcProgramLanguage = (typeof PROGRAM_LANGUAGES)[number]
 

@@ -133,6 +133,11 @@ interface Image { readonly path: string; readonly width: number; readonly height
 /** Shows an Image; prints a readable rendering of any other value. */
 declare function inspect(value: unknown): void`
 
+/** How a Python program calls the tools the (TypeScript) declarations describe. */
+const PYTHON_CALLS = 'The program is Python (CPython 3.14 in Pyodide, standard library only). The tools are declared below in TypeScript; ' +
+  'call each as `await <namespace>.<tool>(name=value, ...)` (keyword arguments, or one dict), and `asyncio.gather` runs calls concurrently. ' +
+  'Arguments and results are JSON: dict, list, str, int, float, bool, None. A failed call raises the error class its namespace declares, as a Python exception.'
+
 /**
  * Builds the ready tool from a runtime and tool groups. Throws when two groups claim the same
  * global or error class, or a budget is not a positive integer.
@@ -156,13 +161,16 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const held = new Map<string, ImageRecord>()
   if (discovery) bindings.push(catalogNamespace(new ToolCatalog(groups)))
   validateBindings(bindings)
-  const languageName = runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
+  const python = runtime.language === 'python'
+  const languageName = python ? 'Python' : runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
   const typecheck = options.typecheck
+  if (python && typecheck !== undefined && typecheck !== false) throw new TypeError('createRunCodeTool: typecheck checks TypeScript; the runtime runs Python programs')
   const checker = typecheck === true || (typeof typecheck === 'object' && typecheck !== null) ? createProgramChecker(declarations, runtime.programFormat, typecheck === true ? {} : typecheck) : undefined
   const description = [
     `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
+    python ? PYTHON_CALLS : '',
     `You get back the printed output first (beyond ${budget.maxOutputChars} characters its middle is cut), ` +
       `then the result as JSON or the error (cut after ${budget.maxValueChars} characters).`,
     checker ? 'Each program is type-checked against these declarations before it runs; one that does not check does not run.' : '',
@@ -176,7 +184,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     description,
     inputSchema: {
       type: 'object',
-      properties: { program: { type: 'string', description: `The program (${runtime.programFormat} format${runtime.language === 'typescript' ? ', TypeScript' : ''}).` } },
+      properties: { program: { type: 'string', description: `The program (${runtime.programFormat} format${runtime.language === 'javascript' ? '' : `, ${languageName}`}).` } },
       required: ['program'],
       additionalProperties: false,
     },

@@ -12,6 +12,7 @@ import { Draws } from './draws.js'
 import { blockThread, endThread, uncurryThis } from './intrinsics.js'
 import type { Outbox } from './outbox.js'
 import { OutputChannel } from './output.js'
+import { runPython } from './python.js'
 import { describeThrown, registerProgram } from './stack.js'
 import { flushProcessStreams } from './streams.js'
 
@@ -112,6 +113,7 @@ export class WorkerRun {
   }
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
+    if (program.python) return await runPython({ ...program, python: program.python }, label, this._message.namespaces, (text) => this.output.text(text))
     const filename = registerProgram(program, label, this._message.run)
     const entry = runInThisContext(new Script(program.code, { filename, importModuleDynamically }))
     return await entry(createProgramHooks(state))

@@ -14,7 +14,7 @@
  * helper process none of this is installed.
  */
 import fs from 'node:fs'
-import { ErrorOf, NumberOf, create, dataProperty, defineProperty, ownKeys, realmProcess, uncurryThis } from './intrinsics.js'
+import { ErrorOf, NumberOf, create, dataProperty, defineProperty, freeze, ownKeys, realmProcess, uncurryThis } from './intrinsics.js'
 
 // Captured before the program world wraps fs, and before any program can replace it.
 const readDirectory = fs.readdirSync as (path: string) => string[]
@@ -76,7 +76,12 @@ export function closeHostReach(): void {
   // node:inspector/promises is left unloaded (it costs startup time): loading it reads
   // inspector's Session, so it fails with this refusal every time it is attempted.
   refuseModule('node:inspector')
-  refuseMethod(realmProcess, 'binding', 'process.binding()')
+  // Pyodide reads the open flags from binding('constants'): the same numbers fs.constants has.
+  const constants = freeze({ fs: freeze({ ...fs.constants }) })
+  defineProperty(realmProcess, 'binding', dataProperty(function binding(name: unknown) {
+    if (name === 'constants') return constants
+    throw refusal('process.binding()')
+  }, true, false, false))
   refuseMethod(realmProcess, '_linkedBinding', 'process._linkedBinding()')
   refuseMethod(realmProcess, 'dlopen', 'process.dlopen() (native addons)')
   refuseMethod(realmProcess, '_debugProcess', 'process._debugProcess()')

@@ -215,8 +215,8 @@ describe('TypeScript programs on a real runtime', () => {
   it('refuses an unknown language at resolve, naming the field and the choices', async () => {
     const env = await startRuntime()
     try {
-      expect(() => env.runtime.resolve({ program: '', bindings: [], language: 'python' as never })).toThrow(
-        'language must be one of javascript, typescript, got "python"',
+      expect(() => env.runtime.resolve({ program: '', bindings: [], language: 'ruby' as never })).toThrow(
+        'language must be one of javascript, typescript, python, got "ruby"',
       )
     } finally {
       await env.dispose()

@@ -15,6 +15,7 @@ import { checkPolicy, checkRoots, isConfined, policyInstructions, policyKey, res
 import { privatePlaces, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { DEPENDENCY_PATHS, RUNTIME_PATHS } from './runtime-files.js'
+import { snapshotPaths } from '../../python/snapshot.js'
 
 /** How many policies' wrappers are kept: a deployment uses a few; callers naming many get the oldest recomputed. */
 const WRAPPERS_KEPT = 32
@@ -132,13 +133,15 @@ export class Sandbox {
     if (!isConfined(policy.mode)) return undefined
     const scratch = this._scratchOf(policy)
     const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
-    const key = JSON.stringify([policyKey(policy), process.cwd(), roots.flatMap(repositoryMetadata)])
+    // Python's paths join once a Python runtime has found Pyodide and built its snapshot.
+    const runtimePaths = [...RUNTIME_PATHS, ...snapshotPaths()]
+    const key = JSON.stringify([policyKey(policy), process.cwd(), roots.flatMap(repositoryMetadata), runtimePaths])
     let wrapper = this._wrappers.get(key)
     if (!wrapper) {
       wrapper = helperWrapper(this._bwrap!, {
         policy,
         cwd: policy.workspaceRoot,
-        runtimePaths: RUNTIME_PATHS,
+        runtimePaths,
         protectedPaths: DEPENDENCY_PATHS,
         tmpfsBytes: this._tmpfsBytes,
         ...(scratch === undefined ? {} : { scratch }),

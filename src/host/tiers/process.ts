@@ -45,7 +45,7 @@ export class ProcessTier implements Tier {
       maxMemoryMb,
       baselineKb: this._baselineKb,
       maxOldGenerationSizeMb,
-      rehearsal: rehearsalProgram(),
+      rehearsal: rehearsalProgram(config.language),
       frameBudget: frameBudget(config),
     })
   }

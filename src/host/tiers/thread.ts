@@ -19,6 +19,6 @@ export class ThreadTier implements Tier {
   spawn(): ThreadEnvironment {
     const { config } = this._setting
     const { maxOldGenerationSizeMb, maxMemoryMb } = config
-    return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal: rehearsalProgram(), maxMemoryMb, frameBudget: frameBudget(config) })
+    return new ThreadEnvironment({ maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), maxMemoryMb, frameBudget: frameBudget(config) })
   }
 }

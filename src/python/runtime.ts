@@ -1,0 +1,41 @@
+/**
+ * Finding Pyodide, the optional peer dependency that runs `language: 'python'` programs. The
+ * host only resolves its directory and version here; the interpreter itself loads inside each
+ * environment's worker (src/worker/python.ts), never on the host's thread, because Pyodide is
+ * no sandbox: Python reaches all of Node through its FFI.
+ */
+import { readFileSync, realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { NAME } from '../host/admission.js'
+
+/** The Pyodide a worker loads: its package directory (real path) and version. */
+export interface PythonRuntime {
+  directory: string
+  version: string
+}
+
+/** The major version of Pyodide this runtime is written against (its Python prelude, its FFI). */
+const SUPPORTED_MAJOR = '314'
+
+let found: PythonRuntime | undefined
+
+/**
+ * Pyodide as Node resolves it from this package; throws an error naming what to install when it
+ * is missing or of another major version. Read once: it does not move while the host runs.
+ */
+export function pythonRuntime(): PythonRuntime {
+  if (found) return found
+  let manifestFile: string
+  try {
+    manifestFile = createRequire(import.meta.url).resolve('pyodide/package.json')
+  } catch {
+    throw new Error(`${NAME}: language 'python' needs the optional peer dependency pyodide: npm install pyodide@^${SUPPORTED_MAJOR}`)
+  }
+  const { version } = JSON.parse(readFileSync(manifestFile, 'utf8')) as { version?: unknown }
+  if (typeof version !== 'string' || version.split('.')[0] !== SUPPORTED_MAJOR) {
+    throw new Error(`${NAME}: language 'python' needs pyodide ${SUPPORTED_MAJOR}.x, found ${String(version)}: npm install pyodide@^${SUPPORTED_MAJOR}`)
+  }
+  found = { directory: realpathSync(path.dirname(manifestFile)), version }
+  return found
+}

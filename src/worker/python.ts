@@ -1,0 +1,179 @@
+/**
+ * Python programs in the worker: Pyodide (CPython compiled to WebAssembly) loaded once per
+ * worker from the directory the host resolved, then one program at a time through the `_ptc`
+ * module (python-prelude.ts). Pyodide is no sandbox (Python reaches all of Node through its FFI),
+ * so it runs only here, inside the environment's worker, under the tier's confinement; a
+ * deadline or abort ends it as it ends JavaScript, by ending the worker.
+ *
+ * Values cross between the languages only as JSON text, parsed and written with the built-ins
+ * captured at load, so a Python program that replaces `js.JSON` changes nothing here.
+ */
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from '../protocol.js'
+import { ErrorOf, PromiseOf, Uint8ArrayOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
+import { PYTHON_PRELUDE } from './python-prelude.js'
+
+// Captured before any program runs: the snapshot's check must not be one a program replaced.
+const readFile = fs.readFileSync
+type Subtle = typeof globalThis.crypto.subtle
+const subtle = globalThis.crypto.subtle
+const digest = uncurryThis(subtle.digest) as (self: Subtle, algorithm: string, data: Uint8Array) => Promise<ArrayBuffer>
+const numberToString = uncurryThis(Number.prototype.toString) as (self: number, radix: number) => string
+const jsonParse = JSON.parse
+const jsonStringify = JSON.stringify
+const TextDecoderOf = TextDecoder
+const decodeText = uncurryThis(TextDecoder.prototype.decode)
+const stringSlice = uncurryThis(String.prototype.slice)
+const promiseThen = uncurryThis(Promise.prototype.then) as (promise: Promise<unknown>, fulfilled: (value: unknown) => void, rejected: (error: unknown) => void) => unknown
+
+/** What the worker keeps of its interpreter: the prelude's entry points, as Pyodide proxies. */
+interface Interpreter {
+  execute(source: string, filename: string, format: string): Promise<string>
+  install(globals: unknown, shapes: string, call: ToolCall): void
+  runGlobals(format: string): unknown
+}
+
+type ToolCall = (global: string, member: string, text: string | undefined, positional: boolean) => Promise<string>
+type Write = (text: string) => void
+
+interface Pyodide {
+  version: string
+  runPython(code: string): unknown
+  globals: { set(name: string, value: unknown): void; delete(name: string): void }
+  pyimport(name: string): Record<string, (...args: unknown[]) => unknown>
+  setStdout(options: { write(buffer: Uint8Array): number }): void
+  setStderr(options: { write(buffer: Uint8Array): number }): void
+  setStdin(options: { stdin(): undefined }): void
+}
+
+let loading: Promise<Interpreter> | undefined
+/** Where the running program's output goes; between runs it is dropped. */
+let write: Write | undefined
+const decoder = new TextDecoderOf('utf-8')
+
+function writer(buffer: Uint8Array): number {
+  const text = decodeText(decoder, buffer, { stream: true })
+  if (text !== '' && write) write(text)
+  return buffer.length
+}
+
+/** The worker's interpreter, loaded on first use (the pool loads it before `ready`, see main.ts). */
+export function loadInterpreter(python: PythonProgram): Promise<Interpreter> {
+  loading ??= load(python)
+  return loading
+}
+
+async function load({ directory, version, snapshot }: PythonProgram): Promise<Interpreter> {
+  const requireFrom = createRequire(`${directory}/package.json`)
+  const { loadPyodide } = requireFrom('./pyodide.js') as { loadPyodide(options: object): Promise<Pyodide> }
+  const restored = snapshot && snapshot.version === version ? await checkedSnapshot(snapshot) : undefined
+  const options = { indexURL: `${directory}/`, env: { HOME: '/home/pyodide' }, packages: [], checkAPIVersion: true }
+  const pyodide = await loadPyodide(restored ? { ...options, _loadSnapshot: restored } : options)
+  if (pyodide.version !== version) throw new ErrorOf(`Pyodide ${pyodide.version} loaded from ${directory}, but the host resolved ${version}`)
+  pyodide.setStdout({ write: writer })
+  pyodide.setStderr({ write: writer })
+  pyodide.setStdin({ stdin: () => undefined })
+  pyodide.globals.set('__ptc_prelude__', PYTHON_PRELUDE)
+  pyodide.runPython("import sys, types\n_m = types.ModuleType('_ptc')\nexec(__ptc_prelude__, _m.__dict__)\nsys.modules['_ptc'] = _m\ndel _m, __ptc_prelude__")
+  const module = pyodide.pyimport('_ptc')
+  return {
+    execute: module.execute as Interpreter['execute'],
+    install: module.install as Interpreter['install'],
+    runGlobals: module.run_globals as Interpreter['runGlobals'],
+  }
+}
+
+/** The snapshot's bytes when the file still has the digest the host computed; otherwise the worker boots. */
+async function checkedSnapshot({ file, sha256 }: PythonSnapshot): Promise<Uint8Array | undefined> {
+  let bytes: Uint8Array
+  try {
+    bytes = readFile(file)
+  } catch {
+    return undefined
+  }
+  const hash = new Uint8ArrayOf(await digest(subtle, 'SHA-256', bytes))
+  let hex = ''
+  for (let index = 0; index < hash.length; index++) hex += (hash[index]! < 16 ? '0' : '') + numberToString(hash[index]!, 16)
+  return hex === sha256 ? bytes : undefined
+}
+
+/**
+ * Runs a Python program (or initializer) and resolves to its completion value (parsed from the
+ * JSON text Python wrote; undefined for no value), or rejects with an error whose message is the
+ * failure text the model reads.
+ */
+export async function runPython(program: ProgramCode & { python: PythonProgram }, label: 'program' | 'initializer', namespaces: readonly NamespaceShape[], output: Write): Promise<unknown> {
+  const interpreter = await loadInterpreter(program.python)
+  const format = program.python.format
+  const globals = interpreter.runGlobals(format)
+  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces))
+  write = output
+  let answer: string
+  try {
+    answer = await interpreter.execute(program.code, label, format)
+  } finally {
+    const rest = decodeText(decoder)
+    if (rest !== '') output(rest)
+    write = undefined
+  }
+  if (answer[0] === 'u') return undefined
+  if (answer[0] === 'v') return jsonParse(stringSlice(answer, 1)) as unknown
+  const failure = new ErrorOf(stringSlice(answer, 1))
+  failure.name = '' // the text is complete: the stack formatter prints it as it is
+  throw failure
+}
+
+/** The namespaces a Python program sees as objects: the egress broker is no namespace of its own. */
+function pythonNamespaces(namespaces: readonly NamespaceShape[]): NamespaceShape[] {
+  const shapes: NamespaceShape[] = []
+  for (let index = 0; index < namespaces.length; index++) {
+    const shape = namespaces[index]!
+    if (shape.egress !== true) shapes[shapes.length] = shape
+  }
+  return shapes
+}
+
+/**
+ * How Python calls a tool: through the member the binding bridge installed for this run
+ * (captured now, before the program runs), with arguments and result as JSON text. The answer
+ * is tagged: `v` and the result's JSON, `u` for no value, `e` and the error message.
+ */
+function toolCaller(namespaces: readonly NamespaceShape[]): ToolCall {
+  const members = create(null) as Record<string, (...args: unknown[]) => Promise<unknown>>
+  for (let index = 0; index < namespaces.length; index++) {
+    const shape = namespaces[index]!
+    const namespace = (realmGlobal as Record<string, unknown>)[shape.global] as Record<string, unknown> | undefined
+    if (namespace === undefined || shape.egress === true) continue
+    for (let position = 0; position < shape.members.length; position++) {
+      const member = shape.members[position]!
+      members[`${shape.global}\u0000${member}`] = namespace[member] as (...args: unknown[]) => Promise<unknown>
+    }
+  }
+  return (global, member, text, positional) =>
+    new PromiseOf<string>((resolve) => {
+      const invoke = members[`${global}\u0000${member}`]
+      if (invoke === undefined) return resolve(`e${global}.${member} is not a tool of this run`)
+      const args = text === undefined || text === null ? undefined : (jsonParse(text) as unknown)
+      const list = positional && args !== undefined ? (args as unknown[]) : undefined
+      let pending: Promise<unknown>
+      try {
+        pending = list ? apply(invoke, undefined, list) as Promise<unknown> : args === undefined ? invoke() : invoke(args)
+      } catch (error) {
+        return resolve(`e${messageOf(error)}`)
+      }
+      promiseThen(
+        pending,
+        (value) => resolve(value === undefined ? 'u' : `v${jsonStringify(value)}`),
+        (error) => resolve(`e${messageOf(error)}`),
+      )
+    })
+}
+
+function messageOf(error: unknown): string {
+  try {
+    return typeof error === 'object' && error !== null && typeof (error as Error).message === 'string' ? (error as Error).message : `${error as string}`
+  } catch {
+    return 'the tool call failed'
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Python programs behind the same seam: the same results, failures, bindings and positions as
+ * JavaScript, from Pyodide restored in each environment's worker. These run on the thread tier
+ * (the cheapest place to see the language work); test/python/confined.test.ts runs Python under
+ * the default confinement.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PtcBindingNamespace, type PtcJsonValue, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { startRuntime, textOf } from '../helpers/runtime.js'
+
+/** Answers only once three calls are waiting together: sequential calls would never return. */
+let waiting: Array<() => void> = []
+function meetInThrees(): Promise<string> {
+  return new Promise((resolve) => {
+    waiting.push(() => resolve('met'))
+    if (waiting.length === 3) {
+      for (const release of waiting) release()
+      waiting = []
+    }
+  })
+}
+
+const WEATHER: PtcBindingNamespace = {
+  global: 'weather',
+  functions: {
+    forecast: async ({ city }: { city: string }) => ({ city, highC: city.length * 3, met: await meetInThrees() }),
+    echo: async (args: PtcJsonValue) => args,
+    depth: async (args: unknown) => {
+      let depth = 0
+      for (let value = args; Array.isArray(value); value = value[0]) depth++
+      return depth
+    },
+    fail: async () => {
+      throw new Error('no forecast for Atlantis')
+    },
+  },
+  errorClass: { name: 'WeatherError', memberNameProperty: 'tool' },
+}
+
+// Booting or restoring an interpreter takes seconds on a loaded machine.
+const SLOW = { timeout: 180_000 }
+
+describe('Python programs (thread tier)', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  const run = (program: string, options = {}) => env.run(program, { bindings: [WEATHER], timeoutMs: 60_000, ...options })
+  beforeAll(async () => {
+    env = await startRuntime({ language: 'python', isolation: 'thread', poolSize: 1 })
+  }, 180_000)
+  afterAll(() => env?.dispose())
+
+  it('calls three tools concurrently with asyncio.gather, prints, and returns a value', SLOW, async () => {
+    const result = await run(`import asyncio
+print("asking")
+days = await asyncio.gather(weather.forecast(city="Oslo"), weather.forecast({"city": "Rome"}), weather.forecast(city="Lima"))
+return {"hottest": max(day["highC"] for day in days), "cities": [day["city"] for day in days]}`)
+    expect(result.error).toBeUndefined()
+    expect(textOf(result)).toBe('asking\n')
+    expect(result.value).toEqual({ hottest: 12, cities: ['Oslo', 'Rome', 'Lima'] })
+    expect(result.calls.map((call) => call.outcome)).toEqual(['ok', 'ok', 'ok'])
+  })
+
+  it('reports an exception with the program’s own lines and columns, innermost first', SLOW, async () => {
+    const result = await run('x = 1\ndef divide(y):\n    return y / 0\ndivide(x)')
+    expect(result.error).toEqual({ kind: 'exception', message: 'ZeroDivisionError: division by zero\n    at divide (program:3:12)\n    at program:4:1' })
+  })
+
+  it('reports a syntax error with its line, column and a caret', SLOW, async () => {
+    const result = await run('a = 1\nb = = 2')
+    expect(result.error).toEqual({ kind: 'exception', message: 'SyntaxError: invalid syntax (line 2, column 5)\nb = = 2\n    ^' })
+  })
+
+  it('raises a tool error as the group’s error class, naming the tool', SLOW, async () => {
+    const result = await run(`try:
+    await weather.fail()
+except WeatherError as error:
+    print(type(error).__name__, error.tool, error)
+await weather.fail()`)
+    expect(textOf(result)).toBe('WeatherError fail no forecast for Atlantis\n')
+    expect(result.error).toEqual({ kind: 'exception', message: 'WeatherError: no forecast for Atlantis\n    at program:5:1' })
+  })
+
+  it('refuses arguments and completions that are not lossless JSON, naming the path at any depth', SLOW, async () => {
+    const result = await run(`refusals = []
+cyclic = []
+cyclic.append(cyclic)
+for bad in [{"a": {"b": [1, 2**60]}}, {"n": float("nan")}, {"keys": {1: "x"}}, {"c": cyclic}, {"s": {1, 2}}]:
+    try:
+        await weather.echo(bad)
+    except TypeError as error:
+        refusals.append(str(error))
+return refusals`)
+    expect(result.value).toEqual([
+      'weather.echo: arguments must be lossless JSON ($.a.b[1] is an integer beyond 2**53, which a JSON number cannot carry exactly (send it as a string))',
+      'weather.echo: arguments must be lossless JSON ($.n is nan, which is not JSON)',
+      "weather.echo: arguments must be lossless JSON ($.keys has the key 1, and JSON keys are strings)",
+      'weather.echo: arguments must be lossless JSON ($.c[0] contains itself (a cycle))',
+      'weather.echo: arguments must be lossless JSON ($.s is a set, which is not JSON (use dict, list, str, int, float, bool or None))',
+    ])
+    const completion = await run('return {"big": 2**53 + 1}')
+    expect(completion.error?.message).toMatch(/^ValueError: the completion value is not lossless JSON: \$\.big is an integer beyond 2\*\*53/)
+  })
+
+  it('sends arguments nested far deeper than Python’s recursion limit', SLOW, async () => {
+    const result = await run('value = 0\nfor _ in range(5000):\n    value = [value]\nreturn await weather.depth(value)')
+    expect(result.value).toBe(5000)
+  })
+
+  it('keeps large integers, unicode and floats exact across the boundary', SLOW, async () => {
+    const sent = { big: 2 ** 53, negative: -(2 ** 53), text: 'Zürich 東京 🌧', ratio: 0.1, tiny: 5e-324 }
+    const result = await run(`return await weather.echo(${JSON.stringify(sent)})`)
+    expect(result.value).toEqual(sent)
+  })
+
+  it('refuses a tool call with both positional and keyword arguments', SLOW, async () => {
+    const result = await run('await weather.echo({"city": "Oslo"}, city="Rome")')
+    expect(result.error?.message).toMatch(/^TypeError: weather\.echo takes keyword arguments or one dict/)
+  })
+
+  it('serves the ready run_code tool: described as Python, schema-checked tools, errors as the group’s class', SLOW, async () => {
+    const group = defineToolGroup({
+      global: 'forecasts',
+      errorClass: { name: 'ForecastError', memberNameProperty: 'tool' },
+      tools: {
+        tomorrow: {
+          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          run: ({ city }) => ({ city, highC: 14 }),
+        },
+      },
+    })
+    expect(() => createRunCodeTool({ runtime: env.runtime, groups: [group], typecheck: true })).toThrow(/typecheck checks TypeScript/)
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [group], timeoutMs: 60_000 })
+    expect(tool.description).toMatch(/^Run a Python program/)
+    expect(tool.description).toContain('await <namespace>.<tool>(name=value, ...)')
+    const text = await tool.execute({ program: 'day = await forecasts.tomorrow(city="Oslo")\ntry:\n    await forecasts.tomorrow(town="Oslo")\nexcept ForecastError as error:\n    print("refused:", error.tool)\nreturn day' })
+    expect(text).toContain('refused: tomorrow')
+    expect(text).toMatch(/"city": "Oslo",\s*"highC": 14/)
+  })
+
+  it('stops a runaway loop at its deadline', SLOW, async () => {
+    const result = await run('while True:\n    pass', { timeoutMs: 1500 })
+    expect(result.error?.kind).toBe('timeout')
+    expect((await run('return 1 + 1')).value).toBe(2)
+  })
+})
+
+describe('Python per request and in the REPL formats', () => {
+  it('runs a request in Python on a JavaScript runtime', SLOW, async () => {
+    const env = await startRuntime({ isolation: 'thread', poolSize: 0 })
+    try {
+      const python = await env.run('import sys\nreturn sys.version_info[0]', { language: 'python', timeoutMs: 120_000 })
+      expect(python.value).toBe(3)
+      expect((await env.run('return [1, 2].length')).value).toBe(2)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('keeps an owner’s Python state across repl runs, and gives the last expression’s value', SLOW, async () => {
+    const env = await startRuntime({ language: 'python', isolation: 'thread', programFormat: 'repl', retainState: true, poolSize: 1 })
+    try {
+      const owner = {}
+      const first = await env.run('import math\ntotal = math.floor(2.5)\ntotal * 10', { stateOwner: owner, timeoutMs: 120_000 })
+      expect(first.value).toBe(20)
+      const second = await env.run('total += 1\ntotal', { stateOwner: owner, timeoutMs: 120_000 })
+      expect(second.value).toBe(3)
+      const stranger = await env.run('total', { stateOwner: {}, timeoutMs: 120_000 })
+      expect(stranger.error?.message).toMatch(/^NameError: name 'total' is not defined/)
+    } finally {
+      await env.dispose()
+    }
+  })
+})
