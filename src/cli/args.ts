@@ -3,11 +3,11 @@
  * `UsageError` whose message says which argument is wrong, so the entry point owns exit codes.
  */
 import { parseArgs } from 'node:util'
-import { PROGRAM_FORMATS, type PtcProgramFormat } from '../seam/types.js'
+import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, type PtcProgramFormat, type PtcProgramLanguage } from '../seam/types.js'
 
 export const USAGE = `Usage:
-  ptc-run <program.js | -> [--tools <module>] [--format <format>] [--timeout <ms>] [--json] [access]
-  ptc-run --repl [--tools <module>] [--format <format>] [--timeout <ms>] [access]
+  ptc-run <program.js | program.ts | -> [--tools <module>] [--format <format>] [--language <language>] [--typecheck] [--timeout <ms>] [--json] [access]
+  ptc-run --repl [--tools <module>] [--format <format>] [--language <language>] [--timeout <ms>] [access]
 
 Runs a JavaScript program the way a model's program runs in an agent loop, and prints what
 it printed, then its value or its failure.
@@ -25,6 +25,8 @@ unconfined, with your access. Widen it with:
   --tools <module>    ES module whose named exports become the program's tool globals
   --format <format>   function-body (default for files), script, repl (default for --repl),
                       or scoped-repl
+  --language <lang>   javascript or typescript (default: typescript for a .ts, .mts or .cts file)
+  --typecheck         type-check the program against the tools before it runs (needs typescript)
   --timeout <ms>      time budget of each run in milliseconds (default 120000)
   --json              print the exact PtcRunResult as one line of JSON instead
   --repl              read programs from the terminal, one retained environment for all
@@ -43,8 +45,8 @@ export class UsageError extends Error {
 /** What the command line asks for. */
 export type Command =
   | { kind: 'help' }
-  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; timeoutMs?: number; json: boolean; access: Access }
-  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; timeoutMs?: number; access: Access }
+  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; language: PtcProgramLanguage; typecheck: boolean; timeoutMs?: number; json: boolean; access: Access }
+  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; language: PtcProgramLanguage; timeoutMs?: number; access: Access }
 
 /** What programs may touch beyond the default confinement, as the command line grants it. */
 export interface Access {
@@ -64,6 +66,8 @@ export function parseCommand(argv: readonly string[]): Command {
       options: {
         tools: { type: 'string' },
         format: { type: 'string' },
+        language: { type: 'string' },
+        typecheck: { type: 'boolean' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
         repl: { type: 'boolean' },
@@ -87,11 +91,15 @@ export function parseCommand(argv: readonly string[]): Command {
   if (values.repl) {
     if (positionals.length > 0) throw new UsageError(`--repl reads programs from the terminal; unexpected argument ${JSON.stringify(positionals[0])}`)
     if (values.json) throw new UsageError('--json cannot be combined with --repl')
-    return { kind: 'repl', format: format ?? 'repl', ...common }
+    if (values.typecheck) throw new UsageError('--typecheck checks a program file; it cannot be combined with --repl')
+    return { kind: 'repl', format: format ?? 'repl', language: parseLanguage(values.language) ?? 'javascript', ...common }
   }
   if (positionals.length === 0) throw new UsageError('missing program file (or --repl)')
   if (positionals.length > 1) throw new UsageError(`expected one program file, got ${positionals.length}: ${positionals.join(' ')}`)
-  return { kind: 'run', program: positionals[0]!, format: format ?? 'function-body', json: values.json === true, ...common }
+  const program = positionals[0]!
+  // A TypeScript file says so by its extension, as it does to Node and tsc.
+  const language = parseLanguage(values.language) ?? (/\.[mc]?ts$/.test(program) ? 'typescript' : 'javascript')
+  return { kind: 'run', program, format: format ?? 'function-body', language, typecheck: values.typecheck === true, json: values.json === true, ...common }
 }
 
 function parseAccess(values: { workspace?: string; read?: string[]; network?: string; unconfined?: boolean }): Access {
@@ -111,6 +119,14 @@ function parseFormat(value: string | undefined): PtcProgramFormat | undefined {
     throw new UsageError(`--format must be one of ${PROGRAM_FORMATS.join(', ')}, got ${JSON.stringify(value)}`)
   }
   return value as PtcProgramFormat
+}
+
+function parseLanguage(value: string | undefined): PtcProgramLanguage | undefined {
+  if (value === undefined) return undefined
+  if (!(PROGRAM_LANGUAGES as readonly string[]).includes(value)) {
+    throw new UsageError(`--language must be one of ${PROGRAM_LANGUAGES.join(', ')}, got ${JSON.stringify(value)}`)
+  }
+  return value as PtcProgramLanguage
 }
 
 function parseTimeout(value: string | undefined): number | undefined {

@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime } from '../host/provider.js'
-import type { WorkerPtcRuntimeOptions } from '../host/config.js'
+import type { WorkerPtcRuntimeOptions } from '../host/options.js'
 import type { PtcRunResult } from '../seam/types.js'
 import { type Access, type Command, USAGE, UsageError, parseCommand } from './args.js'
+import { toolsChecker } from './typecheck.js'
 import { answerHolds } from './holds.js'
 import { printResult } from './print.js'
 import { runRepl } from './repl.js'
@@ -38,7 +39,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return usage(error)
   }
 
-  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access) }
+  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, language: command.language, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access) }
   if (command.timeoutMs !== undefined) {
     config.timeoutMs = command.timeoutMs
     config.maxTimeoutMs = Math.max(command.timeoutMs, DEFAULT_MAX_TIMEOUT_MS)
@@ -55,6 +56,16 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     if (command.kind === 'repl') {
       return await runRepl(runtime, bindings, { input: process.stdin, out: process.stdout, err: process.stderr, interactive: process.stdin.isTTY === true })
+    }
+    if (command.typecheck) {
+      // Checked as the ready tool checks: against what the runtime and the tools module declare.
+      const mistakes = toolsChecker(bindings, command.format).check(program)
+      if (mistakes !== undefined) {
+        const failed: PtcRunResult = { output: [], calls: [], error: { kind: 'exception', message: mistakes } }
+        if (command.json) process.stdout.write(`${JSON.stringify(failed)}\n`)
+        else printResult(failed, process.stdout, process.stderr)
+        return 1
+      }
     }
     // Ctrl-C stops the program, which then fails with `abort` like any cancelled run.
     const controller = new AbortController()

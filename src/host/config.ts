@@ -6,7 +6,9 @@ import path from 'node:path'
 import Schema from 'schemastery'
 import { durableKeyBytes } from './durable.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
-import { type PtcStreamFactory, TIERS, type TierName } from './tiers/index.js'
+import type { WorkerPtcRuntimeOptions } from './options.js'
+import { TIERS, type TierName } from './tiers/index.js'
+import type { PtcStreamFactory } from './tiers/stream.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -110,8 +112,11 @@ export const Config = Schema.object({
 
 export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
 export type ContainerConfig = Schemastery.TypeT<typeof Container>
-/** The configuration `ctx.plugin(WorkerPtcRuntime, options)` accepts; every field is optional. */
-export type WorkerPtcRuntimeOptions = Schemastery.TypeS<typeof Config>
+
+/** Every written-out option is one the schema accepts: the compiler fails here otherwise. */
+export function asSchemaOptions(options: WorkerPtcRuntimeOptions): Schemastery.TypeS<typeof Config> {
+  return options
+}
 
 function isolationName(config: WorkerPtcRuntimeConfig): string {
   return typeof config.isolation === 'string' ? `'${config.isolation}'` : 'a stream'
