@@ -1,6 +1,6 @@
 import { defineConfig } from 'tsup'
 
-// The library, the `ptc-run` command and the `mcp` and `ai` subpath entries are ES modules
+// The library, the `ptc-run` command and the `mcp`, `ai` and `cordis` subpath entries are ES modules
 // sharing chunks (one `PtcImage` class for all); only the subpath entries reach their optional
 // peer dependencies. The worker bootstrap that runs inside every Worker is one self-contained
 // CommonJS file: Node loads that about 5 ms faster per worker than an ES module graph (measured
@@ -11,11 +11,11 @@ import { defineConfig } from 'tsup'
 // Both must be plain JavaScript on disk because Node 20 cannot load `.ts` files.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts', 'durable-worker': 'src/host/durable-worker.ts' },
+    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cordis: 'src/cordis.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts', 'durable-worker': 'src/host/durable-worker.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',
-    dts: { entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts' } },
+    dts: { entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cordis: 'src/cordis.ts' } },
     // Both builds run at once: this one cleans everything but the other's output.
     clean: ['!worker.cjs', '!helper.cjs', '!stream-entry.cjs'],
     sourcemap: false,

@@ -3,7 +3,8 @@
 // HOLD_MS, on both hosts. Run after `npm run build`: node bench/hold-cpu.mjs
 import { readFileSync, readdirSync } from 'node:fs'
 import { Context } from 'cordis'
-import { WorkerPtcRuntime, defineToolGroup } from 'ptc-runtime'
+import { defineToolGroup } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 
 const HOLD_MS = Number(process.env.HOLD_MS ?? 2000)
 const USER_HZ = 100

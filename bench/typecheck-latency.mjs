@@ -1,7 +1,8 @@
 // Latency of run_code's typecheck: the first check (TypeScript loads, the standard library and
 // the declarations are parsed) and the checks after it (only the program is read again).
 import { Context } from 'cordis'
-import { createRunCodeTool, defineToolGroup, WorkerPtcRuntime } from 'ptc-runtime'
+import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 
 const weather = defineToolGroup({
   global: 'weather',

@@ -20,7 +20,8 @@
 // JSDoc types, so Node runs it as is.
 import { readFileSync } from 'node:fs'
 import { Context } from 'cordis'
-import { WorkerPtcRuntime, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 
 /**
  * One message of the conversation, in a shape close to what model APIs use.

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { deflateSync } from 'node:zlib'
 import { Context } from 'cordis'
-import { PtcImage, WorkerPtcRuntime } from 'ptc-runtime'
+import { PtcImage } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 
 const products = [
   { sku: 'TNT-01', name: 'Trail tent (2p)', category: 'camping', price: 189, stock: 4 },

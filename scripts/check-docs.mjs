@@ -1,5 +1,5 @@
 // `npm run docs:check`: every public export of the package's entries (src/index.ts and the
-// `mcp` and `ai` subpaths) has TSDoc, and so does every public
+// `mcp`, `ai` and `cordis` subpaths) has TSDoc, and so does every public
 // or protected member that exported classes and interfaces declare (a member that overrides a
 // documented one inherits its comment). Prints each gap as file:line and exits 1 if any.
 import path from 'node:path'
@@ -12,7 +12,7 @@ const { config } = ts.readConfigFile(configFile, ts.sys.readFile)
 const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root)
 const program = ts.createProgram(parsed.fileNames, parsed.options)
 const checker = program.getTypeChecker()
-const entries = ['src/index.ts', 'src/mcp/index.ts', 'src/ai/index.ts'].map((file) => {
+const entries = ['src/index.ts', 'src/mcp/index.ts', 'src/ai/index.ts', 'src/cordis.ts'].map((file) => {
   const entry = program.getSourceFile(path.join(root, file))
   if (!entry) throw new Error(`${file} is not part of tsconfig.docs.json`)
   return entry

@@ -1,4 +1,4 @@
-export { PtcRuntime } from './seam/runtime.js'
+export type { PtcRuntime } from './seam/api.js'
 export { PtcImage } from './seam/image.js'
 export { PtcCallRefusal } from './seam/refusal.js'
 export {
@@ -42,8 +42,7 @@ export type {
   SandboxMode,
   SandboxNetwork,
 } from './seam/types.js'
-export { WorkerPtcRuntime } from './host/provider.js'
-export type { WorkerPtcRuntimeOptions } from './host/config.js'
+export type { WorkerPtcRuntimeOptions } from './host/options.js'
 export type { PtcDurableStore } from './host/durable-store.js'
 export { DEFAULT_IMAGE, buildImage } from './host/image-build.js'
 export type { BuildImageOptions } from './host/image-build.js'

@@ -3,7 +3,7 @@
  * call those tools, with what an approval round trip needs beside it.
  */
 import type { Tool, ToolSet } from 'ai'
-import type { PtcRuntime } from '../seam/runtime.js'
+import type { PtcRuntime } from '../seam/api.js'
 import type { PtcBindingErrorClass, PtcHoldDecision, PtcPause } from '../seam/types.js'
 import { type RunCodeAnswer, type RunCodeTool, type RunCodeToolOptions, createRunCodeTool } from '../tools/run-code-tool.js'
 import { aiTool } from './ai-tool.js'

@@ -17,10 +17,10 @@ const takesFileParts = Number((createRequire(import.meta.url)('ai/package.json')
 export const MAX_MODEL_IMAGE_BYTES = 20 * 2 ** 20
 
 /** An image as the AI SDK in use takes it in a tool result: base64 data and its media type. */
-type ImagePart = { type: 'image-data'; data: string; mediaType: string } | { type: 'file'; data: { type: 'data'; data: string }; mediaType: string }
+export type RunCodeModelImage = { type: 'image-data'; data: string; mediaType: string } | { type: 'file'; data: { type: 'data'; data: string }; mediaType: string }
 
 /** The AI SDK's tool result output for `answer` (the `content` form when it has images). */
-export type RunCodeModelOutput = { type: 'text'; value: string } | { type: 'content'; value: Array<{ type: 'text'; text: string } | ImagePart> }
+export type RunCodeModelOutput = { type: 'text'; value: string } | { type: 'content'; value: Array<{ type: 'text'; text: string } | RunCodeModelImage> }
 
 /**
  * `answer`'s text, and each of its images read from its file, at most `MAX_MODEL_IMAGE_BYTES`
@@ -28,7 +28,7 @@ export type RunCodeModelOutput = { type: 'text'; value: string } | { type: 'cont
  * stays a line of the text.
  */
 export async function modelOutput(answer: RunCodeAnswer): Promise<RunCodeModelOutput> {
-  const images: ImagePart[] = []
+  const images: RunCodeModelImage[] = []
   for (const { attachment, path } of answer.images) {
     const bytes = await readBounded(path, MAX_MODEL_IMAGE_BYTES)
     if (bytes === undefined) continue

@@ -6,8 +6,8 @@ import { parseArgs } from 'node:util'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, type PtcProgramFormat, type PtcProgramLanguage } from '../seam/types.js'
 
 export const USAGE = `Usage:
-  ptc-run <program.js | -> [--tools <module>] [--format <format>] [--language <language>] [--timeout <ms>] [--json] [access]
-  ptc-run --repl [--tools <module>] [--format <format>] [--timeout <ms>] [access]
+  ptc-run <program.js | program.ts | -> [--tools <module>] [--format <format>] [--language <language>] [--typecheck] [--timeout <ms>] [--json] [access]
+  ptc-run --repl [--tools <module>] [--format <format>] [--language <language>] [--timeout <ms>] [access]
 
 Runs a JavaScript program the way a model's program runs in an agent loop, and prints what
 it printed, then its value or its failure.
@@ -25,8 +25,9 @@ unconfined, with your access. Widen it with:
   --tools <module>    ES module whose named exports become the program's tool globals
   --format <format>   function-body (default for files), script, repl (default for --repl),
                       or scoped-repl
-  --language <name>   javascript (default), typescript or python (needs the pyodide package;
-                      not with --repl)
+  --language <name>   javascript, typescript (default for a .ts, .mts or .cts file) or python
+                      (needs the pyodide package; not with --repl)
+  --typecheck         type-check the program against the tools before it runs (needs typescript)
   --timeout <ms>      time budget of each run in milliseconds (default 120000)
   --json              print the exact PtcRunResult as one line of JSON instead
   --repl              read programs from the terminal, one retained environment for all
@@ -45,8 +46,8 @@ export class UsageError extends Error {
 /** What the command line asks for. */
 export type Command =
   | { kind: 'help' }
-  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; language?: PtcProgramLanguage; timeoutMs?: number; json: boolean; access: Access }
-  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; timeoutMs?: number; access: Access }
+  | { kind: 'run'; program: string; tools?: string; format: PtcProgramFormat; language: PtcProgramLanguage; typecheck: boolean; timeoutMs?: number; json: boolean; access: Access }
+  | { kind: 'repl'; tools?: string; format: PtcProgramFormat; language: PtcProgramLanguage; timeoutMs?: number; access: Access }
 
 /** What programs may touch beyond the default confinement, as the command line grants it. */
 export interface Access {
@@ -67,6 +68,7 @@ export function parseCommand(argv: readonly string[]): Command {
         tools: { type: 'string' },
         format: { type: 'string' },
         language: { type: 'string' },
+        typecheck: { type: 'boolean' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
         repl: { type: 'boolean' },
@@ -90,13 +92,17 @@ export function parseCommand(argv: readonly string[]): Command {
   if (values.repl) {
     if (positionals.length > 0) throw new UsageError(`--repl reads programs from the terminal; unexpected argument ${JSON.stringify(positionals[0])}`)
     if (values.json) throw new UsageError('--json cannot be combined with --repl')
-    if (values.language !== undefined) throw new UsageError('--language cannot be combined with --repl: the REPL reads JavaScript')
-    return { kind: 'repl', format: format ?? 'repl', ...common }
+    if (values.typecheck) throw new UsageError('--typecheck checks a program file; it cannot be combined with --repl')
+    const replLanguage = parseLanguage(values.language) ?? 'javascript'
+    if (replLanguage === 'python') throw new UsageError('--language python cannot be combined with --repl: the REPL reads JavaScript')
+    return { kind: 'repl', format: format ?? 'repl', language: replLanguage, ...common }
   }
   if (positionals.length === 0) throw new UsageError('missing program file (or --repl)')
   if (positionals.length > 1) throw new UsageError(`expected one program file, got ${positionals.length}: ${positionals.join(' ')}`)
-  const language = parseLanguage(values.language)
-  return { kind: 'run', program: positionals[0]!, format: format ?? 'function-body', ...(language === undefined ? {} : { language }), json: values.json === true, ...common }
+  const program = positionals[0]!
+  // A TypeScript file says so by its extension, as it does to Node and tsc.
+  const language = parseLanguage(values.language) ?? (/\.[mc]?ts$/.test(program) ? 'typescript' : 'javascript')
+  return { kind: 'run', program, format: format ?? 'function-body', language, typecheck: values.typecheck === true, json: values.json === true, ...common }
 }
 
 function parseAccess(values: { workspace?: string; read?: string[]; network?: string; unconfined?: boolean }): Access {

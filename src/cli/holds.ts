@@ -3,7 +3,7 @@
  * terminal asks the person there; anywhere else nobody can answer, so the call is refused at
  * once with a reason the program reads, rather than left waiting for `holdTimeoutMs`.
  */
-import type { PtcRuntime } from '../seam/runtime.js'
+import type { PtcRuntime } from '../seam/api.js'
 import type { PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
 import { printResult, type Sink } from './print.js'
 

@@ -8,15 +8,18 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime } from '../host/provider.js'
-import type { WorkerPtcRuntimeOptions } from '../host/config.js'
+import type { WorkerPtcRuntimeOptions } from '../host/options.js'
 import type { PtcRunResult } from '../seam/types.js'
 import { type Access, type Command, USAGE, UsageError, parseCommand } from './args.js'
+import { toolsChecker } from './typecheck.js'
 import { answerHolds } from './holds.js'
 import { printResult } from './print.js'
 import { runRepl } from './repl.js'
 import { loadTools } from './tools.js'
 
 const DEFAULT_MAX_TIMEOUT_MS = 600_000
+/** The runtime's own default time budget, which a type check before the run spends from. */
+const DEFAULT_TIMEOUT_MS = 120_000
 
 async function main(argv: readonly string[]): Promise<number> {
   let command: Command
@@ -38,7 +41,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return usage(error)
   }
 
-  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access), ...(command.kind === 'run' && command.language ? { language: command.language } : {}) }
+  const config: WorkerPtcRuntimeOptions = { programFormat: command.format, language: command.language, retainState: command.kind === 'repl', sandbox: sandboxOf(command.access) }
   if (command.timeoutMs !== undefined) {
     config.timeoutMs = command.timeoutMs
     config.maxTimeoutMs = Math.max(command.timeoutMs, DEFAULT_MAX_TIMEOUT_MS)
@@ -55,6 +58,18 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     if (command.kind === 'repl') {
       return await runRepl(runtime, bindings, { input: process.stdin, out: process.stdout, err: process.stderr, interactive: process.stdin.isTTY === true })
+    }
+    if (command.typecheck) {
+      // Checked as the ready tool checks: against what the runtime and the tools module declare.
+      const checker = toolsChecker(bindings, command.format)
+      const checked = await checker.check(program, { timeoutMs: command.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS }).finally(() => checker.close())
+      const error = !checked.ok ? { kind: checked.kind, message: checked.message } : checked.mistakes !== undefined ? { kind: 'exception' as const, message: checked.mistakes } : undefined
+      if (error !== undefined) {
+        const failed: PtcRunResult = { output: [], calls: [], error }
+        if (command.json) process.stdout.write(`${JSON.stringify(failed)}\n`)
+        else printResult(failed, process.stdout, process.stderr)
+        return 1
+      }
     }
     // Ctrl-C stops the program, which then fails with `abort` like any cancelled run.
     const controller = new AbortController()

@@ -5,7 +5,7 @@
  * template literal or a comment, exactly the inputs a parser fails on at their very end.
  */
 import { createInterface } from 'node:readline'
-import type { PtcRuntime } from '../seam/runtime.js'
+import type { PtcRuntime } from '../seam/api.js'
 import type { PtcBindingNamespace, PtcProgramFormat } from '../seam/types.js'
 import { parseProgram } from '../transform/parse.js'
 import { ProgramSyntaxError } from '../transform/syntax-error.js'

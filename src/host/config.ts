@@ -7,7 +7,9 @@ import Schema from 'schemastery'
 import { durableKeys } from './durable.js'
 import type { PtcDurableStore } from './durable-store.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
-import { type PtcStreamFactory, TIERS, type TierName } from './tiers/index.js'
+import type { WorkerPtcRuntimeOptions } from './options.js'
+import { TIERS, type TierName } from './tiers/index.js'
+import type { PtcStreamFactory } from './tiers/stream.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -141,8 +143,11 @@ export const Config = Schema.object({
 
 export type WorkerPtcRuntimeConfig = Schemastery.TypeT<typeof Config>
 export type ContainerConfig = Schemastery.TypeT<typeof Container>
-/** The configuration `ctx.plugin(WorkerPtcRuntime, options)` accepts; every field is optional. */
-export type WorkerPtcRuntimeOptions = Schemastery.TypeS<typeof Config>
+
+/** Every written-out option is one the schema accepts: the compiler fails here otherwise. */
+export function asSchemaOptions(options: WorkerPtcRuntimeOptions): Schemastery.TypeS<typeof Config> {
+  return options
+}
 
 function isolationName(config: WorkerPtcRuntimeConfig): string {
   return typeof config.isolation === 'string' ? `'${config.isolation}'` : 'a stream'

@@ -4,8 +4,9 @@
  * to end it, so the caller never imports Cordis.
  */
 import { Context } from 'cordis'
-import type { PtcRuntime } from '../seam/runtime.js'
-import type { WorkerPtcRuntimeOptions } from './config.js'
+import type { PtcRuntime } from '../seam/api.js'
+import { asSchemaOptions } from './config.js'
+import type { WorkerPtcRuntimeOptions } from './options.js'
 import { WorkerPtcRuntime } from './provider.js'
 
 /** A runtime that `createPtcRuntime` started, and the one way to end it. */
@@ -27,7 +28,7 @@ export interface StandalonePtcRuntime {
  */
 export async function createPtcRuntime(config: WorkerPtcRuntimeOptions = {}): Promise<StandalonePtcRuntime> {
   const root = new Context()
-  const fiber = root.plugin(WorkerPtcRuntime, config)
+  const fiber = root.plugin(WorkerPtcRuntime, asSchemaOptions(config))
   try {
     // Awaiting the fiber is what makes a start-up error a rejection here; Cordis would
     // otherwise only log it and leave `ctx.ptcRuntime` unset.

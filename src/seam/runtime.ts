@@ -1,8 +1,10 @@
 /**
  * The seam: the abstract `ptcRuntime` service. This is the only file that touches Cordis'
- * service machinery, so a Cordis upgrade touches one file.
+ * service machinery, so a Cordis upgrade touches one file. What consumers call is `PtcRuntime`
+ * of `api.ts`, which this class implements without Cordis in its type.
  */
 import { type Context, Service } from 'cordis'
+import type { PtcRuntime as PtcRuntimeApi } from './api.js'
 import type { PtcHoldDecision, PtcProgramFormat, PtcResumeOptions, PtcRunRequest, PtcRunResult, PtcRunSpec, SandboxMode } from './types.js'
 
 declare module 'cordis' {
@@ -20,7 +22,7 @@ declare module 'cordis' {
  * Instances are reached through a Cordis proxy, so subclasses keep state in TS `private _x`
  * fields, never ES `#private` ones.
  */
-export abstract class PtcRuntime extends Service {
+export abstract class PtcRuntime extends Service implements PtcRuntimeApi {
   /** Source language of programs, lowercase (`'javascript'`). */
   abstract readonly language: string
   /** Substrate label, not a security claim (`'worker-thread'`, `'process'`). */

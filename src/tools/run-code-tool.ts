@@ -4,7 +4,7 @@
  * program and answers with the text the model reads next, beside the whole result and the files
  * of the images it showed, for the host (`execute`: the text alone).
  */
-import type { PtcRuntime } from '../seam/runtime.js'
+import type { PtcRuntime } from '../seam/api.js'
 import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
 import { DURABLE_TOKEN_PREFIX } from '../seam/types.js'

@@ -1,6 +1,7 @@
 import { Context } from 'cordis'
 import { containerOptions } from './container.js'
-import { type PtcRunRequest, WorkerPtcRuntime, type WorkerPtcRuntimeOptions } from 'ptc-runtime'
+import { type PtcRunRequest, type WorkerPtcRuntimeOptions } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 
 export type RunOptions = Partial<PtcRunRequest>
 

@@ -125,7 +125,7 @@ describe.skipIf(!bwrap)('sandboxed provider lifecycle', () => {
   it('pre-spawned helpers never keep the process alive', () => {
     const script = `
       import { Context } from 'cordis'
-      import { WorkerPtcRuntime } from 'ptc-runtime'
+      import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
       const root = new Context()
       await root.plugin(WorkerPtcRuntime, { poolSize: 2, sandbox: { mode: 'read-only', workspaceRoot: ${JSON.stringify(temp.dir)} } })
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))

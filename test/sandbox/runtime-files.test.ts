@@ -9,7 +9,7 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, realpathSyn
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
-import { WorkerPtcRuntime } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bwrap, tempDirectory } from '../helpers/sandbox.js'
 

@@ -1,6 +1,7 @@
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
-import { PtcRuntime, type PtcRunRequest, type PtcRunResult, type PtcRunSpec } from 'ptc-runtime'
+import { type PtcRunRequest, type PtcRunResult, type PtcRunSpec } from 'ptc-runtime'
+import { PtcRuntime } from 'ptc-runtime/cordis'
 
 /** The smallest honest provider: echoes the program text as output. */
 class EchoRuntime extends PtcRuntime {

@@ -89,7 +89,7 @@ describe('provider lifecycle', () => {
     const { execFileSync } = await import('node:child_process')
     const script = `
       import { Context } from 'cordis'
-      import { WorkerPtcRuntime } from 'ptc-runtime'
+      import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
       const root = new Context()
       await root.plugin(WorkerPtcRuntime, { poolSize: 2 })
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 1', bindings: [] }))

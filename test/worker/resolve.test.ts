@@ -1,6 +1,6 @@
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WorkerPtcRuntime } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 import { ON_CONTAINER, startRuntime } from '../helpers/runtime.js'
 
 describe('WorkerPtcRuntime configuration and resolve', () => {

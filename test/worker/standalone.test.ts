@@ -1,6 +1,7 @@
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
-import { createPtcRuntime, WorkerPtcRuntime, type WorkerPtcRuntimeOptions } from 'ptc-runtime'
+import { createPtcRuntime, type WorkerPtcRuntimeOptions } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 import { leakedSince, resourceBaseline } from '../helpers/leaks.js'
 import { childProcesses } from '../helpers/processes.mjs'
 import { CONFINED } from '../helpers/runtime.js'

@@ -128,7 +128,7 @@ describe('output never reaches the host process', () => {
       return 'done'`
     const script = `
       import { Context } from 'cordis'
-      import { WorkerPtcRuntime } from 'ptc-runtime'
+      import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
       const root = new Context()
       await root.plugin(WorkerPtcRuntime, { poolSize: 0 })
       const r = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: ${JSON.stringify(program)}, bindings: [] }))
