@@ -10,6 +10,12 @@ import type { Environment } from './environment.js'
 import { typeEraser } from './typescript.js'
 
 const CACHE_SIZE = 64
+/**
+ * Longer programs are lowered each time, never kept: the cache serves the short programs that
+ * repeat, and entries of any size would let one program's distinct megabyte texts pin
+ * `CACHE_SIZE` times their size (source, key and lowering) in the host for every conversation.
+ */
+const MAX_CACHED_CHARS = 64 * 1024
 
 export class ProgramCache {
   private readonly _entries = new Map<string, LoweredProgram>()
@@ -26,6 +32,7 @@ export class ProgramCache {
     } else {
       const eraser = language === 'typescript' ? typeEraser() : undefined
       lowered = lowerProgram(source, this._format, { carried: names, eraser })
+      if (source.length > MAX_CACHED_CHARS) return lowered
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
     }
     this._entries.set(key, lowered)
