@@ -105,6 +105,9 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
           }
           if (ancestors.has(converted)) return fail('cycle')
           const list = Array.isArray(converted)
+          // A typed array's keys are one string per element, made before the walk meters any of
+          // them (20 MB of bytes held the host 56 s and 1 GB): each costs at least `"0":0`.
+          if (types.isTypedArray(converted) && bytes + 2 + 5 * converted.length > maxBytes) return { ok: false, overBudget: true }
           const keys = list ? null : Object.keys(converted)
           const length = list ? (converted as unknown[]).length : keys!.length
           // Brackets, and the commas of a list (a record's may fall with its dropped fields).

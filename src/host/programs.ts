@@ -11,6 +11,12 @@ import { typeEraser } from './typescript.js'
 import { PYTHON_REHEARSAL_SOURCE, lowerPython } from '../python/lower.js'
 
 const CACHE_SIZE = 64
+/**
+ * Longer programs are lowered each time, never kept: the cache serves the short programs that
+ * repeat, and entries of any size would let one program's distinct megabyte texts pin
+ * `CACHE_SIZE` times their size (source, key and lowering) in the host for every conversation.
+ */
+const MAX_CACHED_CHARS = 64 * 1024
 
 export class ProgramCache {
   private readonly _entries = new Map<string, LoweredProgram>()
@@ -27,6 +33,7 @@ export class ProgramCache {
     } else {
       const eraser = language === 'typescript' ? typeEraser() : undefined
       lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, eraser })
+      if (source.length > MAX_CACHED_CHARS) return lowered
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
     }
     this._entries.set(key, lowered)

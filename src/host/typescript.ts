@@ -35,7 +35,13 @@ interface SwcEraser {
 }
 
 const PACKAGE = '@swc/wasm-typescript'
-const require = createRequire(import.meta.url)
+/**
+ * Replaced with the instance: a `require` records every module it loads in its parent's
+ * `children`, so one kept for good would keep every discarded instance (megabytes of
+ * WebAssembly memory each) alive, and a program that traps the eraser over and over would grow
+ * the host without bound.
+ */
+let requireEraser = createRequire(import.meta.url)
 let instance: SwcEraser | undefined
 
 /** The eraser, loading its WebAssembly on first use. Throws when the package cannot be loaded. */
@@ -47,7 +53,7 @@ export function typeEraser(): TypeEraser {
 function load(): SwcEraser {
   if (instance) return instance
   try {
-    instance = require(PACKAGE) as SwcEraser
+    instance = requireEraser(PACKAGE) as SwcEraser
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
     throw new Error(`TypeScript programs need the dependency ${PACKAGE}, which could not be loaded: ${reason}`)
@@ -55,10 +61,11 @@ function load(): SwcEraser {
   return instance
 }
 
-/** Forgets the instance: the package is one CommonJS file, so requiring it again builds a new one. */
+/** Forgets the instance: the package is one CommonJS file, so requiring it again (from a new `require`) builds a new one. */
 function discard(): void {
   instance = undefined
-  delete require.cache[require.resolve(PACKAGE)]
+  delete requireEraser.cache[requireEraser.resolve(PACKAGE)]
+  requireEraser = createRequire(import.meta.url)
 }
 
 function erase(source: string): string {

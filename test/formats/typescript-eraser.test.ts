@@ -2,6 +2,8 @@
  * The host erases every conversation's TypeScript with one eraser: a program that breaks it
  * (its WebAssembly stack overflows, its memory is left corrupt) must cost only that program.
  */
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRuntime } from '../helpers/runtime.js'
 
@@ -36,6 +38,20 @@ describe('TypeScript erasure cannot be poisoned', () => {
     expect((await env.run(GOOD)).value).toEqual(['Oslo'])
     // Its syntax errors still carry the program's own position after the instance was replaced.
     expect((await env.run('const a = 1\nlet b: = 2')).error?.message).toMatch(/\(line 2, column 8\)/)
+  })
+
+  it('frees each broken eraser: a program that breaks it over and over does not grow the host', async () => {
+    setFlagsFromString('--expose-gc')
+    const collect = runInNewContext('gc') as () => void
+    await env.run(BOMBS['a generic nested 3 000 deep']!)
+    collect()
+    const before = process.memoryUsage().external
+    for (let round = 0; round < 25; round++) expect((await env.run(BOMBS['a generic nested 3 000 deep']!)).error?.kind).toBe('exception')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    collect()
+    collect()
+    // Each instance holds about 3.7 MB outside the JavaScript heap; 25 kept ones would be about 90 MB.
+    expect((process.memoryUsage().external - before) / 2 ** 20).toBeLessThan(25)
   })
 
   it('refuses brackets nested past the bound before erasing, naming the rule', async () => {

@@ -69,6 +69,9 @@ const huge = defineToolGroup({
         return record
       },
     },
+    // A typed array converts as a record of its elements: one key string each, tens of bytes of
+    // host heap for each byte it holds, so its size is checked before any key is made.
+    bytes: { inputSchema: { type: 'object' }, maxResultBytes: 1000, run: () => new Uint8Array(8_000_000) },
     fits: { inputSchema: { type: 'object' }, maxResultBytes: 1000, run: () => ({ at: new Date(0), text: 'x'.repeat(900), gone: undefined }) },
     // Depth costs nothing but bytes: a hundred thousand levels convert without recursion.
     deep: {
@@ -131,12 +134,20 @@ describe.each([
   it('a huge result stops being read once it is surely over its budget', async () => {
     reads = 0
     const result = await env.run(`return await huge.strings().catch((e) => e.message)`, { bindings: [huge.namespace] })
-    expect(result.value).toBe('huge.strings resolved more than 1000 bytes of JSON, over its budget of 1000 (maxResultBytes); ask for less: a page, a filter, fewer fields')
+    expect(result.value).toBe("huge.strings resolved more than 1000 bytes of JSON, over its budget of 1000 (the tool's maxResultBytes); ask for less: a page, a filter, fewer fields")
     expect(reads).toBeLessThan(100)
     reads = 0
     const dropped = await env.run(`return await huge.dropped().catch((e) => e.message)`, { bindings: [huge.namespace] })
     expect(dropped.value).toMatch(/^huge\.dropped resolved more than 1000 bytes of JSON/)
     expect(reads).toBeLessThan(10_000)
+  })
+
+  it('a typed array surely over its budget is refused before its elements are enumerated', async () => {
+    const before = process.memoryUsage().rss
+    const result = await env.run(`return await huge.bytes().catch((e) => e.message)`, { bindings: [huge.namespace] })
+    expect(result.value).toMatch(/^huge\.bytes resolved more than 1000 bytes of JSON, over its budget of 1000 \(the tool's maxResultBytes\)/)
+    // Its 8 000 000 keys alone were about 400 MB of host heap (and seconds of the host's thread).
+    expect((process.memoryUsage().rss - before) / 2 ** 20).toBeLessThan(150)
   })
 
   it('a converted result within its budget is counted by its JSON bytes in the trace', async () => {
