@@ -47,7 +47,7 @@ const kinds = [
   { name: 'NodeNext, CommonJS', dir: 'cjs', options: { module: 'nodenext' } },
   { name: 'Node16, an ES module', dir: 'esm', options: { module: 'node16' } },
   { name: 'Bundler', dir: 'esm', options: { module: 'preserve', moduleResolution: 'bundler' } },
-  { name: 'CommonJS', dir: 'cjs', options: { module: 'commonjs' } },
+  { name: 'CommonJS', dir: 'cjs', options: { module: 'commonjs', esModuleInterop: true } },
 ]
 
 describe.each(compilers)('TypeScript $version consumers of the packed package', ({ tsc }) => {
