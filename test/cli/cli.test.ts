@@ -168,7 +168,7 @@ describe('ptc-run', () => {
   it('--help prints the usage and exits 0', async () => {
     const result = await ptcRun(['--help'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Usage:\n {2}ptc-run <program\.js \| -> /)
+    expect(result.stdout).toMatch(/^Usage:\n {2}ptc-run <program\.js \| program\.ts \| -> /)
     expect(result.stdout).toMatch(/Exit codes: 0 the program succeeded, 1 the program failed, 2 usage error\./)
   })
 
