@@ -569,6 +569,13 @@ async function runBystander(runtime, timeoutMs, marker) {
  * Runs `program` once on `runtime` (a PtcRuntime configured with CORPUS_CONFIG and `format`),
  * then checks the result, the processes it left, and the runtime's health. Never rejects.
  */
+/**
+ * The host's event-loop delay while a bystander runs beside an attack. One for the module: a
+ * histogram stays a live handle until it is collected, enabled or not, and the cases that
+ * measure run alone, one at a time.
+ */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+
 export async function runCase(runtime, { host, format, program }) {
   const marker = newMarker()
   const timeoutMs = program.timeoutMs ?? CORPUS_CONFIG.timeoutMs
@@ -579,18 +586,20 @@ export async function runCase(runtime, { host, format, program }) {
     const started = performance.now()
     const pause = program.durable ? { pause: 'durable' } : {}
     let bystander
-    const loopDelay = monitorEventLoopDelay({ resolution: 10 })
     if (program.bystanderMs !== undefined) {
       besides.set(marker, () => {
         const started = new Promise((resolve) => startWaiters.set(`bystander-${marker}`, resolve))
         bystander = runBystander(runtime, program.bystanderMs, marker)
-        return started.then(() => loopDelay.enable())
+        return started.then(() => {
+          loopDelay.reset()
+          loopDelay.enable()
+        })
       })
     }
     result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
     loopDelay.disable()
     besides.delete(marker)
-    const heldMs = loopDelay.max / 1e6
+    const heldMs = program.bystanderMs === undefined ? 0 : loopDelay.max / 1e6
     if (heldMs > TIMEOUT_SLACK_MS) problems.push(`the host's event loop was held ${Math.round(heldMs)} ms at once during the attack`)
     if (program.bystanderMs !== undefined) problems.push(...(bystander ? await bystander : ['the program never called tools.beside']))
     // A held call is answered as the case says, as often as the run pauses; the waits are not
@@ -620,6 +629,7 @@ export async function runCase(runtime, { host, format, program }) {
   } catch (error) {
     problems.push(`the case threw: ${error?.stack ?? error}`)
   } finally {
+    loopDelay.disable()
     if (owner) await runtime.release(owner)
   }
   return { result, problems }
