@@ -8,10 +8,9 @@
  *
  * `node bench/run.mjs frames`.
  */
-import { spawn } from 'node:child_process'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { Duplex } from 'node:stream'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { localStreams } from './local-stream.mjs'
 import { startOurs } from './ours.mjs'
 import { fmt, machine, note, scale, table, target, times } from './stats.mjs'
 
@@ -22,21 +21,7 @@ const CALL_OBJECTS = scale(1_300_000, 300_000)
 /** The issue's bound: no attack holds the host's event loop longer than this at once. */
 const HOLD_BOUND_MS = 50
 
-/** The stream entry as a local process (as bench/tiers.mjs). */
-function localStream() {
-  const child = spawn(process.execPath, [ENTRY], { env: {}, stdio: ['pipe', 'pipe', 'inherit'] })
-  const stream = new Duplex({
-    read() {},
-    write: (chunk, _encoding, callback) => child.stdin.write(chunk, callback),
-    destroy: (error, callback) => {
-      child.kill('SIGKILL')
-      child.exitCode !== null || child.signalCode !== null ? callback(error) : child.once('exit', () => callback(error))
-    },
-  })
-  child.stdout.on('data', (chunk) => stream.push(chunk))
-  child.on('exit', () => stream.destroy())
-  return stream
-}
+const localStream = localStreams(ENTRY)
 
 const TIERS = {
   process: { isolation: 'process', sandbox: 'none' },

@@ -8,9 +8,9 @@
  * `node bench/run.mjs tiers`. PTC_CONTAINER_RUNTIME and PTC_CONTAINER_ARGS set podman's OCI
  * runtime and extra `run` arguments (by default the container tier finds them at start).
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { Duplex } from 'node:stream'
+import { spawnSync } from 'node:child_process'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { localStreams } from './local-stream.mjs'
 import { startOurs } from './ours.mjs'
 import { fmt, interleave, machine, note, now, scale, settle, summarize, table, times } from './stats.mjs'
 
@@ -23,21 +23,7 @@ const STARTS = scale(4, 2)
 const CALLS = scale(400, 50)
 const tools = [{ global: 'tools', functions: { echo: async (args) => args } }]
 
-/** The entry as a local process: what the stream tier costs without any sandbox in the way. */
-function localStream() {
-  const child = spawn(process.execPath, [ENTRY], { env: {}, stdio: ['pipe', 'pipe', 'inherit'] })
-  const stream = new Duplex({
-    read() {},
-    write: (chunk, _encoding, callback) => child.stdin.write(chunk, callback),
-    destroy: (error, callback) => {
-      child.kill('SIGKILL')
-      child.exitCode !== null || child.signalCode !== null ? callback(error) : child.once('exit', () => callback(error))
-    },
-  })
-  child.stdout.on('data', (chunk) => stream.push(chunk))
-  child.on('exit', () => stream.destroy())
-  return stream
-}
+const localStream = localStreams(ENTRY)
 
 /** podman's `container` options here, with an image built for this run, or why it cannot run. */
 async function containerTier() {
