@@ -94,7 +94,7 @@ export function parseCommand(argv: readonly string[]): Command {
     if (values.json) throw new UsageError('--json cannot be combined with --repl')
     if (values.typecheck) throw new UsageError('--typecheck checks a program file; it cannot be combined with --repl')
     const replLanguage = parseLanguage(values.language) ?? 'javascript'
-    if (replLanguage === 'python') throw new UsageError('--language python cannot be combined with --repl: the REPL reads JavaScript')
+    if (replLanguage === 'python') throw new UsageError('--language cannot be combined with --repl for python: the REPL reads JavaScript')
     return { kind: 'repl', format: format ?? 'repl', language: replLanguage, ...common }
   }
   if (positionals.length === 0) throw new UsageError('missing program file (or --repl)')

@@ -45,6 +45,6 @@ describe('ptc-run and TypeScript', () => {
   })
 
   it('refuses an unknown --language, naming the choices', async () => {
-    expect(await ptcRun([file('x.ts', 'return 1'), '--language', 'python'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--language must be one of javascript, typescript, got "python"') })
+    expect(await ptcRun([file('x.ts', 'return 1'), '--language', 'ruby'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--language must be one of javascript, typescript, python, got "ruby"') })
   })
 })

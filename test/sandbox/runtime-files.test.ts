@@ -19,7 +19,7 @@ const modules = (name: string) => realpathSync(path.join(REPO, 'node_modules', n
 /** A runtime host script: plugs in the runtime with argv[2] as config, runs argv[3]'s programs. */
 const HOST_SCRIPT = `
 import { Context } from 'cordis'
-import { WorkerPtcRuntime } from 'ptc-runtime'
+import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 const root = new Context()
 const fiber = await root.plugin(WorkerPtcRuntime, JSON.parse(process.argv[2]))
 const results = []
@@ -153,7 +153,7 @@ describe.skipIf(!bwrap)('a copy of the build outside dist/', () => {
     try {
       const script = `
 import { Context } from 'cordis'
-const { WorkerPtcRuntime } = await import(${JSON.stringify(path.join(copy, 'index.js'))})
+const { WorkerPtcRuntime } = await import(${JSON.stringify(path.join(copy, 'cordis.js'))})
 const root = new Context()
 const fiber = await root.plugin(WorkerPtcRuntime, { poolSize: 0 })
 const result = await root.ptcRuntime.run(root.ptcRuntime.resolve({ program: 'return 6 * 7', bindings: [] }))
@@ -177,7 +177,7 @@ describe.skipIf(!bwrap)('a host whose working directory is under /tmp', () => {
       const script = `
 import { Context } from 'cordis'
 process.chdir(${JSON.stringify(project.dir)})
-const { WorkerPtcRuntime } = await import(${JSON.stringify(path.join(REPO, 'dist', 'index.js'))})
+const { WorkerPtcRuntime } = await import(${JSON.stringify(path.join(REPO, 'dist', 'cordis.js'))})
 const root = new Context()
 const fiber = await root.plugin(WorkerPtcRuntime, { poolSize: 0 })
 const program = \`const fs = await import('node:fs'); const seen = fs.readdirSync(\${JSON.stringify(process.cwd())}); let code = 'written'; try { fs.writeFileSync(\${JSON.stringify(process.cwd() + '/planted.js')}, 'x') } catch (error) { code = error.code } return [seen, code]\`

@@ -94,21 +94,6 @@ describe.each(['process', 'thread'] as const)('retained state on the %s host', (
     await env.runtime.release(owner)
   })
 
-  it.runIf(isolation === 'process')('a run refused before it started (a cwd the confinement cannot show) leaves the owner its environment and state', async () => {
-    const owner = {}
-    const hidden = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-hidden-')))
-    try {
-      await env.run('var kept = "still here"', { stateOwner: owner, cwd: first })
-      const refused = await env.run('kept = "overwritten"', { stateOwner: owner, cwd: hidden })
-      expect(refused.error).toEqual({ kind: 'sandbox-unavailable', message: expect.stringContaining(`the run's cwd ${hidden} cannot be entered in this environment`) })
-      const next = await env.run('[kept, process.cwd()]', { stateOwner: owner, cwd: second })
-      expect([next.value, textOf(next)]).toEqual([['still here', second], ''])
-    } finally {
-      await env.runtime.release(owner)
-      rmSync(hidden, { recursive: true, force: true })
-    }
-  })
-
   it('refuses state owners that would be shared by value', () => {
     for (const owner of ['conversation-1', 7, null]) {
       expect(() => env.runtime.resolve({ program: '1', bindings: [], stateOwner: owner as unknown as object })).toThrow(

@@ -4,6 +4,7 @@
 // formats: function-body,script
 // durable: yes
 // hold: approve
+// timeout: 30000
 const text = 'x'.repeat(900_000)
 for (let i = 0; i < 100; i++) await tools.echo({ i, text })
 /* completion */ await tools.gated('never reached')
