@@ -27,7 +27,7 @@ import type {
   PtcJsonValue,
 } from '../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
-import { convertResult } from './json-conversion.js'
+import { type ResultBudget, convertResult, overBudget } from './json-conversion.js'
 import { decidedHold } from './holds.js'
 import type { CallJournal } from './journal.js'
 import type { RecordedReply } from './durable.js'
@@ -375,18 +375,12 @@ export class CallDispatcher {
     // An image counts as its path and attachment, what the program receives for it.
     resultBytes = jsonByteLength(snapshot.value)
     if (resultBytes > budget.bytes) {
-      return fail(`${label} resolved ${resultBytes} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`)
+      return fail(overBudget(label, String(resultBytes), budget))
     }
     const tokens = encodeWire(snapshot.value, (leaf) => images.get(leaf)!)
     this._finish(entry, 'ok', undefined, resultBytes)
     return { type: 'reply', run: this._run, id, ok: true, value: tokens }
   }
-}
-
-/** The JSON bytes a call may resolve, and the setting that says so, for the message that names it. */
-interface ResultBudget {
-  bytes: number
-  field: string
 }
 
 /** The smaller of a tool's own `maxResultBytes` and the runtime's `maxCallResultBytes`; the tool's wins a tie. */

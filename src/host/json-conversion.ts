@@ -160,15 +160,24 @@ function unboxed(value: object): unknown {
   return value
 }
 
+/** The JSON bytes a call may resolve, and the setting that says so, for the message that names it. */
+export interface ResultBudget {
+  bytes: number
+  field: string
+}
+
+/** The message of a result over its budget; `size` is its exact size, or a bound when conversion stopped early. */
+export function overBudget(label: string, size: string, budget: ResultBudget): string {
+  return `${label} resolved ${size} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`
+}
+
 /**
  * What a namespace with `convertResults` sends for `value`: the converted value (`undefined`
  * included), or the message the program's call rejects with, today's wording for each failure.
  */
-export function convertResult(label: string, value: unknown, budget: { bytes: number; field: string }, isLeaf: (value: object) => boolean): { value: unknown } | string {
+export function convertResult(label: string, value: unknown, budget: ResultBudget, isLeaf: (value: object) => boolean): { value: unknown } | string {
   const converted = convertAsJson(value, { maxBytes: budget.bytes, isLeaf })
   if (converted.ok) return { value: converted.value }
-  if ('overBudget' in converted) {
-    return `${label} resolved more than ${budget.bytes} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`
-  }
+  if ('overBudget' in converted) return overBudget(label, `more than ${budget.bytes}`, budget)
   return `${label} resolved a value that is not lossless JSON (${converted.reason})`
 }
