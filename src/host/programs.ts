@@ -58,6 +58,17 @@ export function declaredBy(environment: Carrying, program: LoweredProgram, initi
   return [...(environment.runs === 0 ? (initializer?.declared ?? []) : []), ...program.declared]
 }
 
+/**
+ * Why `program` is too long to lower, or undefined. Its length in UTF-16 units never exceeds its
+ * UTF-8 bytes, so an overlong program is refused without reading it.
+ */
+export function overlongProgram(program: string, maxProgramBytes: number): string | undefined {
+  const bytes = program.length > maxProgramBytes ? undefined : Buffer.byteLength(program)
+  if (bytes !== undefined && bytes <= maxProgramBytes) return undefined
+  const size = bytes === undefined ? `over ${maxProgramBytes} bytes` : `${bytes} bytes`
+  return `The program is ${size}; a program may be at most ${maxProgramBytes} bytes (maxProgramBytes). Keep data out of the program: have it fetched by a tool call.`
+}
+
 let rehearsal: ProgramCode | undefined
 
 /**

@@ -30,7 +30,7 @@ import { EnvironmentInitializer } from './initializer.js'
 import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './ledger.js'
 import { OwnerQueues } from './owners.js'
-import { ProgramCache, declaredBy } from './programs.js'
+import { ProgramCache, declaredBy, overlongProgram } from './programs.js'
 import { DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
 import { egressOf, policyKey } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './session.js'
@@ -321,6 +321,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const unavailable = policy && this._sandbox!.unavailable(policy)
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
     const language = spec.language ?? this.language
+    const tooLong = overlongProgram(spec.program, this._config.maxProgramBytes)
+    if (tooLong) return failure(limit, 'exception', tooLong)
     let program
     let initializer
     try {
@@ -398,3 +400,4 @@ export class WorkerPtcRuntime extends PtcRuntime {
 function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
   return new OutputLedger(maxOutputBytes).finish({ error: { kind, message } })
 }
+

@@ -14,7 +14,7 @@ import { type ToolGroup, checkToolGroups } from './group.js'
 import { throwIfDeploymentFailure } from './deployment-error.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
 import { ImageRecord, type RunCodeImage } from './shown-images.js'
-import { CHECK_TIMEOUT_WITHOUT_BUDGET_MS, createProgramChecker } from './typecheck.js'
+import { createProgramChecker } from './typecheck.js'
 
 /** What `createRunCodeTool` needs. */
 export interface RunCodeToolOptions {
@@ -42,11 +42,13 @@ export interface RunCodeToolOptions {
    * TypeScript programs; globals and modules the declarations do not describe are left to run
    * time. The check runs in a worker thread of its own, never on the host's thread, within the
    * run's time budget and a memory budget (`maxMemoryMb`, default 512); a check that runs out
-   * of either fails the run saying so. An object turns it on with options: `typescript`, the
-   * TypeScript package directory to use (5.x, 6 or 7; default: the one this package resolves).
-   * Default `false`.
+   * of either fails the run saying so. A check never takes longer than `maxCheckMs` (default
+   * 10 000), whatever the run's budget, and a conversation (`stateOwner`) waiting for a checker
+   * goes before one that already has a check running. An object turns it on with options:
+   * `typescript`, the TypeScript package directory to use (5.x, 6 or 7; default: the one this
+   * package resolves). Default `false`.
    */
-  typecheck?: boolean | { typescript?: string; maxMemoryMb?: number }
+  typecheck?: boolean | { typescript?: string; maxMemoryMb?: number; maxCheckMs?: number }
   /**
    * In-program tool discovery. A number: on when the groups hold more tools than it (default
    * 40); `'always'` or `'never'`. When on, the description lists each group with its tool count
@@ -216,7 +218,7 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     if (checker) {
       // The check spends the run's time budget; the run gets what is left.
       const started = performance.now()
-      const checked = await checker.check(program, { timeoutMs: spec.timeoutMs ?? CHECK_TIMEOUT_WITHOUT_BUDGET_MS, signal: call.signal })
+      const checked = await checker.check(program, { timeoutMs: spec.timeoutMs ?? Number.POSITIVE_INFINITY, signal: call.signal, owner: call.stateOwner })
       if (!checked.ok) return answer({ output: [], calls: [], error: { kind: checked.kind, message: checked.message } }, images, call.onPause)
       if (checked.mistakes !== undefined) return answer({ output: [], calls: [], error: { kind: 'exception', message: checked.mistakes } }, images, call.onPause)
       if (spec.timeoutMs !== null) spec = request(Math.max(1, Math.round(spec.timeoutMs - (performance.now() - started))))

@@ -7,9 +7,12 @@
  * compiler for seconds and takes gigabytes. Each check runs in a worker thread with a heap
  * budget (`resourceLimits`; on TypeScript 7 the native compiler's own process is watched
  * against the same budget) and the run's deadline, and is killed when either runs out: the
- * run fails saying so, and the next check gets a fresh worker. A warm worker is kept between
- * checks (the standard library and the declarations stay parsed); a second check while one runs
- * gets a worker of its own, up to MAX_WORKERS, so one conversation's bomb does not hold another's.
+ * run fails saying so, and the next check gets a fresh worker. The compiler's own time on one
+ * program is bounded too (`maxCheckMs`): a model's program checks in well under a second, so a
+ * bomb holds a worker seconds, not the run's minutes. A warm worker is kept between checks (the
+ * standard library and the declarations stay parsed); a second check while one runs gets a
+ * worker of its own, up to MAX_WORKERS, and a waiting conversation goes before one that already
+ * has a check running, so one conversation's bombs cannot take every worker from the others.
  * TypeScript is an optional peer dependency (5.x, 6 or 7), loaded by the worker.
  */
 import { existsSync, readFileSync } from 'node:fs'
@@ -25,10 +28,10 @@ const MAX_WORKERS = 2
 const IDLE_MS = 30_000
 /** How often the native compiler's memory is read while it checks (TypeScript 7, Linux). */
 const WATCH_MS = 50
-/** The deadline of a check whose run has no time budget (`timeoutMs: null`). */
-export const CHECK_TIMEOUT_WITHOUT_BUDGET_MS = 60_000
 /** Default heap budget of one check, in MB. */
 export const DEFAULT_TYPECHECK_MEMORY_MB = 512
+/** Default time bound of the compiler's work on one program, in ms. */
+export const DEFAULT_CHECK_MS = 10_000
 
 const WORKER_FILE = new URL('./typecheck-worker.js', import.meta.url)
 
@@ -39,9 +42,11 @@ export type CheckOutcome =
 
 /** What bounds one check. */
 export interface CheckLimits {
-  /** The check's deadline, in ms (the run's budget). */
+  /** The run's budget, in ms (Infinity for none): waiting for a checker and checking together. */
   timeoutMs: number
   signal?: AbortSignal | undefined
+  /** Whose check this is (the conversation); checks of different owners go first in turn. */
+  owner?: object | undefined
 }
 
 /** Where the checker loads TypeScript from, and how much memory one check may take. */
@@ -50,6 +55,8 @@ export interface CheckerOptions {
   typescript?: string | undefined
   /** Heap budget of one check, in MB; default 512. */
   maxMemoryMb?: number | undefined
+  /** Time bound of one check, in ms, whatever the run's budget; default 10 000. */
+  maxCheckMs?: number | undefined
 }
 
 /** Checks programs of one format against one set of declarations. */
@@ -57,6 +64,14 @@ export interface ProgramChecker {
   check(program: string, limits: CheckLimits): Promise<CheckOutcome>
   /** Ends the warm workers; a later check starts a new one. */
   close(): Promise<void>
+}
+
+/** A check waiting for a worker slot; `owner` is undefined for a check of no conversation. */
+interface Waiter {
+  owner: object | undefined
+  /** Set when a slot was handed to it. */
+  handed: boolean
+  wake: () => void
 }
 
 interface Checking {
@@ -72,11 +87,20 @@ interface Checking {
 export function createProgramChecker(declarations: string, format: PtcProgramFormat, options: CheckerOptions = {}): ProgramChecker {
   const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_TYPECHECK_MEMORY_MB
   if (!Number.isSafeInteger(maxMemoryMb) || maxMemoryMb < 64) throw new TypeError(`typecheck: maxMemoryMb must be an integer of at least 64, got ${maxMemoryMb}`)
+  const maxCheckMs = options.maxCheckMs ?? DEFAULT_CHECK_MS
+  if (!Number.isSafeInteger(maxCheckMs) || maxCheckMs < 100 || maxCheckMs > 600_000) {
+    throw new TypeError(`typecheck: maxCheckMs must be an integer from 100 to 600000, got ${maxCheckMs}`)
+  }
   const setup: CheckerSetup = { declarations: lenientDeclarations(declarations), format, typescript: typescriptDirectory(options.typescript) }
   const idle: Checking[] = []
-  const waiting: Array<() => void> = []
+  /** Checks waiting for a worker slot, in arrival order. */
+  const waiting: Waiter[] = []
+  /** Worker slots held per owner (starting or checking). */
+  const running = new Map<object, number>()
   let busy = 0
   let nextId = 0
+  /** Counts close() calls: a check that began before the last one leaves no worker parked. */
+  let closes = 0
 
   async function start(deadline: Promise<CheckOutcome>): Promise<Checking | CheckOutcome> {
     const worker = new Worker(WORKER_FILE, {
@@ -100,13 +124,25 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
     return started
   }
 
-  async function acquire(deadline: Promise<CheckOutcome>): Promise<Checking | CheckOutcome> {
-    while (busy >= MAX_WORKERS) {
-      const freed = new Promise<void>((resolve) => waiting.push(resolve))
-      const outcome = await Promise.race([freed.then(() => undefined), deadline])
-      if (outcome) return outcome
+  /** A worker slot for `owner`'s check: a free one, or one handed over when a check ends. */
+  async function acquire(owner: object | undefined, deadline: Promise<CheckOutcome>): Promise<Checking | CheckOutcome> {
+    if (busy < MAX_WORKERS) {
+      busy++
+      enter(owner)
+    } else {
+      const waiter: Waiter = { owner, handed: false, wake: () => {} }
+      const handed = new Promise<undefined>((resolve) => {
+        waiter.wake = () => resolve(undefined)
+      })
+      waiting.push(waiter)
+      const outcome = await Promise.race([handed, deadline])
+      if (outcome) {
+        // A slot handed over as the deadline came goes on to the next waiter.
+        if (waiter.handed) release(owner)
+        else waiting.splice(waiting.indexOf(waiter), 1)
+        return outcome
+      }
     }
-    busy++
     const warm = idle.pop()
     if (warm) {
       clearTimeout(warm.idle)
@@ -114,43 +150,79 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
       return warm
     }
     const started = await start(deadline)
-    if (!('worker' in started)) release()
+    if (!('worker' in started)) release(owner)
     return started
   }
 
-  function release(): void {
-    busy--
-    waiting.shift()?.()
+  /**
+   * Frees `owner`'s slot. It goes to the first waiter whose conversation holds no slot, else to
+   * the first waiter, counted as that waiter's at once (so a second slot freed in the same turn
+   * goes to another conversation).
+   */
+  function release(owner: object | undefined): void {
+    leave(owner)
+    const next = waiting.findIndex((waiter) => waiter.owner === undefined || !running.has(waiter.owner))
+    const waiter = waiting.splice(Math.max(next, 0), 1)[0]
+    if (!waiter) {
+      busy--
+      return
+    }
+    enter(waiter.owner)
+    waiter.handed = true
+    waiter.wake()
   }
 
-  function park(checking: Checking): void {
+  function enter(owner: object | undefined): void {
+    if (owner !== undefined) running.set(owner, (running.get(owner) ?? 0) + 1)
+  }
+
+  function leave(owner: object | undefined): void {
+    if (owner === undefined) return
+    const left = running.get(owner)! - 1
+    if (left === 0) running.delete(owner)
+    else running.set(owner, left)
+  }
+
+  function park(checking: Checking, owner: object | undefined, closesAtStart: number): void {
+    if (closes !== closesAtStart) {
+      void end(checking)
+      release(owner)
+      return
+    }
     checking.worker.unref()
     checking.idle = setTimeout(() => {
       idle.splice(idle.indexOf(checking), 1)
       void end(checking)
     }, IDLE_MS).unref()
     idle.push(checking)
-    release()
+    release(owner)
   }
 
   return {
-    async check(program, { timeoutMs, signal }) {
+    async check(program, { timeoutMs, signal, owner }) {
       const { promise: deadline, cancel } = deadlineOf(timeoutMs, signal)
+      const closesAtStart = closes
+      let stopWatch: (() => void) | undefined
       try {
-        const checking = await acquire(deadline)
+        const checking = await acquire(owner, deadline)
         if (!('worker' in checking)) return checking
-        const outcome = await Promise.race([ask(checking, nextId++, program, maxMemoryMb), deadline])
-        if (outcome.ok) park(checking)
+        // The compiler's own time, counted once it has the program: waiting counts against the run's budget only.
+        const watch = stopwatch(maxCheckMs)
+        stopWatch = watch.cancel
+        const outcome = await Promise.race([ask(checking, nextId++, program, maxMemoryMb), deadline, watch.promise])
+        if (outcome.ok) park(checking, owner, closesAtStart)
         else {
           await end(checking)
-          release()
+          release(owner)
         }
         return outcome
       } finally {
         cancel()
+        stopWatch?.()
       }
     },
     async close() {
+      closes++
       const parked = idle.splice(0)
       for (const checking of parked) clearTimeout(checking.idle)
       await Promise.all(parked.map(end))
@@ -209,11 +281,12 @@ async function end({ worker, pid }: Checking): Promise<void> {
   await worker.terminate()
 }
 
+/** The run's budget (`timeoutMs`, Infinity for none) and its abort, as a check's outcome. */
 function deadlineOf(timeoutMs: number, signal: AbortSignal | undefined): { promise: Promise<CheckOutcome>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
   const promise = new Promise<CheckOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, kind: 'timeout', message: `The type check did not finish within ${timeoutMs} ms (the run's time budget); nothing ran.` }), timeoutMs)
+    if (timeoutMs !== Number.POSITIVE_INFINITY) timer = setTimeout(() => resolve(overtime(timeoutMs, "the run's time budget")), timeoutMs)
     onAbort = () => resolve({ ok: false, kind: 'abort', message: 'The run was aborted during its type check; nothing ran.' })
     if (signal?.aborted) onAbort()
     else signal?.addEventListener('abort', onAbort, { once: true })
@@ -225,6 +298,19 @@ function deadlineOf(timeoutMs: number, signal: AbortSignal | undefined): { promi
       if (onAbort) signal?.removeEventListener('abort', onAbort)
     },
   }
+}
+
+/** The bound of the compiler's own time on one program. */
+function stopwatch(maxCheckMs: number): { promise: Promise<CheckOutcome>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined
+  const promise = new Promise<CheckOutcome>((resolve) => {
+    timer = setTimeout(() => resolve(overtime(maxCheckMs, 'typecheck.maxCheckMs')), maxCheckMs)
+  })
+  return { promise, cancel: () => clearTimeout(timer) }
+}
+
+function overtime(ms: number, bound: string): CheckOutcome {
+  return { ok: false, kind: 'timeout', message: `The type check did not finish within ${ms} ms (${bound}); nothing ran. Simplify the program's types.` }
 }
 
 function memoryFailure(maxMemoryMb: number): CheckOutcome {

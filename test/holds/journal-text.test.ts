@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { jsonText, preview } from '../../src/host/journal-text.js'
 import { jsonValue, nestedArrays, nestedRecords } from '../json/arbitraries.js'
 
-/** Deeper than JSON.stringify's recursion reaches on the host's stack, so the iterative writer runs. */
+/** Deeper than JSON.stringify's recursion reaches on the host's stack before Node 26 (whose JSON.stringify no longer recurses). */
 const DEEP = 20_000
 
 describe('the journal writes JSON without recursion', () => {
@@ -12,7 +12,6 @@ describe('the journal writes JSON without recursion', () => {
   })
 
   it('writes any value inside objects and arrays nested past the stack exactly as JSON.stringify writes it alone', () => {
-    expect(() => JSON.stringify(nestedRecords(DEEP))).toThrow(RangeError)
     fc.assert(
       fc.property(jsonValue, (value) => {
         const inObjects = jsonText(nestedRecords(DEEP, value))

@@ -103,13 +103,46 @@ describe(`typecheck with TypeScript ${version}`, () => {
     try {
       const started = performance.now()
       const { result, stallMs } = await longestStall(Promise.all([bombed.execute({ program: TIME_BOMB }), other.execute({ program: GOOD })]))
-      expect(result[0]).toBe("Error (timeout): The type check did not finish within 3000 ms (the run's time budget); nothing ran.")
+      expect(result[0]).toBe("Error (timeout): The type check did not finish within 3000 ms (the run's time budget); nothing ran. Simplify the program's types.")
       expect(result[1]).toBe('Result:\n14')
       expect(performance.now() - started).toBeLessThan(15_000)
       // Checking the bomb on the host's own thread held it for seconds.
       expect(stallMs).toBeLessThan(1000)
     } finally {
       await Promise.all([bombed.close(), other.close()])
+    }
+  }, 30_000)
+
+  it('stops a check at maxCheckMs whatever the run’s budget', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { ...(TYPESCRIPT ? { typescript: TYPESCRIPT } : {}), maxCheckMs: 1000 }, timeoutMs: 60_000 })
+    try {
+      expect(await tool.execute({ program: TIME_BOMB })).toBe("Error (timeout): The type check did not finish within 1000 ms (typecheck.maxCheckMs); nothing ran. Simplify the program's types.")
+      expect(await tool.execute({ program: GOOD })).toBe('Result:\n14')
+    } finally {
+      await tool.close()
+    }
+  })
+
+  it('checks a waiting conversation before another bomb of a conversation whose bombs hold every checker', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { ...(TYPESCRIPT ? { typescript: TYPESCRIPT } : {}), maxCheckMs: 2000 }, timeoutMs: 60_000 })
+    const attacker = {}
+    const other = {}
+    const ended: string[] = []
+    const settle = (label: string, answer: Promise<string>) => answer.then((text) => {
+      ended.push(label)
+      return text
+    })
+    try {
+      // Two bombs take both checkers; two more wait.
+      const bombs = [1, 2, 3, 4].map((n) => settle(`bomb ${n}`, tool.execute({ program: TIME_BOMB }, { stateOwner: attacker })))
+      // The other conversation arrives after the attacker's waiting bombs, and is checked before the second of them.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const good = settle('other', tool.execute({ program: GOOD }, { stateOwner: other }))
+      expect(await good).toBe('Result:\n14')
+      for (const bomb of await Promise.all(bombs)) expect(bomb).toMatch(/^Error \(timeout\): The type check did not finish within 2000 ms/)
+      expect(ended.indexOf('other')).toBeLessThan(ended.indexOf('bomb 4'))
+    } finally {
+      await tool.close()
     }
   }, 30_000)
 

@@ -3,6 +3,7 @@
 // value: 900001
 // bystander: 4000
 // timeout: 20000
+// config: {"maxOldGenerationSizeMb": 128}
 // alone[thread]: it measures the host's event loop, which other cases' work would colour
 // alone[process]: it measures the host's event loop, which other cases' work would colour
 // alone[confined]: it measures the host's event loop, which other cases' work would colour
