@@ -66,7 +66,7 @@ export const Config = Schema.object({
    * UTF-8 bytes of one program. The host parses and lowers a program on its own thread (about
    * a millisecond per few KiB), so a longer one is refused before the host reads it.
    */
-  maxProgramBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(128 * 1024),
+  maxProgramBytes: Schema.natural().min(1024).max(Number.MAX_SAFE_INTEGER).default(64 * 1024),
   maxOldGenerationSizeMb: Schema.natural().min(8).default(512),
   /** Everything one environment may allocate (heap, buffers, WebAssembly), kernel-enforced per process. */
   maxMemoryMb: Schema.natural().min(64).max(1024 * 1024).default(1024),

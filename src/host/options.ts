@@ -20,7 +20,7 @@ export interface WorkerPtcRuntimeOptions {
   maxTimeoutMs?: number
   /** One cap on output, image descriptors and the value together, in UTF-8 bytes of their JSON; default 64 MiB. */
   maxOutputBytes?: number
-  /** UTF-8 bytes of one program; a longer one fails its run before the host parses it. Default 128 KiB. */
+  /** UTF-8 bytes of one program; a longer one fails its run before the host parses it. Default 64 KiB. */
   maxProgramBytes?: number
   /** V8 old-generation heap cap of each worker, in MB; default 512. */
   maxOldGenerationSizeMb?: number

@@ -10,7 +10,8 @@ import { startRuntime } from '../helpers/runtime.js'
 describe('the host’s cache of lowered programs', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
   beforeAll(async () => {
-    env = await startRuntime({ isolation: 'thread', timeoutMs: 60_000 })
+    // Its programs are megabytes long, over the default maxProgramBytes.
+    env = await startRuntime({ isolation: 'thread', timeoutMs: 60_000, maxProgramBytes: 4 * 1024 * 1024 })
   })
   afterAll(() => env.dispose())
 

@@ -20,7 +20,8 @@ const GOOD = 'const highs: Array<{ city: string; highC: number }> = [{ city: "Os
 describe('TypeScript erasure cannot be poisoned', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
   beforeAll(async () => {
-    env = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000 })
+    // maxProgramBytes over the eraser's own size bound, so that bound is what a long program meets.
+    env = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000, maxProgramBytes: 1024 * 1024 })
   })
   afterAll(() => env.dispose())
 
