@@ -1,4 +1,6 @@
 import { defineConfig } from 'tsup'
+import { cleanOutput } from './scripts/clean-output.js'
+import { commonjsEntries } from './scripts/commonjs-entries.js'
 
 // The library, the `ptc-run` command and the `mcp`, `ai` and `cordis` subpath entries are ES modules
 // sharing chunks (one `PtcImage` class for all); only the subpath entries reach their optional
@@ -9,6 +11,8 @@ import { defineConfig } from 'tsup'
 // its main thread keeps about 1.2 MB less (measured here: 14.5 against 15.7 MB of private memory
 // per retained helper), and every retained conversation pays that.
 // Both must be plain JavaScript on disk because Node 20 cannot load `.ts` files.
+// The public entries get a CommonJS face too (`<entry>.cjs` and `.d.cts`, the `require`
+// condition of `exports`), which loads the same ES modules: see scripts/commonjs-entries.ts.
 export default defineConfig([
   {
     entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cordis: 'src/cordis.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts', 'durable-worker': 'src/host/durable-worker.ts' },
@@ -16,10 +20,12 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
     dts: { entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cordis: 'src/cordis.ts' } },
-    // Both builds run at once: this one cleans everything but the other's output.
-    clean: ['!worker.cjs', '!helper.cjs', '!stream-entry.cjs'],
+    // Both builds run at once: this one cleans everything but the other's output, itself, so
+    // that the declaration build does not clean again after the CommonJS entries are written.
+    clean: false,
     sourcemap: false,
     splitting: true,
+    plugins: [cleanOutput(['worker.cjs', 'helper.cjs', 'stream-entry.cjs']), commonjsEntries(['index', 'mcp', 'ai', 'cordis'])],
   },
   {
     entry: { worker: 'src/worker/main.ts', helper: 'src/helper/main.ts', 'stream-entry': 'src/helper/stream-entry.ts' },

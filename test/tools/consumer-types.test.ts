@@ -28,9 +28,14 @@ describe('a strict TypeScript consumer of the built package', () => {
     expect(diagnostics([standalone], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts'] })).toEqual([])
   })
 
-  it('compiles a CommonJS consumer (.cts) under NodeNext', () => {
+  // Node16 refuses a CommonJS file's import of an ES module's declarations (TS1479); the
+  // package's `require` condition gives it CommonJS declarations of the same ES module.
+  it.each([
+    ['NodeNext', ts.ModuleKind.NodeNext, ts.ModuleResolutionKind.NodeNext],
+    ['Node16', ts.ModuleKind.Node16, ts.ModuleResolutionKind.Node16],
+  ])('compiles a CommonJS consumer (.cts) under %s', (_, module, moduleResolution) => {
     const commonjs = fileURLToPath(new URL('./fixtures/commonjs-consumer.cts', import.meta.url))
-    expect(diagnostics([commonjs], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts'] })).toEqual([])
+    expect(diagnostics([commonjs], { module, moduleResolution, lib: ['lib.es2023.d.ts'] })).toEqual([])
   })
 
   it('compiles the AI SDK path without @types/json-schema under NodeNext', () => {
