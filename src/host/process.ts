@@ -293,14 +293,19 @@ export class ProcessEnvironment implements Environment {
   /**
    * Ends the helper's PID namespace through its reaper, which the kernel lets exit only once
    * everything else in the namespace is gone: no process of the machine need be read. False
-   * when that did not work out (no reaper yet, or bubblewrap did not exit), and the caller
-   * falls back to looking for the processes.
+   * when there was no reaper to kill (bubblewrap's tree not formed, or already gone), and the
+   * caller falls back to looking for the processes. Once the reaper has its SIGKILL, nothing of
+   * the namespace can outlive it, however long the dying takes: a search then would only take
+   * the CPU the dying need (measured: 300 helpers dying at once on a loaded machine took over
+   * the wait below, and the searches that followed, reading every process of the machine,
+   * added 0.4 s to disposal). `dispose` awaits the exit itself.
    */
   private async _endNamespace(): Promise<boolean> {
     const reaper = await inTurn(() => killNamespace(this._child.pid!))
     if (reaper === undefined) return false
-    const exited = await Promise.race([this.exited.then(() => true), sleep(KILLED_EXIT_MS, false, { ref: false })])
-    return exited && isDead(reaper)
+    // Bounded, so that where helpers die a few at a time (turns.ts) a slow one frees its turn.
+    await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
+    return true
   }
 
   /**

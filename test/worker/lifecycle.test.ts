@@ -28,7 +28,7 @@ describe('provider lifecycle', () => {
     let waiting = 0
     let allWaiting!: () => void
     const inTool = new Promise<void>((resolve) => (allWaiting = resolve))
-    const tools = { wait: () => { if (++waiting === 10) allWaiting(); return new Promise(() => {}) } }
+    const tools = { wait: () => { if (++waiting === 10) allWaiting(); return new Promise<null>(() => {}) } }
     const runs = Array.from({ length: 20 }, (_, index) =>
       env.run(index % 2 === 0 ? 'while (true) {}' : 'await tools.wait()', { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
     )
