@@ -10,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Context } from 'cordis'
 
 // bench/run.mjs points PTC_BENCH_DIST at its snapshot of dist/; a table run alone uses the package.
-const { WorkerPtcRuntime } = await import(process.env.PTC_BENCH_DIST ? pathToFileURL(process.env.PTC_BENCH_DIST).href : 'ptc-runtime')
+// The Cordis service lives in its own entry, beside the snapshot's index.js.
+const { WorkerPtcRuntime } = await import(process.env.PTC_BENCH_DIST ? new URL('cordis.js', pathToFileURL(process.env.PTC_BENCH_DIST)).href : 'ptc-runtime/cordis')
 
 /**
  * Plugs a WorkerPtcRuntime with `config` into a fresh root context. `config.isolation` is

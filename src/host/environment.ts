@@ -89,4 +89,10 @@ export interface Environment {
   hold(held: boolean): void
   /** Ends the worker and everything the program started; resolves once all of it is gone. */
   dispose(): Promise<void>
+  /**
+   * Whether `dispose()` finds and kills what the program started, reported or not, by itself (a
+   * helper's PID namespace or whole tree): a search before disposing would only repeat it, on
+   * the run's time.
+   */
+  readonly disposalSearches: boolean
 }

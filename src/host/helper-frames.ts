@@ -5,6 +5,7 @@
  * shares the helper's descriptors): one that is not what the helper sends at that moment makes
  * the environment corrupt, and nothing more is read from it.
  */
+import { statSync } from 'node:fs'
 import { parseHelperFrame } from '../frames.js'
 import type { HostMessage } from '../protocol.js'
 import type { PtcRunFailure } from '../seam/types.js'
@@ -110,13 +111,17 @@ export class HelperFrames {
         return
       case 'forged':
         return this._listener?.forged()
-      case 'refused':
+      case 'refused': {
         // Only the main thread refuses, and only a run it was given to move for.
         if (!this._moving) return this.violation()
         this._moving = false
+        const cwd = this._cwd!
         this._cwd = undefined // the helper stayed where it was
-        // The helper is unchanged: the run is refused, the environment and its state stay.
+        // The helper is unchanged: the run is refused, the environment and its state stay. A cwd
+        // the host cannot find either was removed after the run was admitted: not the sandbox's doing.
+        if (!isDirectory(cwd)) return this._listener?.refused({ kind: 'exception', message: `the run's cwd ${cwd} no longer exists: it was removed after the run was admitted` })
         return this._listener?.refused({ kind: this._hooks.confined ? 'sandbox-unavailable' : 'exception', message: frame.message })
+      }
       case 'exit':
         if (this._workerExit) return this.violation()
         this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
@@ -189,5 +194,14 @@ export class HelperFrames {
 
   private _processFailure(describe: string): PtcRunFailure {
     return { kind: 'worker-exit', message: this._memoryMessage() ?? `the program's helper process ${describe} before the run completed` }
+  }
+}
+
+/** Whether `path` is a directory on the host. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
   }
 }

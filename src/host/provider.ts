@@ -291,6 +291,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   protected override async stop(): Promise<void> {
     this._disposed = true
+    this._source?.close()
     await this._drain('runtime disposed')
     this._holds.clear()
     this._durable?.close()

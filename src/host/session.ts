@@ -178,7 +178,9 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       if (verdict.kind === 'unstarted') return resolve({ result, disposition: 'discard', unstarted: true, ...notice })
       if (verdict.kind === 'discard') {
         const discard = () => resolve({ result, disposition: 'discard', ...notice })
-        return void (verdict.search ? environment.tidy(true).then(discard, discard) : discard())
+        // Where disposal itself searches, the run's result waits for that one search only.
+        const search = verdict.search && !environment.disposalSearches
+        return void (search ? environment.tidy(true).then(discard, discard) : discard())
       }
       void environment.tidy(verdict.thorough).then((clean) => resolve({ result, ...afterTidy(clean, plan.oneShot) }))
     }

@@ -67,11 +67,22 @@ export class EnvironmentSource {
     if (!gone) this._retire(disposal)
   }
 
-  /** Stops pre-spawning, disposes the idle environments and awaits every retiring one. */
-  async drain(): Promise<void> {
+  /**
+   * Stops pre-spawning and starts disposing the idle environments; `drain` awaits them. Called
+   * as runtime disposal begins: every one-shot run it ends would otherwise start a spare as its
+   * environment exits, which disposal then waits to see ready (bubblewrap's tree half-formed
+   * cannot be killed safely) and kills again, on the CPU the dying helpers need.
+   */
+  close(): void {
+    if (this._closed) return
     this._closed = true
     if (this._refill) clearImmediate(this._refill)
-    await Promise.all(this._idle.splice(0).map((environment) => environment.dispose()))
+    for (const environment of this._idle.splice(0)) this._retire(environment.dispose())
+  }
+
+  /** Closes the source and awaits every environment disposed without a run waiting for it. */
+  async drain(): Promise<void> {
+    this.close()
     const retiring = Promise.allSettled([...this._retiring]).then(() => true)
     if (!(await Promise.race([retiring, sleep(DRAIN_WAIT_MS, false, { ref: false })]))) {
       process.emitWarning(

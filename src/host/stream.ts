@@ -57,6 +57,8 @@ export class StreamEnvironment implements Environment {
   readonly ready: Promise<Refusal | undefined>
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
   readonly carried = new Set<string>()
+  /** Disposal closes the stream; what the far side does then is the deployment's, so a sweep comes first. */
+  readonly disposalSearches = false
   runs = 0
   readonly maxMemoryMb: number
   private readonly _frames: HelperFrames

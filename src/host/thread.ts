@@ -34,6 +34,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   readonly ready: Promise<Refusal | undefined>
   readonly issuedImages = new Map<string, ImageAttachmentRef>()
   readonly carried = new Set<string>()
+  /** Disposal kills only the reported subprocesses: a program that may still run is searched for first. */
+  readonly disposalSearches = false
   runs = 0
   private readonly _worker: Worker
   private readonly _port: MessagePort

@@ -22,6 +22,23 @@ describe('provider lifecycle', () => {
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
   })
 
+  it('disposal with runs spinning and runs waiting in a tool settles every one and leaves no helper, spare or thread', async () => {
+    const baseline = await resourceBaseline()
+    const env = await startRuntime()
+    let waiting = 0
+    let allWaiting!: () => void
+    const inTool = new Promise<void>((resolve) => (allWaiting = resolve))
+    const tools = { wait: () => { if (++waiting === 10) allWaiting(); return new Promise<null>(() => {}) } }
+    const runs = Array.from({ length: 20 }, (_, index) =>
+      env.run(index % 2 === 0 ? 'while (true) {}' : 'await tools.wait()', { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
+    )
+    await inTool
+    await env.dispose()
+    const results = await Promise.all(runs)
+    expect(results.map((result) => result.error)).toEqual(Array.from({ length: 20 }, () => ({ kind: 'abort', message: 'runtime disposed' })))
+    expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+  })
+
   it('settles each run exactly once even when the program exits right after completing', async () => {
     const env = await startRuntime()
     const results = await Promise.all(
@@ -99,6 +116,18 @@ describe('provider lifecycle', () => {
   })
 })
 
+/**
+ * Whether the kernel schedules each session as one group here (this process is in no cpu
+ * cgroup) and lets this process reweigh its helpers' at once (root: no rate limit).
+ */
+const autogroups = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1' && readFileSync('/proc/self/autogroup', 'utf8').startsWith('/autogroup-') && process.getuid?.() === 0
+  } catch {
+    return false
+  }
+})()
+
 /** The helper process under `pid`: bubblewrap's only descendant that has no child (or `pid` itself, unwrapped). */
 function helperUnder(pid: number): number {
   for (let current = pid; ; ) {
@@ -128,6 +157,21 @@ async function helpersStarted(count: number): Promise<void> {
 }
 
 describe.skipIf(process.platform !== 'linux')('a helper that died before its run started', () => {
+  it.skipIf(!autogroups)("a helper's sessions weigh least where the kernel schedules sessions as groups", async () => {
+    const env = await startRuntime({ poolSize: 1 })
+    try {
+      expect(await env.run('return 1')).toEqual({ output: [], calls: [], value: 1, sandbox: CONFINED })
+      await helpersStarted(1)
+      const [spare] = childProcesses()
+      // bubblewrap's session and the one it starts for the program: each is its own group.
+      for (const pid of [spare!, helperUnder(spare!)]) {
+        while (!readFileSync(`/proc/${pid}/autogroup`, 'utf8').endsWith('nice 19\n')) await sleep(5)
+      }
+    } finally {
+      await env.dispose()
+    }
+  })
+
   it('a pooled spare killed while idle is replaced, and the run gets its value', async () => {
     const env = await startRuntime({ poolSize: 1 })
     try {

@@ -3,7 +3,7 @@
  * release never hangs, one owner has one environment whatever the run's cwd, and every loss of
  * state is told to the next run.
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -92,6 +92,49 @@ describe.each(['process', 'thread'] as const)('retained state on the %s host', (
     expect(next.value).toBe('undefined')
     expect(textOf(next)).toMatch(/^\[earlier state was lost because it ran out of time; this run starts in a fresh environment\]\n$/)
     await env.runtime.release(owner)
+  })
+
+  it('a retained run whose spec cwd was removed after resolve is refused at run, and the owner keeps its environment and state, untold', async () => {
+    const owner = {}
+    const gone = realpathSync(mkdtempSync(path.join(tmpdir(), 'ptc-owner-gone-')))
+    try {
+      await env.run('var kept = "still here"', { stateOwner: owner, cwd: first })
+      const spec = env.runtime.resolve({ program: 'kept = "overwritten"', bindings: [], stateOwner: owner, cwd: gone })
+      rmSync(gone, { recursive: true })
+      await expect(env.runtime.run(spec)).rejects.toThrow(/spec\.cwd must be an existing directory/)
+      const next = await env.run('kept', { stateOwner: owner, cwd: first })
+      expect([next.value, textOf(next)]).toEqual(['still here', ''])
+    } finally {
+      await env.runtime.release(owner)
+      rmSync(gone, { recursive: true, force: true })
+    }
+  })
+
+  it.runIf(isolation === 'process')('a run whose cwd was removed while it waited its turn is refused as removed; the owner keeps its environment and state, untold', async () => {
+    const owner = {}
+    // Inside a root the sandbox shows, so only its removal keeps the helper out.
+    const doomed = path.join(second, 'doomed')
+    mkdirSync(doomed)
+    let open!: (value: null) => void
+    const gate = new Promise<null>((resolve) => (open = resolve))
+    const bindings = [{ global: 'tools', functions: { gate: () => gate } }]
+    try {
+      await env.run('var kept = "still here"', { stateOwner: owner, cwd: first })
+      const ahead = env.run('await tools.gate(); kept', { stateOwner: owner, cwd: first, bindings })
+      // Admitted now, while its cwd exists; it reaches the helper only once the run ahead ends.
+      const queued = env.run('kept = "overwritten"', { stateOwner: owner, cwd: doomed })
+      rmSync(doomed, { recursive: true })
+      open(null)
+      expect((await ahead).value).toBe('still here')
+      // Named as what happened, not as a sandbox that cannot be set up.
+      expect((await queued).error).toEqual({ kind: 'exception', message: `the run's cwd ${doomed} no longer exists: it was removed after the run was admitted` })
+      const next = await env.run('[kept, process.cwd()]', { stateOwner: owner, cwd: first })
+      expect([next.value, textOf(next)]).toEqual([['still here', first], ''])
+    } finally {
+      open(null)
+      await env.runtime.release(owner)
+      rmSync(doomed, { recursive: true, force: true })
+    }
   })
 
   it('refuses state owners that would be shared by value', () => {
