@@ -51,7 +51,8 @@
  * unless their header narrows that (what Python adds is the interpreter and its FFI, which these
  * two hosts bound at both ends of the trust range; the helper's own paths are the JavaScript
  * cases'). `__HOST__`, `__MARKER__`, `__HOST_CWD__` and the sleep markers are filled in as for
- * JavaScript. Python cases that must not time out carry a `timeout` of 15 s: a fresh Python
+ * JavaScript; a `prelude` becomes the Python string `PRELUDE`, which the case runs as JavaScript
+ * (`pyodide.code.run_js`), since Python reaches all of JavaScript. Python cases that must not time out carry a `timeout` of 15 s: a fresh Python
  * environment restores its interpreter before it runs, which takes seconds on a loaded machine.
  *
  * Program text conventions: a line starting with `/* completion *\/` holds the completion
@@ -256,7 +257,6 @@ export function loadCorpus() {
     const hold = plain.get('hold')
     if (hold !== undefined && hold !== 'approve' && hold !== 'refuse') throw new Error(`${file}: hold must be approve or refuse, got ${JSON.stringify(hold)}`)
     const prelude = plain.get('prelude')
-    if (python && prelude !== undefined) throw new Error(`${file}: a Python case has no prelude (the preludes are JavaScript)`)
     const knownLimits = qualifiedValues(qualified, 'known-limit')
     for (const [qualifier] of knownLimits) {
       if (!HOSTS.includes(qualifier)) throw new Error(`${file}: known-limit must name one host, got [${qualifier}]`)
@@ -338,7 +338,9 @@ export function programText(program, host, format, marker) {
   const completion = format === 'function-body' ? 'return ' : ';'
   const timesOut = expectedKind(program, host, format) === 'timeout'
   const start = timesOut ? `await tools.started('${marker}')${program.language === 'python' ? '' : ';'}\n` : ''
-  return (start + program.prelude + program.source)
+  // A Python case gets its (JavaScript) prelude as the string PRELUDE, to run with run_js.
+  const prelude = program.language === 'python' && program.prelude !== '' ? `PRELUDE = ${JSON.stringify(program.prelude)}\n` : program.prelude
+  return (start + prelude + program.source)
     .replace(/^\/\* completion \*\/ /gm, completion)
     .replaceAll('__HOST__', host)
     .replaceAll('__MARKER__', marker)
