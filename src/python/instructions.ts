@@ -31,7 +31,7 @@ export function pythonInstructionLines(format: PtcProgramFormat): string[] {
     'Tools are namespaces of async functions taking keyword arguments (or one dict): `r = await tools.search(q="x")`. Arguments and results are JSON: dict, list, str, int, float, bool, None. ' +
       'Run independent calls concurrently with `asyncio.gather`. A failed tool call raises its namespace\'s error class; catch it to recover.',
     'The result must be JSON (a dict with str keys, list, str, int within ±2**53, finite float, bool, None); return nothing when you have only printed.',
-    '`print` and writes to sys.stdout or sys.stderr print text; `input()` reads nothing.',
+    '`print` and writes to sys.stdout or sys.stderr print text; `inspect(image)` shows an Image a tool returned (its path, width, height and media_type are readable); `input()` reads nothing.',
   ]
 }
 

@@ -20,6 +20,17 @@ import { PythonClasses, type PythonScope, docstring, isPythonName, pythonLiteral
 /** The one import every Python declaration block starts with. */
 export const PYTHON_TYPING_IMPORT = 'from typing import Any, Literal, NotRequired, TypedDict'
 
+/** What the runtime itself puts in every Python environment. */
+export const PYTHON_RUNTIME_DECLARATIONS = `class Image:
+    """An image a tool returned; \`inspect(image)\` shows it to you."""
+    path: str
+    width: int
+    height: int
+    media_type: str
+
+def inspect(value: Any) -> None:
+    """Shows an Image; prints a readable rendering of any other value."""`
+
 /** `catalog` as a Python namespace (its members are positional: `search(query, limit=5)`). */
 export const PYTHON_CATALOG_DECLARATION = `class ${CATALOG_GLOBAL}:
     """Finds tools by what they do. Exists only inside a program: call it from your code, never as a tool."""
@@ -93,7 +104,7 @@ export function pythonCallExample(groups: readonly ToolGroup[]): string {
 export function pythonToolsText(groups: readonly ToolGroup[], discovery: boolean, total: number): string {
   if (discovery) {
     const first = groups.flatMap((group) => group.tools)[0]?.name ?? 'group.tool'
-    const listing = [PYTHON_TYPING_IMPORT, PYTHON_CATALOG_DECLARATION, ...groups.map(pythonDiscoveryDeclaration)].join('\n\n')
+    const listing = [PYTHON_TYPING_IMPORT, PYTHON_RUNTIME_DECLARATIONS, PYTHON_CATALOG_DECLARATION, ...groups.map(pythonDiscoveryDeclaration)].join('\n\n')
     return [
       `0 of ${total} tools shown. Find the ones you need inside your program with the global \`${CATALOG_GLOBAL}\`: ` +
         `\`await ${CATALOG_GLOBAL}.search("words for what you need", limit=5)\` returns the best matches, each a dict of name, description and declaration, ` +
@@ -110,7 +121,7 @@ export function pythonToolsText(groups: readonly ToolGroup[], discovery: boolean
   if (python.length > 0) {
     parts.push(
       `Tools available as globals. Each class below is a namespace of tools: call its functions on it (\`${pythonCallExample(groups)}\`), never instantiate it.\n` +
-        `\`\`\`python\n${[PYTHON_TYPING_IMPORT, ...python].join('\n\n')}\n\`\`\``,
+        `\`\`\`python\n${[PYTHON_TYPING_IMPORT, PYTHON_RUNTIME_DECLARATIONS, ...python].join('\n\n')}\n\`\`\``,
     )
   }
   if (byHand.length > 0) {

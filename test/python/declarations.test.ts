@@ -53,6 +53,16 @@ const weather = defineToolGroup({
   },
 })
 
+const RUNTIME_IN_PYTHON = `class Image:
+    """An image a tool returned; \`inspect(image)\` shows it to you."""
+    path: str
+    width: int
+    height: int
+    media_type: str
+
+def inspect(value: Any) -> None:
+    """Shows an Image; prints a readable rendering of any other value."""`
+
 const WEATHER_IN_PYTHON = `class weather:
     """Forecasts from the met office.
     Results arrive as JSON: dict, list, str, int, float, bool or None.
@@ -101,7 +111,7 @@ describe('the ready tool declares its tools in Python to a Python model', () => 
 
   it('writes each group as a namespace class of async functions with keyword-only parameters, TypedDicts and its exception', () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather] })
-    expect(pythonBlock(tool.description)).toBe(`from typing import Any, Literal, NotRequired, TypedDict\n\n${WEATHER_IN_PYTHON}`)
+    expect(pythonBlock(tool.description)).toBe(`from typing import Any, Literal, NotRequired, TypedDict\n\n${RUNTIME_IN_PYTHON}\n\n${WEATHER_IN_PYTHON}`)
     expect(tool.description).toContain('call its functions on it (`await weather.forecast(...)`), never instantiate it')
     expect(tool.description).not.toContain('```ts')
   })
