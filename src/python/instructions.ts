@@ -27,7 +27,9 @@ export function pythonInstructionLines(format: PtcProgramFormat): string[] {
     FORMATS[format],
     `The interpreter is CPython ${python} (Pyodide ${version}) with the standard library only: no packages are installed and none can be; ` +
       'there is no `ssl` and no time-zone database, and Python\'s own network modules (socket, urllib, http.client) reach no network. ' +
-      '`open()` and `os` see the interpreter\'s own in-memory file system, empty at first, not the machine\'s files.',
+      '`open()` and `os` see the interpreter\'s own in-memory file system, empty at first, not the machine\'s files. ' +
+      'Where the network is granted, `r = await fetch(url, method="GET", headers={...}, body=str | bytes, json=value)` reaches it: ' +
+      '`r.status`, `r.ok`, `r.headers`, `r.text`, `r.content`, `r.json()`; a refused request raises ConnectionError.',
     'Tools are namespaces of async functions taking keyword arguments (or one dict): `r = await tools.search(q="x")`. Arguments and results are JSON: dict, list, str, int, float, bool, None. ' +
       'Run independent calls concurrently with `asyncio.gather`. A failed tool call raises its namespace\'s error class; catch it to recover.',
     'The result must be JSON (a dict with str keys, list, str, int within ±2**53, finite float, bool, None); return nothing when you have only printed.',

@@ -4,51 +4,14 @@
  * program formats, and failures rendered with the program's own `program:line:col` positions.
  * Values cross to JavaScript only as JSON text (never as FFI proxies), so the refusals are the
  * same as JavaScript's at any depth, and nothing Python holds aliases a JavaScript object.
+ * Images, `inspect` and `fetch` are in python-prelude-io.ts, run in the same module after this.
  */
 export const PYTHON_PRELUDE = String.raw`
-import ast, builtins, json, math, pprint, sys, traceback
+import ast, builtins, json, math, sys, traceback
 
 MAX_EXACT_INTEGER = 2 ** 53
 PROGRAM_FILES = ('program', 'initializer')
 _NOTHING = object()
-
-
-class Image:
-    """An image a tool returned; inspect(image) shows it to the model."""
-
-    __slots__ = ('_ptc_handle', 'path', 'width', 'height', 'media_type', 'name')
-
-    def __init__(self, handle, fields):
-        for slot, key in (('path', 'path'), ('width', 'width'), ('height', 'height'), ('media_type', 'mediaType'), ('name', 'name')):
-            object.__setattr__(self, slot, fields.get(key))
-        object.__setattr__(self, '_ptc_handle', handle)
-
-    def __setattr__(self, name, value):
-        raise AttributeError('an Image is read-only')
-
-    def __repr__(self):
-        kind = (self.media_type or '').replace('image/', '')
-        return 'Image(' + kind + ' ' + str(self.width) + 'x' + str(self.height) + (' ' + repr(self.name) if self.name else '') + ', path=' + repr(self.path) + ')'
-
-
-def _value_hook(fields):
-    handle = fields.get(_state['image_key'])
-    if type(handle) is int and len(fields) <= 6:
-        return Image(handle, fields)
-    return fields
-
-
-def loads(text):
-    """A tool's result: JSON, with the images it holds as Image objects."""
-    return json.loads(text, object_hook=_value_hook)
-
-
-def inspect(value):
-    """Shows an Image to the model; prints a readable rendering of any other value."""
-    if type(value) is Image:
-        _state['show'](value._ptc_handle)
-    else:
-        print(pprint.pformat(value, sort_dicts=False))
 
 
 class NotLossless(TypeError):
@@ -215,7 +178,7 @@ def run_globals(format):
     return current
 
 
-def install(namespace_globals, shapes_json, call, show, image_key):
+def install(namespace_globals, shapes_json, call, show, image_key, fetch_bridge):
     """Defines the run's tool namespaces and error classes as globals of the run (the last run's go), and inspect and Image where the program left those names free."""
     for name, value in _state.get('installed', ()):
         if namespace_globals.get(name) is value:
@@ -223,6 +186,12 @@ def install(namespace_globals, shapes_json, call, show, image_key):
     installed = _state['installed'] = []
     _state['show'] = show
     _state['image_key'] = image_key
+    _state['fetch'] = fetch_bridge
+    if fetch_bridge is not None:
+        if namespace_globals.get('fetch', fetch) is fetch:
+            namespace_globals['fetch'] = fetch
+    elif namespace_globals.get('fetch') is fetch:
+        del namespace_globals['fetch']
     for name, value in (('inspect', inspect), ('Image', Image)):
         if namespace_globals.get(name, value) is value:
             namespace_globals[name] = value

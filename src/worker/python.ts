@@ -14,6 +14,8 @@ import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from 
 import { ErrorOf, PromiseOf, Uint8ArrayOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
 import { type Image, createInspect, isGenuine } from './images.js'
 import { PYTHON_PRELUDE } from './python-prelude.js'
+import { PYTHON_PRELUDE_IO } from './python-prelude-io.js'
+import { type ProgramFetch, type PythonFetch, messageOf, pythonFetch } from './python-fetch.js'
 
 // Captured before any program runs: the snapshot's check must not be one a program replaced.
 const readFile = fs.readFileSync
@@ -33,7 +35,7 @@ const promiseThen = uncurryThis(Promise.prototype.then) as (promise: Promise<unk
 /** What the worker keeps of its interpreter: the prelude's entry points, as Pyodide proxies. */
 interface Interpreter {
   execute(source: string, filename: string, format: string): Promise<string>
-  install(globals: unknown, shapes: string, call: ToolCall, show: Show, imageKey: string): void
+  install(globals: unknown, shapes: string, call: ToolCall, show: Show, imageKey: string, fetch: PythonFetch | null): void
   runGlobals(format: string): unknown
 }
 
@@ -94,7 +96,7 @@ async function load({ directory, version, snapshot }: PythonProgram): Promise<In
   pyodide.setStdout({ write: writer })
   pyodide.setStderr({ write: writer })
   pyodide.setStdin({ stdin: () => undefined })
-  pyodide.globals.set('__ptc_prelude__', PYTHON_PRELUDE)
+  pyodide.globals.set('__ptc_prelude__', PYTHON_PRELUDE + PYTHON_PRELUDE_IO)
   pyodide.runPython("import sys, types\n_m = types.ModuleType('_ptc')\nexec(__ptc_prelude__, _m.__dict__)\nsys.modules['_ptc'] = _m\ndel _m, __ptc_prelude__")
   const module = pyodide.pyimport('_ptc')
   return {
@@ -134,7 +136,7 @@ export async function runPython(program: ProgramCode & { python: PythonProgram }
     const image = images[handle]
     if (image !== undefined) inspect(image)
   }
-  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces), show, IMAGE_KEY)
+  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces), show, IMAGE_KEY, brokeredFetch(namespaces))
   write = (text) => output.text(text)
   let answer: string
   try {
@@ -150,6 +152,20 @@ export async function runPython(program: ProgramCode & { python: PythonProgram }
   const failure = new ErrorOf(stringSlice(answer, 1))
   failure.name = '' // the text is complete: the stack formatter prints it as it is
   throw failure
+}
+
+/**
+ * Python's `fetch` when the run has brokered egress: the binding bridge installed the run's
+ * `fetch` before the program runs, and it is captured now, so a program that replaces it later
+ * (through the FFI) changes nothing here. Without egress, Python has no `fetch`.
+ */
+function brokeredFetch(namespaces: readonly NamespaceShape[]): PythonFetch | null {
+  for (let index = 0; index < namespaces.length; index++) {
+    if (namespaces[index]!.egress !== true) continue
+    const fetch = (realmGlobal as Record<string, unknown>).fetch
+    return typeof fetch === 'function' ? pythonFetch(fetch as ProgramFetch) : null
+  }
+  return null
 }
 
 /** The namespaces a Python program sees as objects: the egress broker is no namespace of its own. */
@@ -219,12 +235,4 @@ function randomHex(): string {
   let hex = ''
   for (let index = 0; index < bytes.length; index++) hex += (bytes[index]! < 16 ? '0' : '') + numberToString(bytes[index]!, 16)
   return hex
-}
-
-function messageOf(error: unknown): string {
-  try {
-    return typeof error === 'object' && error !== null && typeof (error as Error).message === 'string' ? (error as Error).message : `${error as string}`
-  } catch {
-    return 'the tool call failed'
-  }
 }
