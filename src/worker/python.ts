@@ -133,6 +133,8 @@ export async function runPython(program: ProgramCode & { python: PythonProgram }
   runImages = images
   const inspect = createInspect(output)
   const show: Show = (handle) => {
+    // Python may pass anything here (a program can call the prelude's internals): only an index of this run's images shows.
+    if (typeof handle !== 'number') return
     const image = images[handle]
     if (image !== undefined) inspect(image)
   }
