@@ -3,6 +3,7 @@
  * Short and accurate; every sentence is something the model can act on.
  */
 import type { PtcProgramFormat, PtcProgramLanguage } from '../seam/types.js'
+import { pythonInstructionLines, pythonStateLine } from '../python/instructions.js'
 
 const FORMATS: Record<PtcProgramFormat, string> = {
   'function-body':
@@ -44,7 +45,19 @@ export interface InstructionFacts {
 }
 
 export function executionInstructions(facts: InstructionFacts): string {
+  const python = facts.language === 'python'
   const lines = [
+    ...(python ? pythonInstructionLines(facts.format) : javascriptLines(facts)),
+    `Limits: ${duration(facts.timeoutMs)} per call by default; ${size(facts.maxOutputBytes)} of printed output and result together; ${facts.maxCalls} tool calls per program.`,
+    ...(facts.maxMemoryMb === undefined ? [] : [`Memory: ${facts.maxMemoryMb} MiB in all (heap, buffers, WebAssembly); a program that allocates more is stopped.`]),
+    facts.retainsState ? (python ? pythonStateLine(facts.format) : STATE[facts.format]) : 'Each call starts in a fresh environment: nothing persists between calls.',
+  ]
+  if (facts.sandbox) lines.push(facts.sandbox)
+  return lines.join('\n')
+}
+
+function javascriptLines(facts: InstructionFacts): string[] {
+  return [
     FORMATS[facts.format],
     ...(facts.language === 'typescript' ? [TYPESCRIPT] : []),
     HABITS,
@@ -53,12 +66,7 @@ export function executionInstructions(facts: InstructionFacts): string {
     'The result must be plain JSON (objects, arrays, strings, finite numbers, booleans, null); return nothing when you have only printed.',
     'console.log and process.stdout.write print text; inspect(image) shows an Image a tool returned (its path, width, height and mediaType are readable).',
     'Node built-ins load with `await import("node:fs")`. Relative paths and subprocesses use the working directory; process.env is empty.',
-    `Limits: ${duration(facts.timeoutMs)} per call by default; ${size(facts.maxOutputBytes)} of printed output and result together; ${facts.maxCalls} tool calls per program.`,
-    ...(facts.maxMemoryMb === undefined ? [] : [`Memory: ${facts.maxMemoryMb} MiB in all (heap, buffers, WebAssembly); a program that allocates more is stopped.`]),
-    facts.retainsState ? STATE[facts.format] : 'Each call starts in a fresh environment: nothing persists between calls.',
   ]
-  if (facts.sandbox) lines.push(facts.sandbox)
-  return lines.join('\n')
 }
 
 /** A time budget as a person writes it: `2 min`, `30 s`, `1.5 s`, `500 ms`; never rounded. */

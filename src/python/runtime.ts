@@ -13,6 +13,8 @@ import { NAME } from '../host/admission.js'
 export interface PythonRuntime {
   directory: string
   version: string
+  /** The CPython version it is built from (`3.14.2`), as its lock file records it; what the model is told. */
+  python: string
 }
 
 /** The major version of Pyodide this runtime is written against (its Python prelude, its FFI). */
@@ -36,6 +38,19 @@ export function pythonRuntime(): PythonRuntime {
   if (typeof version !== 'string' || version.split('.')[0] !== SUPPORTED_MAJOR) {
     throw new Error(`${NAME}: language 'python' needs pyodide ${SUPPORTED_MAJOR}.x, found ${String(version)}: npm install pyodide@^${SUPPORTED_MAJOR}`)
   }
-  found = { directory: realpathSync(path.dirname(manifestFile)), version }
+  const directory = realpathSync(path.dirname(manifestFile))
+  found = { directory, version, python: pythonVersion(directory) }
   return found
+}
+
+/** CPython's version from Pyodide's lock file (`info.python`); `3` when the file does not say. */
+function pythonVersion(directory: string): string {
+  try {
+    const lock = JSON.parse(readFileSync(path.join(directory, 'pyodide-lock.json'), 'utf8')) as { info?: { python?: unknown } }
+    const python = lock.info?.python
+    if (typeof python === 'string' && /^3\.\d+(\.\d+)?$/.test(python)) return python
+  } catch {
+    // A missing or unreadable lock file only costs the model the minor version.
+  }
+  return '3'
 }

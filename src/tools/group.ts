@@ -157,7 +157,17 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
       },
     }
   })
-  return { namespace, declarations: declarationsOf(definition, resultFallback), description: description?.trim() ?? '', tools: members }
+  const group: ToolGroup = { namespace, declarations: declarationsOf(definition, resultFallback), description: description?.trim() ?? '', tools: members }
+  definitions.set(group, definition)
+  return group
+}
+
+/** Each built group's definition, so its declarations can also be written in another language. */
+const definitions = new WeakMap<ToolGroup, ToolGroupDefinition>()
+
+/** The definition `group` was built from; undefined for a group assembled by hand. Internal. */
+export function toolGroupDefinition(group: ToolGroup): ToolGroupDefinition | undefined {
+  return definitions.get(group)
 }
 
 /** The property names and descriptions of an object schema, one level deep. */

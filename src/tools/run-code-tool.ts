@@ -14,6 +14,7 @@ import { type ToolGroup, checkToolGroups } from './group.js'
 import { throwIfDeploymentFailure } from './deployment-error.js'
 import { type ResultTextBudget, resultText } from './result-text.js'
 import { ImageRecord, type RunCodeImage } from './shown-images.js'
+import { pythonCatalogGroups, pythonToolsText } from './python-declarations.js'
 import { createProgramChecker } from './typecheck.js'
 
 /** What `createRunCodeTool` needs. */
@@ -135,10 +136,6 @@ interface Image { readonly path: string; readonly width: number; readonly height
 /** Shows an Image; prints a readable rendering of any other value. */
 declare function inspect(value: unknown): void`
 
-/** How a Python program calls the tools the (TypeScript) declarations describe. */
-const PYTHON_CALLS = 'The program is Python (CPython 3.14 in Pyodide, standard library only). The tools are declared below in TypeScript; ' +
-  'call each as `await <namespace>.<tool>(name=value, ...)` (keyword arguments, or one dict), and `asyncio.gather` runs calls concurrently. ' +
-  'Arguments and results are JSON: dict, list, str, int, float, bool, None. A failed call raises the error class its namespace declares, as a Python exception.'
 
 /**
  * Builds the ready tool from a runtime and tool groups. Throws when two groups claim the same
@@ -161,9 +158,9 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const bindings = groups.map((group) => group.namespace)
   /** The image records of runs paused on a live hold, by hold id, until `resume` answers them. */
   const held = new Map<string, ImageRecord>()
-  if (discovery) bindings.push(catalogNamespace(new ToolCatalog(groups)))
-  validateBindings(bindings)
   const python = runtime.language === 'python'
+  if (discovery) bindings.push(catalogNamespace(new ToolCatalog(python ? pythonCatalogGroups(groups) : groups)))
+  validateBindings(bindings)
   const languageName = python ? 'Python' : runtime.language === 'typescript' ? 'TypeScript' : 'JavaScript'
   const declarations = [RUNTIME_DECLARATIONS, ...groups.map((group) => group.declarations)].join('\n\n')
   const typecheck = options.typecheck
@@ -172,11 +169,10 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
   const description = [
     `Run a ${languageName} program that calls the tools declared below, and read what it printed and what it returned.`,
     runtime.executionInstructions,
-    python ? PYTHON_CALLS : '',
     `You get back the printed output first (beyond ${budget.maxOutputChars} characters its middle is cut), ` +
       `then the result as JSON or the error (cut after ${budget.maxValueChars} characters).`,
     checker ? 'Each program is type-checked against these declarations before it runs; one that does not check does not run.' : '',
-    discovery ? discoveryText(groups, total) : `Tools available as globals:\n\`\`\`ts\n${declarations}\n\`\`\``,
+    python ? pythonToolsText(groups, discovery, total) : discovery ? discoveryText(groups, total) : `Tools available as globals:\n\`\`\`ts\n${declarations}\n\`\`\``,
   ]
     .filter((part) => part !== '')
     .join('\n\n')

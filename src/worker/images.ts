@@ -49,7 +49,8 @@ export function imageFromLeaf(fields: LeafFields): Image | undefined {
   return image
 }
 
-function isGenuine(value: unknown): value is Image {
+/** Whether `value` is an image the runtime made from a binding's result (not a look-alike). */
+export function isGenuine(value: unknown): value is Image {
   return typeof value === 'object' && value !== null && weakSetHas(genuine, value)
 }
 

@@ -4,6 +4,7 @@
  * program formats, and failures rendered with the program's own `program:line:col` positions.
  * Values cross to JavaScript only as JSON text (never as FFI proxies), so the refusals are the
  * same as JavaScript's at any depth, and nothing Python holds aliases a JavaScript object.
+ * Images, `inspect` and `fetch` are in python-prelude-io.ts, run in the same module after this.
  */
 export const PYTHON_PRELUDE = String.raw`
 import ast, builtins, json, math, sys, traceback
@@ -145,7 +146,7 @@ def _member(label, member, positional, call, error_class, member_property):
         answer = await call(text, positional)
         tag, body = answer[0], answer[1:]
         if tag == 'v':
-            return json.loads(body)
+            return loads(body)
         if tag == 'u':
             return None
         if error_class is None:
@@ -177,12 +178,23 @@ def run_globals(format):
     return current
 
 
-def install(namespace_globals, shapes_json, call):
-    """Defines the run's tool namespaces and error classes as globals of the run (the last run's go)."""
+def install(namespace_globals, shapes_json, call, show, image_key, fetch_bridge):
+    """Defines the run's tool namespaces and error classes as globals of the run (the last run's go), and inspect and Image where the program left those names free."""
     for name, value in _state.get('installed', ()):
         if namespace_globals.get(name) is value:
             del namespace_globals[name]
     installed = _state['installed'] = []
+    _state['show'] = show
+    _state['image_key'] = image_key
+    _state['fetch'] = fetch_bridge
+    if fetch_bridge is not None:
+        if namespace_globals.get('fetch', fetch) is fetch:
+            namespace_globals['fetch'] = fetch
+    elif namespace_globals.get('fetch') is fetch:
+        del namespace_globals['fetch']
+    for name, value in (('inspect', inspect), ('Image', Image)):
+        if namespace_globals.get(name, value) is value:
+            namespace_globals[name] = value
     for shape in json.loads(shapes_json):
         error = shape.get('errorClass')
         error_class = type(error['name'], (Exception,), {'__module__': 'builtins'}) if error else None

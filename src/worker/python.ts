@@ -12,12 +12,17 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from '../protocol.js'
 import { ErrorOf, PromiseOf, Uint8ArrayOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
+import { type Image, createInspect, isGenuine } from './images.js'
 import { PYTHON_PRELUDE } from './python-prelude.js'
+import { PYTHON_PRELUDE_IO } from './python-prelude-io.js'
+import { type ProgramFetch, type PythonFetch, messageOf, pythonFetch } from './python-fetch.js'
 
 // Captured before any program runs: the snapshot's check must not be one a program replaced.
 const readFile = fs.readFileSync
 type Subtle = typeof globalThis.crypto.subtle
 const subtle = globalThis.crypto.subtle
+const webCrypto = globalThis.crypto
+const getRandomValues = uncurryThis(webCrypto.getRandomValues) as (self: typeof webCrypto, array: Uint8Array) => Uint8Array
 const digest = uncurryThis(subtle.digest) as (self: Subtle, algorithm: string, data: Uint8Array) => Promise<ArrayBuffer>
 const numberToString = uncurryThis(Number.prototype.toString) as (self: number, radix: number) => string
 const jsonParse = JSON.parse
@@ -30,12 +35,29 @@ const promiseThen = uncurryThis(Promise.prototype.then) as (promise: Promise<unk
 /** What the worker keeps of its interpreter: the prelude's entry points, as Pyodide proxies. */
 interface Interpreter {
   execute(source: string, filename: string, format: string): Promise<string>
-  install(globals: unknown, shapes: string, call: ToolCall): void
+  install(globals: unknown, shapes: string, call: ToolCall, show: Show, imageKey: string, fetch: PythonFetch | null): void
   runGlobals(format: string): unknown
 }
 
 type ToolCall = (global: string, member: string, text: string | undefined, positional: boolean) => Promise<string>
 type Write = (text: string) => void
+/** Shows the run's image with this handle (`inspect(image)` in Python); an unknown handle shows nothing. */
+type Show = (handle: number) => void
+
+/** Where a Python run's output goes: its text, and the images `inspect` shows. */
+interface PythonOutput {
+  text(text: string): void
+  image(id: string, bytes: number): void
+}
+
+/**
+ * The key of the object a genuine image crosses to Python as (the prelude's `Image`): its
+ * handle in the run's table of images, with the fields a program reads. Random per worker, so a
+ * tool's result that happens to hold such a key stays a dict.
+ */
+const IMAGE_KEY = `__ptc_image_${randomHex()}__`
+/** The images the tools of the running Python program resolved, by handle. */
+let runImages: Image[] = []
 
 interface Pyodide {
   version: string
@@ -74,7 +96,7 @@ async function load({ directory, version, snapshot }: PythonProgram): Promise<In
   pyodide.setStdout({ write: writer })
   pyodide.setStderr({ write: writer })
   pyodide.setStdin({ stdin: () => undefined })
-  pyodide.globals.set('__ptc_prelude__', PYTHON_PRELUDE)
+  pyodide.globals.set('__ptc_prelude__', PYTHON_PRELUDE + PYTHON_PRELUDE_IO)
   pyodide.runPython("import sys, types\n_m = types.ModuleType('_ptc')\nexec(__ptc_prelude__, _m.__dict__)\nsys.modules['_ptc'] = _m\ndel _m, __ptc_prelude__")
   const module = pyodide.pyimport('_ptc')
   return {
@@ -103,25 +125,49 @@ async function checkedSnapshot({ file, sha256 }: PythonSnapshot): Promise<Uint8A
  * JSON text Python wrote; undefined for no value), or rejects with an error whose message is the
  * failure text the model reads.
  */
-export async function runPython(program: ProgramCode & { python: PythonProgram }, label: 'program' | 'initializer', namespaces: readonly NamespaceShape[], output: Write): Promise<unknown> {
+export async function runPython(program: ProgramCode & { python: PythonProgram }, label: 'program' | 'initializer', namespaces: readonly NamespaceShape[], output: PythonOutput): Promise<unknown> {
   const interpreter = await loadInterpreter(program.python)
   const format = program.python.format
   const globals = interpreter.runGlobals(format)
-  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces))
-  write = output
+  const images: Image[] = []
+  runImages = images
+  const inspect = createInspect(output)
+  const show: Show = (handle) => {
+    // Python may pass anything here (a program can call the prelude's internals): only an index of this run's images shows.
+    if (typeof handle !== 'number') return
+    const image = images[handle]
+    if (image !== undefined) inspect(image)
+  }
+  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces), show, IMAGE_KEY, brokeredFetch(namespaces))
+  write = (text) => output.text(text)
   let answer: string
   try {
     answer = await interpreter.execute(program.code, label, format)
   } finally {
     const rest = decodeText(decoder)
-    if (rest !== '') output(rest)
+    if (rest !== '') output.text(rest)
     write = undefined
+    runImages = []
   }
   if (answer[0] === 'u') return undefined
   if (answer[0] === 'v') return jsonParse(stringSlice(answer, 1)) as unknown
   const failure = new ErrorOf(stringSlice(answer, 1))
   failure.name = '' // the text is complete: the stack formatter prints it as it is
   throw failure
+}
+
+/**
+ * Python's `fetch` when the run has brokered egress: the binding bridge installed the run's
+ * `fetch` before the program runs, and it is captured now, so a program that replaces it later
+ * (through the FFI) changes nothing here. Without egress, Python has no `fetch`.
+ */
+function brokeredFetch(namespaces: readonly NamespaceShape[]): PythonFetch | null {
+  for (let index = 0; index < namespaces.length; index++) {
+    if (namespaces[index]!.egress !== true) continue
+    const fetch = (realmGlobal as Record<string, unknown>).fetch
+    return typeof fetch === 'function' ? pythonFetch(fetch as ProgramFetch) : null
+  }
+  return null
 }
 
 /** The namespaces a Python program sees as objects: the egress broker is no namespace of its own. */
@@ -164,16 +210,31 @@ function toolCaller(namespaces: readonly NamespaceShape[]): ToolCall {
       }
       promiseThen(
         pending,
-        (value) => resolve(value === undefined ? 'u' : `v${jsonStringify(value)}`),
+        (value) => resolve(value === undefined ? 'u' : `v${jsonStringify(value, imagesForPython)}`),
         (error) => resolve(`e${messageOf(error)}`),
       )
     })
 }
 
-function messageOf(error: unknown): string {
-  try {
-    return typeof error === 'object' && error !== null && typeof (error as Error).message === 'string' ? (error as Error).message : `${error as string}`
-  } catch {
-    return 'the tool call failed'
-  }
+/**
+ * A genuine image in a tool's result crosses as an object the prelude turns into its `Image`:
+ * a handle into this run's images, and the fields a program reads. A result that spells the
+ * same object itself can only name an image the run already has.
+ */
+function imagesForPython(this: unknown, _key: string, value: unknown): unknown {
+  if (!isGenuine(value)) return value
+  const images = runImages
+  const handle = images.length
+  images[handle] = value
+  const fields: Record<string, string | number> = { [IMAGE_KEY]: handle, path: value.path, width: value.width, height: value.height, mediaType: value.mediaType }
+  if (value.name !== undefined) fields.name = value.name
+  return fields
+}
+
+function randomHex(): string {
+  const bytes = new Uint8ArrayOf(16)
+  getRandomValues(webCrypto, bytes)
+  let hex = ''
+  for (let index = 0; index < bytes.length; index++) hex += (bytes[index]! < 16 ? '0' : '') + numberToString(bytes[index]!, 16)
+  return hex
 }

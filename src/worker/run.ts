@@ -113,7 +113,7 @@ export class WorkerRun {
   }
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
-    if (program.python) return await runPython({ ...program, python: program.python }, label, this._message.namespaces, (text) => this.output.text(text))
+    if (program.python) return await runPython({ ...program, python: program.python }, label, this._message.namespaces, this.output)
     const filename = registerProgram(program, label, this._message.run)
     const entry = runInThisContext(new Script(program.code, { filename, importModuleDynamically }))
     return await entry(createProgramHooks(state))

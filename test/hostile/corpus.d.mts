@@ -5,6 +5,8 @@ export type Host = 'thread' | 'process' | 'confined' | 'stream'
 /** One parsed corpus file (see corpus.mjs for the header keys). */
 export interface HostileProgram {
   name: string
+  /** `python` for a `.py` case, run as a `language: 'python'` request. */
+  language: 'javascript' | 'python'
   attack: string
   expect: string
   qualified: Map<string, string>

@@ -46,6 +46,15 @@
  *   known-limit  what a host, by design, cannot stop (`known-limit[thread]`: a worker thread shares
  *                the host's process); the case never runs there, and the README names the limit
  *
+ * Python cases are `.py` files with the same header in `# key: value` lines; they run as
+ * `language: 'python'` requests, in the function-body format on the thread and confined hosts
+ * unless their header narrows that (what Python adds is the interpreter and its FFI, which these
+ * two hosts bound at both ends of the trust range; the helper's own paths are the JavaScript
+ * cases'). `__HOST__`, `__MARKER__`, `__HOST_CWD__` and the sleep markers are filled in as for
+ * JavaScript; a `prelude` becomes the Python string `PRELUDE`, which the case runs as JavaScript
+ * (`pyodide.code.run_js`), since Python reaches all of JavaScript. Python cases that must not time out carry a `timeout` of 15 s: a fresh Python
+ * environment restores its interpreter before it runs, which takes seconds on a loaded machine.
+ *
  * Program text conventions: a line starting with `/* completion *\/` holds the completion
  * expression. It becomes `return` in `function-body` and `;` elsewhere (so the line can never
  * continue the statement above it), and every format sees the same completion value;
@@ -183,11 +192,15 @@ const startWaiters = new Map()
 const CORPUS_DIR = new URL('./corpus/', import.meta.url)
 const PRELUDE_DIR = new URL('./preludes/', import.meta.url)
 
-function parseHeader(file, text) {
+/** Python's defaults: function-body on the thread and confined hosts (see the header's comment). */
+const PYTHON_FORMATS = ['function-body']
+const PYTHON_HOSTS = ['thread', 'confined']
+
+function parseHeader(file, text, comment) {
   const header = { plain: new Map(), qualified: new Map() }
   for (const line of text.split('\n')) {
-    if (!line.startsWith('//')) break
-    const match = /^\/\/ ([a-z-]+)(?:\[([a-z+-]+)\])?(?:: (.*))?$/.exec(line)
+    if (!line.startsWith(comment)) break
+    const match = (comment === '#' ? /^# ([a-z-]+)(?:\[([a-z+-]+)\])?(?:: (.*))?$/ : /^\/\/ ([a-z-]+)(?:\[([a-z+-]+)\])?(?:: (.*))?$/).exec(line)
     if (!match) throw new Error(`${file}: malformed header line ${JSON.stringify(line)}`)
     const [, key, qualifier, value = ''] = match
     if (qualifier) {
@@ -225,10 +238,11 @@ function qualifiedFor(entries, host, format) {
 
 /** Every corpus program, parsed and checked, in file order. */
 export function loadCorpus() {
-  const files = readdirSync(CORPUS_DIR).filter((file) => file.endsWith('.js')).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+  const files = readdirSync(CORPUS_DIR).filter((file) => file.endsWith('.js') || file.endsWith('.py')).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
   return files.map((file) => {
     const source = readFileSync(new URL(file, CORPUS_DIR), 'utf8')
-    const { plain, qualified } = parseHeader(file, source)
+    const python = file.endsWith('.py')
+    const { plain, qualified } = parseHeader(file, source, python ? '#' : '//')
     const attack = plain.get('attack')
     const expect = plain.get('expect')
     if (!attack) throw new Error(`${file}: the header must state the attack`)
@@ -253,13 +267,14 @@ export function loadCorpus() {
       if (!HOSTS.includes(qualifier)) throw new Error(`${file}: alone must name one host, got [${qualifier}]`)
     }
     const program = {
-      name: file.replace(/\.js$/, ''),
+      name: file.replace(/\.(js|py)$/, ''),
+      language: python ? 'python' : 'javascript',
       attack,
       expect,
       qualified,
-      formats: listOf(plain.get('formats'), FORMATS, file, 'formats'),
+      formats: listOf(plain.get('formats'), python ? PYTHON_FORMATS : FORMATS, file, 'formats'),
       // A host that cannot stop the attack never runs it (it would take the test process down).
-      hosts: listOf(plain.get('hosts'), HOSTS, file, 'hosts').filter((host) => !knownLimits.has(host)),
+      hosts: listOf(plain.get('hosts'), python ? PYTHON_HOSTS : HOSTS, file, 'hosts').filter((host) => !knownLimits.has(host)),
       knownLimits,
       alone,
       requires: plain.get('requires'),
@@ -321,8 +336,11 @@ export function expectedKind(program, host, format) {
  */
 export function programText(program, host, format, marker) {
   const completion = format === 'function-body' ? 'return ' : ';'
-  const start = expectedKind(program, host, format) === 'timeout' ? `await tools.started('${marker}');\n` : ''
-  return (start + program.prelude + program.source)
+  const timesOut = expectedKind(program, host, format) === 'timeout'
+  const start = timesOut ? `await tools.started('${marker}')${program.language === 'python' ? '' : ';'}\n` : ''
+  // A Python case gets its (JavaScript) prelude as the string PRELUDE, to run with run_js.
+  const prelude = program.language === 'python' && program.prelude !== '' ? `PRELUDE = ${JSON.stringify(program.prelude)}\n` : program.prelude
+  return (start + prelude + program.source)
     .replace(/^\/\* completion \*\/ /gm, completion)
     .replaceAll('__HOST__', host)
     .replaceAll('__MARKER__', marker)
@@ -596,7 +614,8 @@ export async function runCase(runtime, { host, format, program }) {
         })
       })
     }
-    result = await runOnce(runtime, { program: programText(program, host, format, marker), ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
+    const language = program.language === 'python' ? { language: 'python' } : {}
+    result = await runOnce(runtime, { program: programText(program, host, format, marker), ...language, ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
     loopDelay.disable()
     besides.delete(marker)
     const heldMs = program.bystanderMs === undefined ? 0 : loopDelay.max / 1e6
