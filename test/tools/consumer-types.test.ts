@@ -38,6 +38,33 @@ describe('a strict TypeScript consumer of the built package', () => {
     expect(diagnostics([commonjs], { module, moduleResolution, lib: ['lib.es2023.d.ts'] })).toEqual([])
   })
 
+  // A CommonJS file under `verbatimModuleSyntax` (a `tsc --init` default) writes a value import as
+  // `import … = require(…)`, which the repository's own ES module typecheck refuses: so it lives here.
+  const requireConsumer = `import ptc = require('ptc-runtime')
+import type { PtcRunResult } from 'ptc-runtime'
+async function main(): Promise<PtcRunResult> {
+  const { runtime, dispose } = await ptc.createPtcRuntime({ isolation: 'thread' })
+  const group = ptc.defineToolGroup({ global: 'weather', tools: { forecast: { inputSchema: { type: 'object' }, run: async ({ city }: { city: string }) => ({ city }) } } })
+  const result = await runtime.run(runtime.resolve({ program: 'return 1', bindings: [group.namespace] }))
+  await dispose()
+  return result
+}
+void main().then((result) => console.log(result.value instanceof ptc.PtcImage))
+`
+  it.each([
+    ['NodeNext', ts.ModuleKind.NodeNext, ts.ModuleResolutionKind.NodeNext],
+    ['Node16', ts.ModuleKind.Node16, ts.ModuleResolutionKind.Node16],
+  ])('compiles a CommonJS consumer that writes import = require under verbatimModuleSyntax and %s', (_, module, moduleResolution) => {
+    const file = fileURLToPath(new URL('./fixtures/require-consumer.cts', import.meta.url))
+    const options: ts.CompilerOptions = { module, moduleResolution, verbatimModuleSyntax: true, lib: ['lib.es2023.d.ts'] }
+    const host = ts.createCompilerHost(options)
+    const read = host.getSourceFile.bind(host)
+    host.getSourceFile = (name, language) => (name === file ? ts.createSourceFile(name, requireConsumer, language) : read(name, language))
+    const exists = host.fileExists.bind(host)
+    host.fileExists = (name) => name === file || exists(name)
+    expect(diagnostics([file], options, host)).toEqual([])
+  })
+
   it('compiles the AI SDK path without @types/json-schema under NodeNext', () => {
     const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
     const host = ts.createCompilerHost(options)
