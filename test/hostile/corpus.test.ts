@@ -158,15 +158,25 @@ describe('hostile corpus', () => {
     // Settled first, so a runtime that did start is in the map for afterAll to dispose.
     for (const started of await Promise.allSettled(pythonStarts)) if (started.status === 'rejected') throw started.reason
     const schedule = limiter(CONCURRENCY)
+    // The thread host's programs run in this process at its own priority, and helpers at the
+    // lowest (docs/host-priority.md): side by side, its spinning and allocating cases would
+    // starve the helper hosts' cases of CPU, as in a deployment that mixed the tiers. So the
+    // helper hosts' cases start once the thread host's have settled.
+    let threadSettled: Promise<unknown> = Promise.resolve()
     for (const host of hosts) {
+      const started = host === 'thread' ? Promise.resolve() : threadSettled
+      const settled: Array<Promise<unknown>> = []
       for (const format of HOST_FORMATS[host]) {
         for (const program of corpus) {
           if (!program.formats.includes(format) || !program.hosts.includes(host) || skipReason(program, host, format)) continue
           const runtime = runtimes.get(`${host}/${format}${program.language === 'python' ? '/python' : ''}`)!
-          const outcome = schedule(() => (program.config ? runOnOwnRuntime(host, format, program) : runCase(runtime.runtime, { host, format, program })), runsAlone(program, host)).then(({ problems }) => problems)
+          const run = () => (program.config ? runOnOwnRuntime(host, format, program) : runCase(runtime.runtime, { host, format, program }))
+          const outcome = started.then(() => schedule(run, runsAlone(program, host))).then(({ problems }) => problems)
+          settled.push(outcome)
           outcomes.set(`${host}/${format}/${program.name}`, outcome)
         }
       }
+      if (host === 'thread') threadSettled = Promise.allSettled(settled)
     }
   }, 60_000)
 
