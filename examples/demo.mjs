@@ -140,6 +140,18 @@ return all.map((p) => p.sku)`,
 await orders.place({ sku: 'BAG-07', quantity: 1 })`,
   ],
   ['A program that never ends, stopped by its time budget', `while (true) {}`],
+  [
+    'The same tools from Python: concurrent calls with asyncio.gather',
+    `import asyncio
+gear = await catalog.search(category="camping")
+stock = await asyncio.gather(*(catalog.stock(sku=p["sku"]) for p in gear))
+for p, s in zip(gear, stock):
+    print(f"- {p['name']}: {s['stock']} in stock")
+return sum(s["stock"] for s in stock)`,
+    // A request may ask for Python on a JavaScript runtime (with the optional peer pyodide
+    // installed); its first environment loads the interpreter, so it gets a longer budget.
+    { language: 'python', timeoutMs: 60_000 },
+  ],
 ]
 
 // No `sandbox` setting: the default confinement. Programs see the system read-only, none of
@@ -151,11 +163,19 @@ const runtime = root.ptcRuntime
 
 console.log('--- executionInstructions (what the model is told) ---')
 console.log(runtime.executionInstructions)
-for (const [title, program] of programs) {
+for (const [title, program, options = {}] of programs) {
   console.log(`\n=== ${title} ===`)
   console.log(program.replace(/^/gm, '  | '))
+  let spec
+  try {
+    spec = runtime.resolve({ program, bindings, ...options })
+  } catch (error) {
+    // Without pyodide, a request for Python is refused here, naming the package to install.
+    console.log(`  (skipped: ${error.message})`)
+    continue
+  }
   const started = performance.now()
-  const result = await runtime.run(runtime.resolve({ program, bindings }))
+  const result = await runtime.run(spec)
   const ms = (performance.now() - started).toFixed(1)
   for (const entry of result.output) {
     if (entry.type === 'text') process.stdout.write(`  > ${entry.text}`)

@@ -56,5 +56,8 @@ describe('examples', () => {
     expect(stdout).toContain('> [image chart-1: 120x60 image/png]')
     expect(stdout).toContain('error (exception): Error: cannot order 1 x BAG-07: not enough stock')
     expect(stdout).toContain('error (timeout): the program did not finish within its time budget of 2000 ms (timeoutMs)')
-  })
+    // The Python program reads the stock the first program's order left.
+    expect(stdout).toContain('  > - Gas stove: 10 in stock\n')
+    expect(stdout).toContain('  value: 14\n')
+  }, 90_000)
 })
