@@ -33,6 +33,7 @@ export class Admission {
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
     checkStateOwner(request.stateOwner, 'stateOwner')
     if (request.language !== undefined) checkLanguage(request.language, 'language')
+    if (request.language === 'python' && this._fixedCwd) throw new TypeError(pythonElsewhere(this._fixedCwd.tier, this._fixedCwd.where))
     if (request.onBindingError !== undefined && typeof request.onBindingError !== 'function') {
       throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
     }
@@ -110,6 +111,14 @@ export function checkLanguage(language: unknown, field: string): void {
   }
   if (language === 'typescript') typeEraser()
   if (language === 'python') pythonRuntime()
+}
+
+/**
+ * Why Python cannot run on a tier whose programs run elsewhere: the worker loads Pyodide from
+ * the host's own directory of it, a host path that means nothing there.
+ */
+export function pythonElsewhere(tier: string, where: string): string {
+  return `${NAME}: language 'python' is unavailable on isolation '${tier}': its programs run in ${where}, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'`
 }
 
 /** A copy of a caller's decision, or a throw naming what is wrong with it. */

@@ -20,7 +20,7 @@ import type {
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
 import type { Environment } from './environment.js'
-import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
+import { Admission, NAME, checkDecision, checkPause, checkStateOwner, pythonElsewhere } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { ByteBudget } from './byte-budget.js'
 import { egressNamespace } from './egress.js'
@@ -93,6 +93,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
     const { fixedCwd } = this._tier
+    if (config.language === 'python' && fixedCwd !== undefined) throw new TypeError(pythonElsewhere(this._tier.name, fixedCwd))
     this._admission = new Admission(this._config, this._sandbox, fixedCwd === undefined ? undefined : { tier: this._tier.name, where: fixedCwd })
     this._initializer = new EnvironmentInitializer(this._programs, this._config.language, (reason) => this._drain(reason))
     this._holds = new HeldRuns(config.holdTimeoutMs)
@@ -360,7 +361,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       },
       ...(journal ? { journal } : {}),
     }
-    const key = policy ? this._keyOf(policy) : UNCONFINED
+    const key = policy ? this._keyOf(policy, language) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
         const lowered = lowerFor(environment)
@@ -391,8 +392,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
     return this._admission.check(spec)
   }
 
-  private _keyOf(policy: SandboxExecutionPolicy): string {
-    const key = policyKey(policy)
+  private _keyOf(policy: SandboxExecutionPolicy, language: PtcProgramLanguage = this.language): string {
+    // A confined helper shows Pyodide's directory only when it was spawned after Python was
+    // first needed: a Python run on a runtime of another language never takes such a spare.
+    const key = language === 'python' && this.language !== 'python' ? `${policyKey(policy)}\u0000python` : policyKey(policy)
     this._policies.set(key, policy)
     return key
   }

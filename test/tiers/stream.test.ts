@@ -31,6 +31,12 @@ describe('the stream tier, over a local stream', () => {
   })
   afterAll(() => env.dispose())
 
+  it('refuses Python where the far end has no Pyodide of the host’s: a request at resolve, a runtime at start', async () => {
+    const refusal = "WorkerPtcRuntime: language 'python' is unavailable on isolation 'stream': its programs run in the far helper's working directory, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'"
+    expect(() => env.runtime.resolve({ program: 'return 1', bindings: [], language: 'python' })).toThrow(refusal)
+    await expect(startRuntime({ isolation: { stream: localStream }, language: 'python' })).rejects.toThrow(refusal)
+  })
+
   it('runs a program with tool calls and keeps its state for the same owner', async () => {
     const owner = {}
     const first = await env.run('const sum = await tools.add({ a: 1, b: 2 })\nconsole.log("sum", sum)\nsum', { stateOwner: owner, bindings: [tools] })
