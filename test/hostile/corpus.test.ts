@@ -158,25 +158,29 @@ describe('hostile corpus', () => {
     // Settled first, so a runtime that did start is in the map for afterAll to dispose.
     for (const started of await Promise.allSettled(pythonStarts)) if (started.status === 'rejected') throw started.reason
     const schedule = limiter(CONCURRENCY)
-    // The thread host's programs run in this process at its own priority, and helpers at the
-    // lowest (docs/host-priority.md): side by side, its spinning and allocating cases would
-    // starve the helper hosts' cases of CPU, as in a deployment that mixed the tiers. So the
-    // helper hosts' cases start once the thread host's have settled.
-    let threadSettled: Promise<unknown> = Promise.resolve()
-    for (const host of hosts) {
-      const started = host === 'thread' ? Promise.resolve() : threadSettled
+    // Helpers run at the lowest priority (docs/host-priority.md), while the thread host's
+    // programs run in this process and the stream host's in local entries, both at ours: side
+    // by side, their spinning and allocating cases would starve the helper hosts' cases of CPU,
+    // as in a deployment that mixed the tiers. So the cases run in phases: the thread host's,
+    // then the two helper hosts' together, then the stream host's.
+    const PHASES: Host[][] = [['thread'], ['process', 'confined'], ['stream']]
+    let previous: Promise<unknown> = Promise.resolve()
+    for (const phase of PHASES) {
+      const started = previous
       const settled: Array<Promise<unknown>> = []
-      for (const format of HOST_FORMATS[host]) {
-        for (const program of corpus) {
-          if (!program.formats.includes(format) || !program.hosts.includes(host) || skipReason(program, host, format)) continue
-          const runtime = runtimes.get(`${host}/${format}${program.language === 'python' ? '/python' : ''}`)!
-          const run = () => (program.config ? runOnOwnRuntime(host, format, program) : runCase(runtime.runtime, { host, format, program }))
-          const outcome = started.then(() => schedule(run, runsAlone(program, host))).then(({ problems }) => problems)
-          settled.push(outcome)
-          outcomes.set(`${host}/${format}/${program.name}`, outcome)
+      for (const host of phase.filter((host) => hosts.includes(host))) {
+        for (const format of HOST_FORMATS[host]) {
+          for (const program of corpus) {
+            if (!program.formats.includes(format) || !program.hosts.includes(host) || skipReason(program, host, format)) continue
+            const runtime = runtimes.get(`${host}/${format}${program.language === 'python' ? '/python' : ''}`)!
+            const run = () => (program.config ? runOnOwnRuntime(host, format, program) : runCase(runtime.runtime, { host, format, program }))
+            const outcome = started.then(() => schedule(run, runsAlone(program, host))).then(({ problems }) => problems)
+            settled.push(outcome)
+            outcomes.set(`${host}/${format}/${program.name}`, outcome)
+          }
         }
       }
-      if (host === 'thread') threadSettled = Promise.allSettled(settled)
+      previous = Promise.allSettled([started, ...settled])
     }
   }, 60_000)
 
