@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
 import { childProcesses } from '../helpers/processes.mjs'
-import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, ON_CONTAINER, startRuntime, textOf } from '../helpers/runtime.js'
 
 /** What every result of the default confinement reports. */
 
@@ -118,9 +118,11 @@ describe('provider lifecycle', () => {
 
 /**
  * Whether the kernel schedules each session as one group here (this process is in no cpu
- * cgroup) and lets this process reweigh its helpers' at once (root: no rate limit).
+ * cgroup) and lets this process reweigh its helpers' at once (root: no rate limit). Not on the
+ * container tier, whose programs run under the engine's processes, not this host's helpers.
  */
 const autogroups = (() => {
+  if (ON_CONTAINER) return false
   try {
     return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1' && readFileSync('/proc/self/autogroup', 'utf8').startsWith('/autogroup-') && process.getuid?.() === 0
   } catch {
