@@ -24,7 +24,7 @@ import type { ImageAttachmentRef } from '../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 import { HelperFrames } from './helper-frames.js'
 import { LIMITS_SCRIPT } from './memory-limit.js'
-import { childrenOf, cpuMsOfTree, deprioritizeSession, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
+import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from './processes.js'
 import type { HelperWrapper } from './sandbox/bwrap.js'
 import { unavailableMessage } from './sandbox/confinement.js'
 import { type NamespaceBudget, NamespaceWatch } from './sandbox/budget.js'
@@ -161,8 +161,6 @@ export class ProcessEnvironment implements Environment {
     const input = launch.wrapper?.input
     const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
-    // Its session, and bubblewrap's for the program once found, weigh least (processes.ts).
-    if (this._child.pid !== undefined) deprioritizeSession(this._child.pid)
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     this._roots = launch.wrapper?.roots ?? []
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
@@ -343,10 +341,7 @@ export class ProcessEnvironment implements Environment {
     if (this._helper !== undefined) return this._helper
     const reaper = reaperOf(this._child.pid!)
     this._helper = reaper === undefined ? undefined : helperUnder(reaper)
-    if (this._helper !== undefined) {
-      this._reaper = reaper
-      deprioritizeSession(this._helper)
-    }
+    if (this._helper !== undefined) this._reaper = reaper
     return this._helper
   }
 

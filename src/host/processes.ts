@@ -8,7 +8,7 @@
  * every process of the machine, taken asynchronously and shared by every sweep waiting for one
  * (`process-table.ts`); only reads of the few processes already known happen synchronously.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type ProcessStat, type ProcessTable, parseStat, processTable } from './process-table.js'
 import { inTurn } from './turns.js'
@@ -68,25 +68,6 @@ export function signalGroup(pid: number, name: NodeJS.Signals): void {
     } catch {
       // gone
     }
-  }
-}
-
-/**
- * Gives the session `pid` belongs to the least CPU weight the kernel's autogroups know (nice
- * 19), best effort. Where autogroups are on (`kernel.sched_autogroup_enabled`, for processes
- * outside any cpu cgroup), each session is scheduled as one group, weighed like a nice-0 process
- * whatever the class of its threads: a helper starts a session of its own (and bubblewrap
- * another for the program), so fifty spinning programs took fifty shares of the CPU against
- * the host's one, and SCHED_IDLE stopped keeping the host first (measured: the host's event
- * loop held 425 ms, a synchronous 7 ms of work took 215 ms). Without CAP_SYS_ADMIN the kernel
- * takes one such change per tenth of a second, machine-wide, so a burst of helpers gets it only
- * in part; a program may raise its own session back to nice 0, never above.
- */
-export function deprioritizeSession(pid: number): void {
-  try {
-    writeFileSync(`/proc/${pid}/autogroup`, '19')
-  } catch {
-    // no autogroups here, or the kernel's rate limit: the SCHED_IDLE class still holds within the session
   }
 }
 

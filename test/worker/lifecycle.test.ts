@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
 import { childProcesses } from '../helpers/processes.mjs'
-import { CONFINED, ON_CONTAINER, startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
 
 /** What every result of the default confinement reports. */
 
@@ -116,19 +116,6 @@ describe('provider lifecycle', () => {
   })
 })
 
-/**
- * Whether the kernel schedules each session as one group here (this process is in no cpu
- * cgroup) and lets this process reweigh its helpers' at once (root: no rate limit). Not on the
- * container tier, whose programs run under the engine's processes, not this host's helpers.
- */
-const autogroups = (() => {
-  if (ON_CONTAINER) return false
-  try {
-    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1' && readFileSync('/proc/self/autogroup', 'utf8').startsWith('/autogroup-') && process.getuid?.() === 0
-  } catch {
-    return false
-  }
-})()
 
 /** The helper process under `pid`: bubblewrap's only descendant that has no child (or `pid` itself, unwrapped). */
 function helperUnder(pid: number): number {
@@ -159,21 +146,6 @@ async function helpersStarted(count: number): Promise<void> {
 }
 
 describe.skipIf(process.platform !== 'linux')('a helper that died before its run started', () => {
-  it.skipIf(!autogroups)("a helper's sessions weigh least where the kernel schedules sessions as groups", async () => {
-    const env = await startRuntime({ poolSize: 1 })
-    try {
-      expect(await env.run('return 1')).toEqual({ output: [], calls: [], value: 1, sandbox: CONFINED })
-      await helpersStarted(1)
-      const [spare] = childProcesses()
-      // bubblewrap's session and the one it starts for the program: each is its own group.
-      for (const pid of [spare!, helperUnder(spare!)]) {
-        while (!readFileSync(`/proc/${pid}/autogroup`, 'utf8').endsWith('nice 19\n')) await sleep(5)
-      }
-    } finally {
-      await env.dispose()
-    }
-  })
-
   it('a pooled spare killed while idle is replaced, and the run gets its value', async () => {
     const env = await startRuntime({ poolSize: 1 })
     try {
