@@ -7,7 +7,8 @@
  * Header keys (a `[qualifier]` names a host, a format, or both joined by `+`, and overrides the
  * plain key where it matches):
  *   attack       what the program tries (required)
- *   expect       the failure kind, or `ok` when the attack must be harmless (required)
+ *   expect       the failure kind, or `ok` when the attack must be harmless (required); `a|b` when
+ *                either of two mechanisms may stop it first (the attack line says why)
  *   formats      `all` (default) or a comma list of program formats the program makes sense in
  *   hosts        `all` (default) or a comma list of `thread` (the in-process worker, `isolation:
  *                'thread'`), `process` (a helper process per environment with `sandbox:
@@ -251,7 +252,7 @@ export function loadCorpus() {
     const attack = plain.get('attack')
     const expect = plain.get('expect')
     if (!attack) throw new Error(`${file}: the header must state the attack`)
-    for (const kind of [expect, ...qualifiedValues(qualified, 'expect').values()]) {
+    for (const kind of [expect, ...qualifiedValues(qualified, 'expect').values()].flatMap((kinds) => String(kinds).split('|'))) {
       if (!KINDS.includes(kind)) throw new Error(`${file}: expect must be one of ${KINDS.join(', ')}, got ${JSON.stringify(kind)}`)
     }
     const followUp = plain.get('follow-up')
@@ -438,7 +439,7 @@ export function checkResult(program, result, { host, format, elapsedMs, timeoutM
   const problems = []
   const expected = expectedKind(program, host, format)
   const actual = result.error?.kind ?? 'ok'
-  if (actual !== expected) {
+  if (!expected.split('|').includes(actual)) {
     problems.push(`expected ${expected}, got ${actual}${result.error ? `: ${clip(result.error.message)}` : ` (value ${clip(JSON.stringify(result.value) ?? 'absent')})`}`)
   }
   if (actual === 'ok' && expected === 'ok') {
