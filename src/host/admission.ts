@@ -22,7 +22,9 @@ export class Admission {
     private readonly _sandbox: Sandbox | undefined,
     /** The tier's name and where its programs run, when that is not a host path (`Tier.fixedCwd`). */
     private readonly _fixedCwd?: { tier: string; where: string },
-  ) {}
+  ) {
+    if (_config.language === 'python') this._checkPythonHere()
+  }
 
   get timeout(): { defaultMs: number; maxMs: number } {
     return { defaultMs: Math.min(this._config.timeoutMs, this._config.maxTimeoutMs), maxMs: this._config.maxTimeoutMs }
@@ -32,8 +34,7 @@ export class Admission {
   resolve(request: PtcRunRequest): PtcRunSpec {
     if (typeof request !== 'object' || request === null) throw new TypeError(`${NAME}: request must be an object`)
     checkStateOwner(request.stateOwner, 'stateOwner')
-    if (request.language !== undefined) checkLanguage(request.language, 'language')
-    if (request.language === 'python' && this._fixedCwd) throw new TypeError(pythonElsewhere(this._fixedCwd.tier, this._fixedCwd.where))
+    if (request.language !== undefined) this._checkLanguage(request.language, 'language')
     if (request.onBindingError !== undefined && typeof request.onBindingError !== 'function') {
       throw new TypeError(`${NAME}: onBindingError must be a function, got ${typeof request.onBindingError}`)
     }
@@ -65,6 +66,22 @@ export class Admission {
     return { ...request, cwd: existingDirectory(request.cwd ?? this._config.cwd, 'cwd'), timeoutMs }
   }
 
+  /** A known language this tier can run. */
+  private _checkLanguage(language: unknown, field: string): void {
+    checkLanguage(language, field)
+    if (language === 'python') this._checkPythonHere()
+  }
+
+  /**
+   * Python cannot run on a tier whose programs run elsewhere: the worker loads Pyodide from the
+   * host's own directory of it, a host path that means nothing there.
+   */
+  private _checkPythonHere(): void {
+    if (!this._fixedCwd) return
+    const { tier, where } = this._fixedCwd
+    throw new TypeError(`${NAME}: language 'python' is unavailable on isolation '${tier}': its programs run in ${where}, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'`)
+  }
+
   /** Checks a spec handed to `run`; resolves its sandbox policy (every run of a sandboxed deployment has one). */
   check(spec: PtcRunSpec): SandboxExecutionPolicy | undefined {
     if (typeof spec !== 'object' || spec === null) throw new TypeError(`${NAME}: run() needs a spec from resolve()`)
@@ -74,7 +91,7 @@ export class Admission {
     }
     existingDirectory(spec.cwd, 'spec.cwd') // it may have been removed since resolve()
     checkStateOwner(spec.stateOwner, 'spec.stateOwner')
-    if (spec.language !== undefined) checkLanguage(spec.language, 'spec.language')
+    if (spec.language !== undefined) this._checkLanguage(spec.language, 'spec.language')
     checkMaxCalls(spec.maxCalls, 'spec.maxCalls')
     const { timeoutMs } = spec
     if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
@@ -111,14 +128,6 @@ export function checkLanguage(language: unknown, field: string): void {
   }
   if (language === 'typescript') typeEraser()
   if (language === 'python') pythonRuntime()
-}
-
-/**
- * Why Python cannot run on a tier whose programs run elsewhere: the worker loads Pyodide from
- * the host's own directory of it, a host path that means nothing there.
- */
-export function pythonElsewhere(tier: string, where: string): string {
-  return `${NAME}: language 'python' is unavailable on isolation '${tier}': its programs run in ${where}, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'`
 }
 
 /** A copy of a caller's decision, or a throw naming what is wrong with it. */

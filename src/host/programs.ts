@@ -63,10 +63,10 @@ export function declaredBy(environment: Carrying, program: LoweredProgram, initi
  * UTF-8 bytes, so an overlong program is refused without reading it.
  */
 export function overlongProgram(program: string, maxProgramBytes: number): string | undefined {
-  const bytes = program.length > maxProgramBytes ? undefined : Buffer.byteLength(program)
-  if (bytes !== undefined && bytes <= maxProgramBytes) return undefined
-  const size = bytes === undefined ? `over ${maxProgramBytes} bytes` : `${bytes} bytes`
-  return `The program is ${size}; a program may be at most ${maxProgramBytes} bytes (maxProgramBytes). Keep data out of the program: have it fetched by a tool call.`
+  const refusal = (size: string) => `The program is ${size}; a program may be at most ${maxProgramBytes} bytes (maxProgramBytes). Keep data out of the program: have it fetched by a tool call.`
+  if (program.length > maxProgramBytes) return refusal(`over ${maxProgramBytes} bytes`)
+  const bytes = Buffer.byteLength(program)
+  return bytes > maxProgramBytes ? refusal(`${bytes} bytes`) : undefined
 }
 
 let rehearsal: ProgramCode | undefined

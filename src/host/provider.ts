@@ -20,7 +20,7 @@ import type {
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
 import type { Environment } from './environment.js'
-import { Admission, NAME, checkDecision, checkPause, checkStateOwner, pythonElsewhere } from './admission.js'
+import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { ByteBudget } from './byte-budget.js'
 import { egressNamespace } from './egress.js'
@@ -93,7 +93,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
     const { fixedCwd } = this._tier
-    if (config.language === 'python' && fixedCwd !== undefined) throw new TypeError(pythonElsewhere(this._tier.name, fixedCwd))
     this._admission = new Admission(this._config, this._sandbox, fixedCwd === undefined ? undefined : { tier: this._tier.name, where: fixedCwd })
     this._initializer = new EnvironmentInitializer(this._programs, this._config.language, (reason) => this._drain(reason))
     this._holds = new HeldRuns(config.holdTimeoutMs)
@@ -404,4 +403,3 @@ export class WorkerPtcRuntime extends PtcRuntime {
 function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
   return new OutputLedger(maxOutputBytes).finish({ error: { kind, message } })
 }
-
