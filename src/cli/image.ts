@@ -7,7 +7,7 @@
  * usage error.
  */
 import { parseArgs } from 'node:util'
-import { type BuildImageOptions, DEFAULT_IMAGE, buildImage } from '../host/image-build.js'
+import { type BuildImageOptions, DEFAULT_IMAGE, buildImage } from '../host/environments/container/image.js'
 import { UsageError } from './args.js'
 
 const USAGE = `Usage:

@@ -4,7 +4,7 @@
  * and a channel on descriptor 3. It hosts exactly one environment: the same fresh worker the
  * host would create in-process. The worker talks to the host itself: it writes its messages to
  * the channel (src/worker/channel.ts) and reads most host messages from a descriptor of its own
- * (src/worker/inbox.ts); the frames are those of src/frames.ts, and the worker's host is
+ * (src/worker/inbox.ts); the frames are those of src/protocol/frames.ts, and the worker's host is
  * `HelperWorker` (worker-host.ts). This thread passes on only the runs whose cwd it must move to first,
  * so the program has a real working directory, and writes `ready`, the worker's exit and
  * forgery it sees.
@@ -13,9 +13,9 @@
  * host treats every frame as untrusted and does its own process accounting from outside.
  */
 import { Socket } from 'node:net'
-import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, INBOX_FD, encodeFrame, parseHostFrame } from '../frames.js'
+import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, INBOX_FD, encodeFrame, parseHostFrame } from '../protocol/frames.js'
 import { createFrameLock, writeFrame } from '../worker/channel.js'
-import { HelperWorker } from './worker-host.js'
+import { HelperWorker } from './helper-worker.js'
 
 /** How long this thread waits for the worker to finish a frame before writing its own anyway. */
 const LOCK_WAIT_MS = 5_000

@@ -5,7 +5,7 @@
  * (src/helper/main.ts) exactly as the process tier does on the host: its channel and the
  * worker's inbox are socket pairs on descriptors 3 and 5, and its writable memory is capped by
  * the kernel (`ulimit -d`) at what a fresh helper holds here plus the environment's budget.
- * Each line of the stream is one `HostLine` or `EntryLine` (src/frames.ts).
+ * Each line of the stream is one `HostLine` or `EntryLine` (src/protocol/frames.ts).
  *
  * It shares its machine with the program, so the host trusts nothing it says: the boundary on
  * these tiers is the container or sandbox the stream leads into, and killing the environment
@@ -15,9 +15,9 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeLine } from '../frames.js'
-import { LIMITS_SCRIPT, dataBaseline, nodeBuild } from '../host/memory-limit.js'
-import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../host/processes.js'
+import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeLine } from '../protocol/frames.js'
+import { LIMITS_SCRIPT, dataBaseline, nodeBuild } from '../system/memory-limit.js'
+import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../system/process-sweep.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 /** After the helper exits, how long to wait for frames it wrote just before. */

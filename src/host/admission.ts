@@ -11,7 +11,7 @@ import { PROGRAM_LANGUAGES } from '../seam/types.js'
 import type { PtcHoldDecision, PtcRunRequest, PtcRunSpec, SandboxExecutionPolicy } from '../seam/types.js'
 import type { WorkerPtcRuntimeConfig } from './config.js'
 import type { Sandbox } from './sandbox/confinement.js'
-import { typeEraser } from './typescript.js'
+import { typeEraser } from './run/typescript-eraser.js'
 import { pythonRuntime } from '../python/runtime.js'
 
 export const NAME = 'WorkerPtcRuntime'

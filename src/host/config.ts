@@ -4,12 +4,12 @@
  */
 import path from 'node:path'
 import Schema from 'schemastery'
-import { durableKeys } from './durable.js'
-import type { PtcDurableStore } from './durable-store.js'
+import { durableKeys } from './durable/record.js'
+import type { PtcDurableStore } from './durable/store.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
 import type { WorkerPtcRuntimeOptions } from './options.js'
-import { TIERS, type TierName } from './tiers/index.js'
-import type { PtcStreamFactory } from './tiers/stream.js'
+import { TIERS, type TierName } from './environments/tiers.js'
+import type { PtcStreamFactory } from './environments/stream/tier.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647

@@ -5,9 +5,9 @@
  */
 import type { PtcProgramLanguage } from '../seam/types.js'
 import type { LoweredProgram } from '../transform/index.js'
-import type { ProgramCode } from '../protocol.js'
+import type { ProgramCode } from '../protocol/messages.js'
 import { NAME } from './admission.js'
-import type { ProgramCache } from './programs.js'
+import type { ProgramCache } from './run/programs.js'
 
 export class EnvironmentInitializer {
   private _source: string | undefined

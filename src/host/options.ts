@@ -5,8 +5,8 @@
  * `config.ts` checks at compile time that the two agree.
  */
 import type { PtcProgramFormat, PtcProgramLanguage, SandboxMode, SandboxNetwork } from '../seam/types.js'
-import type { PtcDurableStore } from './durable-store.js'
-import type { PtcStreamFactory } from './tiers/stream.js'
+import type { PtcDurableStore } from './durable/store.js'
+import type { PtcStreamFactory } from './environments/stream/tier.js'
 
 /** The configuration `createPtcRuntime(options)` and `ctx.plugin(WorkerPtcRuntime, options)` accept; every field is optional. */
 export interface WorkerPtcRuntimeOptions {

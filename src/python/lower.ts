@@ -4,7 +4,7 @@
  * The worker compiles it (src/worker/python-prelude.ts), so a syntax error is a failure of the
  * run, with the program's own line and column, like any other.
  */
-import { type ProgramCode, REHEARSAL_GLOBAL } from '../protocol.js'
+import { type ProgramCode, REHEARSAL_GLOBAL } from '../protocol/messages.js'
 import type { PtcProgramFormat } from '../seam/types.js'
 import type { LoweredProgram } from '../transform/index.js'
 import { pythonRuntime } from './runtime.js'

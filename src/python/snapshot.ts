@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import type { PythonSnapshot } from '../protocol.js'
+import type { PythonSnapshot } from '../protocol/messages.js'
 import type { PythonRuntime } from './runtime.js'
 
 /** The builder's code: boot Pyodide with what the prelude imports, then snapshot its memory. */

@@ -4,7 +4,7 @@
  * stack frames) sees the program's own positions without a source map.
  *
  * The eraser is injected (the host passes SWC's `strip-only` transform, see
- * src/host/typescript.ts), so the transformer stays free of Node APIs and optional packages.
+ * src/host/run/typescript-eraser.ts), so the transformer stays free of Node APIs and optional packages.
  */
 import { startsWithAnonymousFunction } from './habits.js'
 import { countLineBreaks, LineIndex } from './line-index.js'

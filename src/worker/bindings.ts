@@ -5,7 +5,7 @@
  */
 import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol.js'
+import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol/messages.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { hasOwn, isArray } from '../intrinsics.js'

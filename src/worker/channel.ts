@@ -3,7 +3,7 @@
  * writes each of its messages to the host itself instead of posting it to the helper's main
  * thread: a result then reaches the host without waking that thread, serializing the message
  * twice and relaying it (on an idle machine, a thread's wake-up alone costs a tenth of a
- * millisecond or more). The frames are encoded by src/frames.ts (`messageFrame`, `FORGED_FRAME`).
+ * millisecond or more). The frames are encoded by src/protocol/frames.ts (`messageFrame`, `FORGED_FRAME`).
  *
  * Both threads of the helper write to the one socket (the main thread writes `ready`, `exit`,
  * `refused` and `forged`), so each holds `lock` for a whole frame: the socket is non-blocking,

@@ -8,7 +8,7 @@
  * host before each batch of binding calls (`DrawsMessage`), so the host holds every value drawn
  * before a held call when it seals a token. Everything is captured at module load.
  */
-import { MAX_DRAWS, MAX_DRAW_BYTES, type DrawValues, type DrawsMessage } from '../protocol.js'
+import { MAX_DRAWS, MAX_DRAW_BYTES, type DrawValues, type DrawsMessage } from '../protocol/messages.js'
 import { blankList, finishContainer } from '../json/intrinsics.js'
 import { ErrorOf, StringOf, Uint8ArrayOf, apply, dataProperty, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, realmGlobal, uncurryThis } from './intrinsics.js'
 

@@ -1,7 +1,7 @@
 /**
  * The program's `fetch` under brokered egress. The helper has no network of its own, so this
  * `fetch` serializes the request (method, URL, headers, body bytes) into one binding call to
- * the host's broker (`src/host/egress.ts`), which checks and makes it, and builds a `Response`
+ * the host's broker (`src/host/egress/broker.ts`), which checks and makes it, and builds a `Response`
  * here from the answer (status, headers, body bytes). A refusal rejects with a `TypeError`, as
  * Node's `fetch` does when a request cannot be made.
  *
@@ -10,7 +10,7 @@
  * still captured at load, so replacing the globals themselves changes nothing here (except
  * `Buffer`: Node's own `Response` reads the global one when a body is consumed).
  */
-import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES, fetchMethodRefusal, isFetchMethod } from '../protocol.js'
+import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES, fetchMethodRefusal, isFetchMethod } from '../protocol/messages.js'
 import { ErrorOf, PromiseOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
 
 type Send = (request: unknown) => Promise<unknown>

@@ -5,7 +5,7 @@
  * stack formatter appends them to the error's first line, so the failure message and
  * `error.stack` carry them at the program's own line and column; `error.message` is untouched.
  */
-import type { NamespaceShape } from '../protocol.js'
+import type { NamespaceShape } from '../protocol/messages.js'
 import { hasOwn } from '../intrinsics.js'
 import { blankList, charCodeAt, regExpExec, stringSlice } from '../json/intrinsics.js'
 import { create } from './intrinsics.js'

@@ -1,7 +1,7 @@
 /**
  * The worker's own descriptor for host messages in a helper process (`INBOX_FD`). The host
  * writes a kept environment's runs and every binding reply there, one frame per line
- * (src/frames.ts), and the worker's event loop reads them itself: a run then wakes only the
+ * (src/protocol/frames.ts), and the worker's event loop reads them itself: a run then wakes only the
  * worker, not the helper's main thread first. A run whose cwd the helper is not in still goes
  * through the main thread, which moves there before passing it on (a worker cannot `chdir`).
  *
@@ -10,8 +10,8 @@
  * internals anyway loses only its own environment's runs, to their deadlines.
  */
 import { Socket } from 'node:net'
-import type { HostMessage } from '../protocol.js'
-import { FrameReader, parseHostFrame } from '../frames.js'
+import type { HostMessage } from '../protocol/messages.js'
+import { FrameReader, parseHostFrame } from '../protocol/frames.js'
 
 const bufferAlloc = Buffer.alloc
 const SocketOf = Socket

@@ -4,12 +4,12 @@
  * Everything it needs is captured before any program runs.
  */
 import { workerData } from 'node:worker_threads'
-import type { HostMessage, ReadyMessage, WorkerData } from '../protocol.js'
+import type { HostMessage, ReadyMessage, WorkerData } from '../protocol/messages.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { dataProperty, defineProperty, endThread, post, realmGlobal } from './intrinsics.js'
-import { FORGED_FRAME } from '../frames.js'
+import { FORGED_FRAME } from '../protocol/frames.js'
 import { writeFrame } from './channel.js'
 import { readInbox } from './inbox.js'
 import { channelOutbox, portOutbox } from './outbox.js'

@@ -7,7 +7,7 @@
  * The host re-meters everything: this side only has to be early, not trusted.
  */
 import { fitJsonString, jsonStringByteLength } from '../json/index.js'
-import type { OutputItem } from '../protocol.js'
+import type { OutputItem } from '../protocol/messages.js'
 import type { Outbox } from './outbox.js'
 
 export class OutputChannel {

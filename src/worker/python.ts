@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from '../protocol.js'
+import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from '../protocol/messages.js'
 import { ErrorOf, PromiseOf, Uint8ArrayOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
 import { type Image, createInspect, isGenuine } from './images.js'
 import { PYTHON_PRELUDE } from './python-prelude.js'

@@ -11,7 +11,7 @@
 import { MessageChannel } from 'node:worker_threads'
 import {
   type CallMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,
-} from '../protocol.js'
+} from '../protocol/messages.js'
 import { createProgramState } from '../transform/hooks.js'
 import { encodeWire } from '../json/index.js'
 import { portOutbox } from './outbox.js'

@@ -5,7 +5,7 @@
 import vm from 'node:vm'
 import { jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol.js'
+import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol/messages.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
 import { Draws } from './draws.js'

@@ -15,7 +15,7 @@
  * The options are copied once before the binding reads them, so getters or a Proxy cannot show
  * the wrapper one environment and the binding another.
  */
-import { SUBPROCESS_MARKER_VARIABLE } from '../protocol.js'
+import { SUBPROCESS_MARKER_VARIABLE } from '../protocol/messages.js'
 import { StringOf, apply, assign, create, dataProperty, defineProperty, isArray, realmProcess, uncurryThis } from './intrinsics.js'
 
 type Options = Record<string, unknown>

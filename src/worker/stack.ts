@@ -6,7 +6,7 @@
  */
 import { inspect, types } from 'node:util'
 import { PositionMap } from '../transform/position-map.js'
-import type { ProgramCode } from '../protocol.js'
+import type { ProgramCode } from '../protocol/messages.js'
 import { slipHint } from './hints.js'
 import { ErrorOf, StringOf, WeakMapOf, weakMapGet, weakMapSet } from './intrinsics.js'
 

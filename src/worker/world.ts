@@ -18,7 +18,7 @@ import path from 'node:path'
 import workerThreads from 'node:worker_threads'
 import { ErrorOf, NumberOf, apply, dataProperty, defineProperty, isArray, realmProcess } from './intrinsics.js'
 import { markSpawns } from './spawns.js'
-import { closeHostReach, isHostThread } from './thread-host.js'
+import { closeHostReach, isHostThread } from './shared-process-guard.js'
 
 const ONE_PATH = [
   'access', 'appendFile', 'chmod', 'chown', 'lchmod', 'lchown', 'lstat', 'lutimes', 'mkdir', 'mkdtemp',

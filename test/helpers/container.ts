@@ -9,7 +9,7 @@ import { inject } from 'vitest'
  * is absent or cannot run a container.
  *
  * The runtimes the tests start find their OCI runtime and limits themselves, as a deployment's
- * do (src/host/container-launch.ts): `tierOptions` are set only by PTC_CONTAINER_RUNTIME (the
+ * do (src/host/environments/container/launch.ts): `tierOptions` are set only by PTC_CONTAINER_RUNTIME (the
  * OCI runtime; empty means the engine's own) and PTC_CONTAINER_ARGS (more run arguments,
  * space-separated), to try a configuration by hand. The raw runs use them too, and by default
  * runc, where installed, with file and process limits the machine allows.

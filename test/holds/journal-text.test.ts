@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { jsonText, preview } from '../../src/host/journal-text.js'
+import { jsonText, preview } from '../../src/host/durable/journal-text.js'
 import { jsonValue, nestedArrays, nestedRecords } from '../json/arbitraries.js'
 
 /** Deeper than JSON.stringify's recursion reaches on the host's stack before Node 26 (whose JSON.stringify no longer recurses). */

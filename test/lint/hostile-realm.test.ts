@@ -28,7 +28,7 @@ describe('the hostile-realm lint rule', () => {
   it("applies to the worker, the JSON helpers, the helper channel's frames and the lowered programs' hooks, and not to the host", async () => {
     const repository = new ESLint()
     const ruleAt = async (file: string) => (await repository.calculateConfigForFile(file))?.rules?.['hostile-realm/captured-builtins']
-    for (const file of ['src/worker/main.ts', 'src/json/wire.ts', 'src/transform/hooks.ts', 'src/transform/position-map.ts', 'src/intrinsics.ts', 'src/frames.ts']) {
+    for (const file of ['src/worker/main.ts', 'src/json/wire.ts', 'src/transform/hooks.ts', 'src/transform/position-map.ts', 'src/intrinsics.ts', 'src/protocol/frames.ts']) {
       expect(await ruleAt(file), file).toBeDefined()
     }
     expect(await ruleAt('src/host/provider.ts')).toBeUndefined()

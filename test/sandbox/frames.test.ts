@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FrameReader } from '../../src/frames.js'
+import { FrameReader } from '../../src/protocol/frames.js'
 
 describe('the helper channel frame reader', () => {
   const frame = `${JSON.stringify({ type: 'message', message: { text: 'é'.repeat(50_000) } })}\n`

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { arrivedBytes, lineLimits } from '../../src/host/frame-bounds.js'
+import { arrivedBytes, lineLimits } from '../../src/host/connection/frame-bounds.js'
 import { jsonByteLength } from '../../src/json/index.js'
-import { JsonLines, type JsonLinesLimits } from '../../src/host/json-lines.js'
-import { readMessage } from '../../src/host/message-inflow.js'
+import { JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
+import { readMessage } from '../../src/host/connection/message-inflow.js'
 
 const open: JsonLinesLimits = { maxLineBytes: 1 << 24, maxDepth: 1 << 20, shape: () => Infinity }
 

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
-import { containerCpuAccount } from '../../src/host/container-cpu.js'
+import { containerCpuAccount } from '../../src/host/environments/container/cpu.js'
 import { containerEngine, containerOptions } from '../helpers/container.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
-import { parseEntryLine } from '../../src/frames.js'
+import { parseEntryLine } from '../../src/protocol/frames.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { SandboxService, localStream, running } from '../helpers/stream.js'
 

@@ -1,9 +1,9 @@
 /**
- * What a run's end does to its environment (src/host/endings.ts): the decision the session
+ * What a run's end does to its environment (src/host/run/endings.ts): the decision the session
  * follows, checked on its own for every case the session meets.
  */
 import { describe, expect, it } from 'vitest'
-import { EXITED_NOTICE, LOST, UNSTOPPED_NOTICE, type RunEnd, afterTidy, lostNotice, verdictOf } from '../../src/host/endings.js'
+import { EXITED_NOTICE, LOST, UNSTOPPED_NOTICE, type RunEnd, afterTidy, lostNotice, verdictOf } from '../../src/host/run/endings.js'
 import type { PtcFailureKind } from '../../src/seam/types.js'
 
 const kept: RunEnd = {

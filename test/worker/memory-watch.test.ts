@@ -1,11 +1,11 @@
 /**
- * The thread host's RSS backstop (src/host/memory-watch.ts): when the process grows past what
+ * The thread host's RSS backstop (src/host/environments/thread/memory-watch.ts): when the process grows past what
  * the programs serving runs may hold, those programs are stopped, and the message says how
  * many and which setting was hit; a worker not serving a run is left alone.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { type WatchedWorker, memoryWatch } from '../../src/host/memory-watch.js'
+import { type WatchedWorker, memoryWatch } from '../../src/host/environments/thread/memory-watch.js'
 
 function watched(budgetMb: number): WatchedWorker & { stopped: string[] } {
   const stopped: string[] = []

@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { processTable } from '../../src/host/process-table.js'
-import { SUBPROCESS_MARKER_VARIABLE } from '../../src/protocol.js'
+import { processTable } from '../../src/system/process-table.js'
+import { SUBPROCESS_MARKER_VARIABLE } from '../../src/protocol/messages.js'
 
 const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
 

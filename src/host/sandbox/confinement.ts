@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync }
 import os from 'node:os'
 import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
-import { locateCommand } from '../locate.js'
+import { locateCommand } from '../../system/commands.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
 import { checkPolicy, checkRoots, isConfined, policyInstructions, policyKey, resolveRoots, sandboxFacts } from './policy.js'
 import { privatePlaces, within } from './places.js'

@@ -4,7 +4,7 @@
  * bind; the host can see, through /proc, what the helper really has at each root and compare.
  */
 import { statSync } from 'node:fs'
-import { isDead } from '../processes.js'
+import { isDead } from '../../system/process-sweep.js'
 
 /**
  * Why the helper whose host PID is `helper` does not have, at each of `roots`, the very

@@ -19,8 +19,8 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { childrenOf, isDead } from '../processes.js'
-import { inTurn } from '../turns.js'
+import { childrenOf, isDead } from '../../system/process-sweep.js'
+import { inTurn } from '../../system/turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
 export const NAMESPACE_HELPER_PID = 2

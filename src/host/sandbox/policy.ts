@@ -5,7 +5,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { SANDBOX_MODES, type PtcRunResult, type PtcRunSandbox, type SandboxEgress, type SandboxExecutionPolicy, type SandboxMode, type SandboxNetwork } from '../../seam/types.js'
-import { checkEgress } from '../egress.js'
+import { checkEgress } from '../egress/broker.js'
 
 const MODES: ReadonlySet<string> = new Set(SANDBOX_MODES)
 const NETWORKS: ReadonlySet<string> = new Set(['none', 'host'])

@@ -1,0 +1,98 @@
+/**
+ * Environments: where programs run. An environment is one fresh Node worker running our
+ * bootstrap, hosted in this process (`thread.ts`) or in a helper process of its own
+ * (`process.ts`). It serves one run at a time (several in sequence for one state owner) and is
+ * never handed to anybody else. The run session (`session.ts`) drives it only through this
+ * interface and never asks which host it is.
+ */
+import type { HostMessage } from '../../protocol/messages.js'
+import type { ImageAttachmentRef, PtcRunFailure } from '../../seam/types.js'
+
+/** Receives what an environment reports while it serves a run. */
+export interface EnvironmentListener {
+  message(raw: unknown): void
+  /** Traffic on a channel the runtime never uses, or torn framing: forged by the program. */
+  forged(): void
+  /** Writes that bypassed the patched streams and reached the worker's real stdout/stderr. */
+  rawOutput(text: string): void
+  /** The worker (or the process hosting it) ended; `failure` says how, for the model. */
+  exit(failure: PtcRunFailure): void
+  /**
+   * The environment refused the run before any of it reached the worker (a cwd the confinement
+   * cannot show): it is as it was, its state with it.
+   */
+  refused(failure: PtcRunFailure): void
+}
+
+/**
+ * Hands a worker message to `listener`. The message is hostile input: should handling it ever
+ * throw, that is the program's forgery, never an exception in the host's channel reader (which
+ * would end the host process).
+ */
+export function deliver(listener: EnvironmentListener, message: unknown): void {
+  try {
+    listener.message(message)
+  } catch {
+    listener.forged()
+  }
+}
+
+/** Why a run could not be served: its environment did not start, or refused the run's cwd. */
+export type Refusal = PtcRunFailure
+
+export interface Environment {
+  /**
+   * Resolves `undefined` once the environment can serve a run, or with the failure every run
+   * sent to it would get because it never will (it could not start). A run waits for it.
+   */
+  readonly ready: Promise<Refusal | undefined>
+  /** Resolves once the worker and whatever hosts it have exited. */
+  readonly exited: Promise<void>
+  readonly alive: boolean
+  /** Attachments issued to programs here; only these may be emitted as images. */
+  readonly issuedImages: Map<string, ImageAttachmentRef>
+  /** Top-level names earlier runs left (scoped-repl carries them forward). */
+  readonly carried: Set<string>
+  /** Runs started here; the initializer runs with the first. */
+  runs: number
+  /** The kernel-enforced budget of everything the program allocates, when there is one. */
+  readonly maxMemoryMb?: number
+  attach(listener: EnvironmentListener | undefined): void
+  /** `written`, when given, is called once the message is out of the host's hands. */
+  send(message: HostMessage, written?: () => void): void
+  /** Records a subprocess a program reported; false when it is someone else's process. */
+  adoptSubprocess(pid: number): boolean
+  /**
+   * After a run whose environment is kept, before its result is returned: kills what the
+   * program reported starting and resolves whether the environment is clean. `thorough` also
+   * searches for processes nobody reported (the program may have been blocked inside a
+   * synchronous spawn). False means discard it.
+   */
+  tidy(thorough: boolean): Promise<boolean>
+  /**
+   * After a kept run's result is returned, before the environment serves again: the host's own
+   * look for processes the program started without a report, which it kills. Only a program
+   * that went around the runtime's spawn hooks (a nested worker, its helper's main thread, native
+   * code) has any, and such a program can start more once it is over, so nothing is gained by
+   * holding its result for this look. False means discard the environment.
+   */
+  audit(): Promise<boolean>
+  /**
+   * How long the environment has been busy, in milliseconds, counted from any fixed point: the
+   * CPU time of its processes (the helper and what the program started) on the process host, its
+   * worker's event-loop active time plus the CPU time of the subprocesses it reported on the thread
+   * host. A held call's run spends its time budget
+   * by it (`holds.ts`).
+   */
+  busyMs(): number
+  /** Idle environments must not keep the host process alive. */
+  hold(held: boolean): void
+  /** Ends the worker and everything the program started; resolves once all of it is gone. */
+  dispose(): Promise<void>
+  /**
+   * Whether `dispose()` finds and kills what the program started, reported or not, by itself (a
+   * helper's PID namespace or whole tree): a search before disposing would only repeat it, on
+   * the run's time.
+   */
+  readonly disposalSearches: boolean
+}

@@ -1,0 +1,410 @@
+/**
+ * `ProcessEnvironment` (`isolation: 'process'`): the fresh worker of one environment, hosted in
+ * a helper Node process of its own (src/helper/main.ts), wrapped by bubblewrap when a sandbox
+ * policy confines the program. A process is the boundary a worker thread is not: the program
+ * cannot reach the host's memory, descriptors, threads or secrets, and the kernel caps
+ * everything it allocates (`RLIMIT_DATA`), so running out of memory ends only this process.
+ *
+ * One helper serves exactly one environment (one one-shot run, or one state owner's runs) and
+ * dies with it. The host never relies on the helper's word about processes: it reads the
+ * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
+ * its helper cannot hide a subprocess or delay a deadline.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { constants, release } from 'node:os'
+import type { Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../../../protocol/frames.js'
+import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
+import { JsonLines } from '../../connection/json-lines.js'
+import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
+import type { ImageAttachmentRef } from '../../../seam/types.js'
+import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
+import { HelperFrames } from '../../connection/helper-frames.js'
+import { LIMITS_SCRIPT } from '../../../system/memory-limit.js'
+import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from '../../../system/process-sweep.js'
+import type { HelperWrapper } from '../../sandbox/bwrap.js'
+import { unavailableMessage } from '../../sandbox/confinement.js'
+import { type NamespaceBudget, NamespaceWatch } from '../../sandbox/budget.js'
+import { checkHelperRoots } from '../../sandbox/mounts.js'
+import { NAMESPACE_HELPER_PID, helperUnder, killNamespace, reaperOf, sweepHelperNamespace } from '../../sandbox/namespace.js'
+import { asTeardown, inTurn } from '../../../system/turns.js'
+
+const HELPER_FILE = fileURLToPath(new URL('../../helper.cjs', import.meta.url))
+
+/** A helper that has not reported ready by then is treated as unable to start. */
+const START_TIMEOUT_MS = 30_000
+/** How long disposal lets a starting helper finish forming its process tree before killing it. */
+const READY_GRACE_MS = 2_000
+/** How long disposal waits for a killed helper (or bubblewrap, once its namespace's reaper was killed) to exit. */
+const KILLED_EXIT_MS = 1_000
+/** After the process exits, how long to wait for frames it wrote just before. */
+const EXIT_DRAIN_MS = 100
+/** How often the end of a namespace's reaper is looked for once bwrap has exited. */
+const REAPER_POLL_MS = 2
+/**
+ * The longest frame accepted while no run listens: only short notices (`exit`, `forged`) come
+ * then, so a program left running between runs cannot make the host parse floods for nobody.
+ */
+const IDLE_FRAME_BYTES = 64 * 1024
+
+/**
+ * Runs first inside bubblewrap's namespaces, then becomes the helper (keeping PID 2): caps the
+ * processes and threads of this user namespace, that is of this environment alone, at `$1`
+ * (RLIMIT_NPROC, which the kernel counts per user namespace; a host running as root is exempt
+ * from it, and the host's sampling is what holds there).
+ */
+const NAMESPACE_LIMITS_SCRIPT = 'ulimit -p "$1" 2>/dev/null; shift; exec "$@"'
+
+/**
+ * Whether the kernel counts RLIMIT_NPROC per user namespace (Linux 5.14 and later). Before, it
+ * counted every process of the user on the machine, and the limit would fail a busy host's helpers.
+ */
+const NPROC_PER_NAMESPACE = (() => {
+  const [major = 0, minor = 0] = release().split('.').map((part) => Number.parseInt(part, 10))
+  return major > 5 || (major === 5 && minor >= 14)
+})()
+
+export interface ProcessLaunch {
+  /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
+  wrapper?: Pick<HelperWrapper, 'command' | 'args'> & Partial<HelperWrapper>
+  /** Whether the wrapper enforces a sandbox policy (a failed start is then `sandbox-unavailable`). */
+  confined: boolean
+  /** The helper's working directory until its first run moves it. */
+  cwd: string
+  maxMemoryMb: number
+  /** Writable memory a fresh helper reserves before any program runs, in KiB (`dataBaseline`). */
+  baselineKb: number
+  maxOldGenerationSizeMb: number
+  rehearsal?: ProgramCode
+  /** The budgets the helper's frames are read within, as they arrive (frame-bounds.ts). */
+  frameBudget: FrameBudget
+  /** The environment's budget of processes and memory, sampled while it serves a run (with a wrapper only). */
+  budget?: NamespaceBudget
+}
+
+export class ProcessEnvironment implements Environment {
+  readonly exited: Promise<void>
+  readonly ready: Promise<Refusal | undefined>
+  readonly issuedImages = new Map<string, ImageAttachmentRef>()
+  readonly carried = new Set<string>()
+  /** Disposal ends the whole PID namespace, or searches the helper's tree and its marker. */
+  readonly disposalSearches = true
+  runs = 0
+  readonly maxMemoryMb: number
+  /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
+  readonly confined: boolean
+  private readonly _child: ChildProcess
+  private readonly _channel: Socket
+  /** The worker's own descriptor for host messages (INBOX_FD). */
+  private readonly _inbox: Socket
+  private readonly _streams: Socket[]
+  /** What the helper says, and what it means for the environment and its run. */
+  private readonly _frames: HelperFrames
+  private readonly _reader: JsonLines
+  private readonly _budget: FrameBudget
+  /** The helper lives in a PID namespace of its own under bubblewrap. */
+  private readonly _namespaced: boolean
+  /** Writable roots bubblewrap bound, checked from outside before each run. */
+  private readonly _roots: readonly string[]
+  /** Every subprocess of the program inherits it in its environment. */
+  private readonly _marker = randomUUID()
+  /** A spawn was reported since the last tidy: marked processes may exist. */
+  private _spawned = false
+  private _processExited = false
+  private _timer: NodeJS.Timeout | undefined
+  /** What the marker finds was killed after the helper died: disposal need not look again. */
+  private _sweptAfterExit = false
+  private _helper: number | undefined
+  /** bwrap's reaper (PID 1 inside), found with the helper. */
+  private _reaper: number | undefined
+  /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
+  private _watch: NamespaceWatch | undefined
+
+  constructor(launch: ProcessLaunch) {
+    this.confined = launch.confined
+    this._namespaced = launch.wrapper !== undefined
+    this.maxMemoryMb = launch.maxMemoryMb
+    this._budget = launch.frameBudget
+    this._reader = new JsonLines(lineLimits('frame', this._budget, IDLE_FRAME_BYTES))
+    const options: HelperOptions = {
+      maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
+      rehearsal: launch.rehearsal,
+      subprocessMarker: this._marker,
+    }
+    const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
+    const inner = launch.budget && NPROC_PER_NAMESPACE ? ['/bin/sh', '-c', NAMESPACE_LIMITS_SCRIPT, 'ptc-limits', String(launch.budget.maxProcesses), ...node] : node
+    const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
+    if (launch.wrapper && launch.budget) {
+      this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
+    }
+    const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.baselineKb + launch.maxMemoryMb * 1024), ...command]
+    this._frames = new HelperFrames({
+      confined: launch.confined,
+      maxMemoryMb: launch.maxMemoryMb,
+      ready: () => {
+        if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
+        this._watch?.measureBaseline()
+        clearTimeout(this._timer)
+      },
+      violated: () => {
+        this._channel.pause()
+        this._inbox.pause()
+      },
+      kill: () => this._child.kill('SIGKILL'),
+      spawnedBetweenRuns: () => (this._spawned = true),
+    })
+    this.ready = this._frames.ready
+    // Its own session and process group, away from the host's terminal and signals.
+    const input = launch.wrapper?.input
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
+    this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
+    if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
+    this._roots = launch.wrapper?.roots ?? []
+    this._channel = this._child.stdio[CHANNEL_FD] as Socket
+    this._inbox = (this._child.stdio as unknown as Socket[])[INBOX_FD]!
+    this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel, this._inbox]
+    // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
+    for (const stream of this._streams) stream.on('error', () => undefined)
+    let exited!: () => void
+    this.exited = new Promise((resolve) => (exited = resolve))
+    const ended = (describe: string, died = false) => void this._ended(describe, died).then(exited)
+    this._child.on('exit', (code, signal) => ended(...exitDescription(code, signal)))
+    this._child.on('error', (error) => {
+      if (this._child.pid === undefined) ended(`could not be started (${error.message})`)
+    })
+    for (const stream of [this._child.stdout!, this._child.stderr!]) {
+      stream.setEncoding('utf8')
+      stream.on('data', (text: string) => this._frames.output(text))
+    }
+    this._channel.on('data', (chunk: Buffer) => {
+      if (this._frames.corrupt) return
+      if (!this._reader.push(chunk, (raw) => (this._frames.receive(raw), !this._frames.corrupt))) this._frames.violation()
+    })
+    // Nothing genuine comes back on the inbox: bytes there were written by the program.
+    this._inbox.on('data', () => this._frames.violation())
+    this._timer = setTimeout(() => {
+      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
+      this._child.kill('SIGKILL')
+    }, START_TIMEOUT_MS)
+    this._timer.unref()
+  }
+
+  /** Whether it can serve runs: its worker runs and its channel was never tampered with. */
+  get alive(): boolean {
+    return !this._processExited && this._frames.alive
+  }
+
+  attach(listener: EnvironmentListener | undefined): void {
+    this._reader.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
+    this._watch?.watch(listener !== undefined && this.alive)
+    this._frames.attach(listener, this._processExited)
+  }
+
+  send(message: HostMessage, written?: () => void): void {
+    if (!this.alive) return
+    // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
+    const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
+    if (roots) return this._frames.refuse({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
+    const frame = encodeFrame({ type: 'relay', message })
+    if (this._frames.route(message) === 'channel') this._channel.write(frame)
+    // Written once the kernel took it: a worker that stops reading leaves it pending.
+    else this._inbox.write(frame, written)
+  }
+
+  /**
+   * The worker writes its reports itself, so the first since the last tidy is checked here: it
+   * must name a child of the helper (PID 2 in its namespace), or one already gone. The pid is
+   * never killed by number: a report only makes the next tidy sweep, from outside.
+   */
+  adoptSubprocess(pid: number): boolean {
+    // Once a report stands, more change nothing (the sweep finds every process from outside):
+    // they are not read from /proc, or a flood of them would stall the host.
+    if (this._spawned) return true
+    this._spawned = true
+    if (!this._namespaced) return isChildOf(pid, this._child.pid) !== false
+    const helper = this._helperPid()
+    return helper === undefined || isChildOf(pid, NAMESPACE_HELPER_PID, `/proc/${helper}/root/proc`) !== false
+  }
+
+  async tidy(thorough: boolean): Promise<boolean> {
+    if (!this.alive) {
+      await this._sweepAfterExit()
+      return false
+    }
+    const reported = thorough || this._spawned
+    this._spawned = false
+    return reported ? this._sweep(true) : true
+  }
+
+  async audit(): Promise<boolean> {
+    if (!this.alive) return false
+    return this._sweep(false)
+  }
+
+  /**
+   * Kills, from outside, what the program left: under bubblewrap everything in the helper's PID
+   * namespace; otherwise the helper's children and, when `marked`, every process with the marker.
+   */
+  private async _sweep(marked: boolean): Promise<boolean> {
+    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, await inTurn(() => this._helperPid()))).cleared
+    const strays = await inTurn(() => this._strays())
+    if (strays.length === 0 && !marked) return true
+    await killProcessTrees(new Set(strays), marked ? this._marker : undefined)
+    return inTurn(() => this._strays().every((pid) => isDead(pid)))
+  }
+
+  busyMs(): number {
+    return this._child.pid === undefined || this._processExited ? 0 : cpuMsOfTree(this._child.pid)
+  }
+
+  hold(held: boolean): void {
+    const method = held ? 'ref' : 'unref'
+    this._child[method]()
+    for (const stream of this._streams) stream[method]()
+  }
+
+  /**
+   * Ends the helper and everything the program started, with SIGKILL, and resolves once the
+   * helper has exited. Nothing waits for the helper's cooperation: it may be stuck in a native
+   * call or in the program's hands.
+   */
+  async dispose(): Promise<void> {
+    this._frames.attach(undefined, this._processExited)
+    this._watch?.watch(false)
+    if (!this._processExited && this._child.pid !== undefined) {
+      this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
+      // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
+      // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
+      if (this._namespaced) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+      if (!this._namespaced) await this._endUnconfined()
+      // A few helpers end at a time (turns.ts).
+      else if (!(await asTeardown(() => this._endNamespace()))) await killProcessTrees(new Set([this._child.pid]), this._marker)
+    } else {
+      await this._sweepAfterExit()
+    }
+    await this.exited
+  }
+
+  /**
+   * Ends the helper's PID namespace through its reaper, which the kernel lets exit only once
+   * everything else in the namespace is gone: no process of the machine need be read. False
+   * when there was no reaper to kill (bubblewrap's tree not formed, or already gone), and the
+   * caller falls back to looking for the processes. Once the reaper has its SIGKILL, nothing of
+   * the namespace can outlive it, however long the dying takes: a search then would only take
+   * the CPU the dying need (measured: 300 helpers dying at once on a loaded machine took over
+   * the wait below, and the searches that followed, reading every process of the machine,
+   * added 0.4 s to disposal). `dispose` awaits the exit itself.
+   */
+  private async _endNamespace(): Promise<boolean> {
+    const reaper = await inTurn(() => killNamespace(this._child.pid!))
+    if (reaper === undefined) return false
+    // Bounded, so that where helpers die a few at a time (turns.ts) a slow one frees its turn.
+    await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
+    return true
+  }
+
+  /**
+   * A helper that died without a namespace (the program had a subprocess kill it, say) leaves
+   * what it started running, out of its tree: those carrying its marker are found and killed.
+   * A namespace dies with its helper.
+   */
+  private async _sweepAfterExit(): Promise<void> {
+    if (!this._processExited || this._namespaced || !this._frames.started || this._sweptAfterExit) return
+    await killProcessTrees(new Set(), this._marker)
+    this._sweptAfterExit = true
+  }
+
+  /**
+   * Without a namespace, the helper's process group is stopped first, so that nothing in it
+   * starts anything more; what it started is found and killed, sharing the looks at the
+   * machine's processes with every other sweep (process-table.ts); then the helper and its group
+   * are killed, a few helpers at a time (turns.ts).
+   */
+  private async _endUnconfined(): Promise<void> {
+    const pid = this._child.pid!
+    const children = await inTurn(() => {
+      signalGroup(pid, 'SIGSTOP')
+      return childrenOf(pid)
+    })
+    await killProcessTrees(new Set(children), this._marker)
+    await asTeardown(async () => {
+      await inTurn(() => signalGroup(pid, 'SIGKILL'))
+      await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
+    })
+  }
+
+  /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */
+  private _helperPid(): number | undefined {
+    if (this._helper !== undefined) return this._helper
+    const reaper = reaperOf(this._child.pid!)
+    this._helper = reaper === undefined ? undefined : helperUnder(reaper)
+    if (this._helper !== undefined) this._reaper = reaper
+    return this._helper
+  }
+
+  /** The program's processes still in the helper's tree (an unconfined helper is one process). */
+  private _strays(): number[] {
+    return childrenOf(this._child.pid!).filter((pid) => !isDead(pid))
+  }
+
+  /**
+   * The environment holds more than its budget: everything in its PID namespace is killed
+   * (bubblewrap's reaper first, which takes the namespace down with it), and the run fails with
+   * `message` as the helper's exit.
+   */
+  private _overBudget(message: string): void {
+    this._frames.overBudget(message)
+    const reaper = this._helperPid() === undefined ? undefined : this._reaper
+    try {
+      if (reaper !== undefined) process.kill(reaper, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+    this._child.kill('SIGKILL')
+  }
+
+  /**
+   * bwrap exits with its helper's status as soon as the helper dies, but the namespace's reaper
+   * (PID 1 inside) waits for every other process there, and is killed only as bwrap's child dies
+   * (--die-with-parent): what the program started may run a moment longer. The run settles once
+   * the reaper is gone, which the kernel allows only after everything else in the namespace is.
+   */
+  private async _namespaceGone(): Promise<void> {
+    const reaper = this._reaper
+    if (reaper === undefined) return
+    const deadline = Date.now() + KILLED_EXIT_MS
+    // Ref'd: once bwrap has exited and its pipes closed, this poll may be all that keeps an
+    // awaited disposal alive (unref'd, the host exited with 13, unsettled top-level await).
+    while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS)
+  }
+
+  private async _ended(describe: string, died: boolean): Promise<void> {
+    if (this._processExited) return
+    this._processExited = true
+    this._watch?.watch(false)
+    // Frames written just before the exit may still be unread: give the pipes a moment to end.
+    const closed = this._streams.map((stream) => new Promise<void>((resolve) => {
+      if (stream.destroyed || stream.readableEnded) resolve()
+      else stream.once('close', () => resolve())
+    }))
+    let drain: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
+    clearTimeout(drain)
+    await this._namespaceGone()
+    this._frames.ended(describe, died)
+    for (const stream of this._streams) stream.destroy()
+  }
+}
+
+/**
+ * How the helper's process ended, and whether it was killed: by a signal, or (bwrap passes on
+ * what ended the helper inside it) with the status 128 plus a signal's number.
+ */
+function exitDescription(code: number | null, signal: NodeJS.Signals | null): [string, boolean] {
+  if (signal) return [`was killed by ${signal}`, true]
+  const name = code !== null && code > 128 ? Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0] : undefined
+  return name ? [`was killed by ${name} (exit code ${code})`, true] : [`exited with code ${code}`, false]
+}

@@ -1,0 +1,52 @@
+/**
+ * `isolation: 'process'` (the default): every environment is a helper process of its own,
+ * confined by bubblewrap to its sandbox policy. Without a policy (`sandbox: 'none'`) the helper
+ * still gets a PID namespace of its own when bubblewrap works here, so that its processes are
+ * known and killed with it.
+ */
+import { dataBaseline } from '../../../system/memory-limit.js'
+import { frameBudget } from '../../connection/frame-bounds.js'
+import { ProcessEnvironment } from './environment.js'
+import { rehearsalProgram } from '../../run/programs.js'
+import { locateCommand } from '../../../system/commands.js'
+import { namespaceArguments, probeBwrap } from '../../sandbox/bwrap.js'
+import type { EnvironmentDescription, Tier, TierSetting } from '../tier.js'
+
+export class ProcessTier implements Tier {
+  readonly name = 'process'
+  readonly confines = true
+  private _setting!: TierSetting
+  /** bubblewrap, when it works here: unconfined helpers still get a PID namespace of their own. */
+  private _namespaces: string | undefined
+  /** What a fresh helper reserves before any program runs; the memory budget comes on top. */
+  private _baselineKb = 0
+
+  async start(setting: TierSetting): Promise<void> {
+    this._setting = setting
+    const { config } = setting
+    this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
+    const configured = config.sandbox === 'none' ? undefined : config.sandbox?.bwrapPath
+    const bwrap = process.platform === 'linux' ? locateCommand(configured ?? 'bwrap') : undefined
+    if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
+  }
+
+  spawn({ policy }: EnvironmentDescription): ProcessEnvironment {
+    const { config, sandbox } = this._setting
+    const { maxOldGenerationSizeMb, maxMemoryMb, maxProcesses } = config
+    const cwd = policy?.workspaceRoot ?? config.cwd
+    const confining = policy && sandbox!.wrapper(policy)
+    const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
+    return new ProcessEnvironment({
+      ...(wrapper ? { wrapper } : {}),
+      // Under bubblewrap the PID namespace makes the environment's processes known: sampled as one budget.
+      ...(wrapper ? { budget: { maxProcesses, maxMemoryMb, tmpfs: confining?.tmpfs ?? [] } } : {}),
+      confined: confining !== undefined,
+      cwd,
+      maxMemoryMb,
+      baselineKb: this._baselineKb,
+      maxOldGenerationSizeMb,
+      rehearsal: rehearsalProgram(config.language),
+      frameBudget: frameBudget(config),
+    })
+  }
+}

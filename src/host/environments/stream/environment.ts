@@ -1,0 +1,262 @@
+/**
+ * `StreamEnvironment` (the stream and container tiers): the helper of one environment, reached
+ * over a byte stream the deployer opens (a container's stdio, a socket into a remote sandbox).
+ * At its far end the stream entry (src/helper/stream-entry.ts) starts the helper there and
+ * carries its channel, the worker's inbox and its output over the stream, one tagged line each
+ * (src/protocol/frames.ts). The frames are the process tier's, read with the same checks
+ * (`HelperFrames`): deadlines, budgets and forgery end a run the same way.
+ *
+ * What differs is where the boundary is. The host cannot read the far machine's processes, so
+ * the entry kills what a program left between runs and reports busy time, and the host trusts
+ * neither answer beyond the run: the environment's end is the stream's close, which the
+ * deployer's stream turns into the sandbox's deletion (the container tier's `podman rm -f`).
+ */
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type EntryLine, type HelperOptions, type HostLine, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
+import { type FrameBudget, frameBytes, lineLimits } from '../../connection/frame-bounds.js'
+import { JsonLines } from '../../connection/json-lines.js'
+import type { HostMessage } from '../../../protocol/messages.js'
+import type { ImageAttachmentRef } from '../../../seam/types.js'
+import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
+import { HelperFrames } from '../../connection/helper-frames.js'
+import { nodeBuild } from '../../../system/memory-limit.js'
+import type { PtcByteStream } from './tier.js'
+
+/** A helper that has not reported ready by then is treated as unable to start. */
+const START_TIMEOUT_MS = 60_000
+/** How long the host waits for the entry's sweep before it gives up on the environment. */
+const SWEEP_TIMEOUT_MS = 5_000
+/** How long disposal waits for the deployer's stream to close once destroyed. */
+const CLOSE_TIMEOUT_MS = 10_000
+/**
+ * The longest line accepted while no run listens: short notices, and output the helper wrote
+ * (a read of up to 64 KiB, which JSON escaping may make six times longer).
+ */
+const IDLE_LINE_BYTES = 6 * 64 * 1024 + 1024
+/**
+ * What an environment may send between runs, in all: a kept environment's leftovers that keep
+ * writing would otherwise have the host parse their lines until it is released (`idleMs`).
+ * Past it the traffic is forged, nothing more is read, and the environment is discarded.
+ */
+const IDLE_BYTES = 1024 * 1024
+
+export interface StreamLaunch {
+  /** Opens the environment's stream: the deployer's factory, bound to the environment's id. */
+  open: () => PtcByteStream | Promise<PtcByteStream>
+  helper: Omit<HelperOptions, 'subprocessMarker'>
+  maxMemoryMb: number
+  /** The budgets the helper's frames are read within, as they arrive (frame-bounds.ts). */
+  frameBudget: FrameBudget
+  /** What a fresh helper of this host's Node reserves, in KiB (`dataBaseline`). */
+  baselineKb: number
+}
+
+export class StreamEnvironment implements Environment {
+  readonly exited: Promise<void>
+  readonly ready: Promise<Refusal | undefined>
+  readonly issuedImages = new Map<string, ImageAttachmentRef>()
+  readonly carried = new Set<string>()
+  /** Disposal closes the stream; what the far side does then is the deployment's, so a sweep comes first. */
+  readonly disposalSearches = false
+  runs = 0
+  readonly maxMemoryMb: number
+  private readonly _frames: HelperFrames
+  private readonly _reader: JsonLines
+  private readonly _budget: FrameBudget
+  private _stream: PtcByteStream | undefined
+  private _closed = false
+  private _ended = false
+  /** The far helper's working directory: runs happen there (the host's paths mean nothing far away). */
+  private _cwd: string | undefined
+  private _spawned = false
+  private _busyMs = 0
+  /** Bytes received since the last run ended (counted only while no run listens). */
+  private _idleBytes = 0
+  private _listening = false
+  /** Answers the pending sweep, if any. */
+  private _swept: ((clean: boolean) => void) | undefined
+  private _timer: NodeJS.Timeout | undefined
+  private _markExited!: () => void
+
+  constructor(launch: StreamLaunch) {
+    this.maxMemoryMb = launch.maxMemoryMb
+    this._budget = launch.frameBudget
+    this._reader = new JsonLines(lineLimits('entry', this._budget, IDLE_LINE_BYTES))
+    this._frames = new HelperFrames({
+      confined: false,
+      maxMemoryMb: launch.maxMemoryMb,
+      violated: () => this._stream?.pause?.(), // nothing more is read once corrupt (`_receive` checks)
+      kill: () => this._destroy(),
+      ready: (cwd) => {
+        this._cwd = cwd
+        clearTimeout(this._timer)
+      },
+      spawnedBetweenRuns: () => (this._spawned = true),
+    })
+    this.ready = this._frames.ready
+    this.exited = new Promise((resolve) => (this._markExited = resolve))
+    this._timer = setTimeout(() => {
+      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
+      this._destroy()
+    }, START_TIMEOUT_MS)
+    this._timer.unref()
+    const start: HostLine = ['start', {
+      helper: { ...launch.helper, subprocessMarker: randomUUID() },
+      maxMemoryMb: launch.maxMemoryMb,
+      maxFrameBytes: frameBytes(launch.frameBudget),
+      baseline: { node: nodeBuild(), kb: launch.baselineKb },
+    }]
+    void this._open(launch.open, start)
+  }
+
+  get alive(): boolean {
+    return !this._ended && this._frames.alive
+  }
+
+  attach(listener: EnvironmentListener | undefined): void {
+    // An entry line is its frame and a few bytes of tag around it.
+    this._reader.limits = lineLimits('entry', this._budget, listener ? frameBytes(this._budget) + 64 : IDLE_LINE_BYTES)
+    this._listening = listener !== undefined
+    this._idleBytes = 0
+    this._frames.attach(listener, this._ended)
+  }
+
+  send(message: HostMessage, written?: () => void): void {
+    if (!this.alive) return
+    // The far helper never moves: its runs happen where it started.
+    const relayed = message.type === 'run' ? { ...message, cwd: this._cwd! } : message
+    this._write(['inbox', { type: 'relay', message: relayed }], written)
+  }
+
+  /** The host never kills by number here, so a report only makes the next tidy sweep. */
+  adoptSubprocess(): boolean {
+    this._spawned = true
+    return true
+  }
+
+  async tidy(thorough: boolean): Promise<boolean> {
+    if (!this.alive) return false
+    const reported = thorough || this._spawned
+    this._spawned = false
+    return reported ? this._sweep() : true
+  }
+
+  audit(): Promise<boolean> {
+    return this.alive ? this._sweep() : Promise.resolve(false)
+  }
+
+  /**
+   * The environment's CPU time: the stream's own account where it keeps one (a container's
+   * cgroup), else the far tree's as last reported, read a little late: each read asks for the next.
+   */
+  busyMs(): number {
+    const counted = this._stream?.busyMs?.()
+    if (counted !== undefined) return counted
+    if (this.alive) this._write(['busy'])
+    return this._busyMs
+  }
+
+  hold(held: boolean): void {
+    if (held) this._stream?.ref?.()
+    else this._stream?.unref?.()
+  }
+
+  async dispose(): Promise<void> {
+    this._frames.attach(undefined, this._ended)
+    this.hold(true) // the close must arrive before the host may exit
+    this._destroy()
+    await Promise.race([this.exited, sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })])
+    this._closed = true
+    this._markExited()
+  }
+
+  private async _open(open: StreamLaunch['open'], start: HostLine): Promise<void> {
+    let stream: PtcByteStream
+    try {
+      stream = await open()
+    } catch (error) {
+      this._end(`could not be reached (${error instanceof Error ? error.message : String(error)})`)
+      return this._markExited()
+    }
+    this._stream = stream
+    // Why the stream ended, when it says (the engine's own words): the run that was waiting hears it.
+    let why: string | undefined
+    stream.on('error', (error: unknown) => (why ??= error instanceof Error ? error.message : String(error)))
+    stream.on('data', (chunk: Uint8Array | string) => this._receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
+    stream.on('close', () => {
+      this._closed = true
+      this._end(why === undefined ? 'closed its stream' : `closed its stream (${why})`)
+      this._markExited()
+    })
+    if (this._ended) return this._destroy() // disposed while it was opening
+    this._write(start)
+  }
+
+  private _write(line: HostLine, written?: () => void): void {
+    if (!this._stream || this._closed) return
+    this._stream.write(encodeLine(line), written && (() => written()))
+  }
+
+  private _receive(chunk: Uint8Array): void {
+    if (this._frames.corrupt) return
+    if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
+    const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), (raw) => {
+      const line = parseEntryLine(raw)
+      if (line) this._entryLine(line)
+      return line !== undefined && !this._frames.corrupt
+    })
+    if (!whole) this._frames.violation()
+  }
+
+  private _entryLine(line: EntryLine): void {
+    switch (line[0]) {
+      case 'channel':
+        return this._frames.receive(line[1])
+      case 'output':
+        return this._frames.output(line[1])
+      case 'forged':
+        return this._frames.violation()
+      case 'swept':
+        this._swept?.(line[1])
+        this._swept = undefined
+        return
+      case 'busy':
+        this._busyMs = Math.max(this._busyMs, line[1])
+        return
+      case 'ended':
+        if (line[2]) this._frames.outOfMemory()
+        this._end(line[1])
+        return this._destroy() // whoever wrote it, nothing there serves again
+    }
+  }
+
+  private _sweep(): Promise<boolean> {
+    this._swept?.(false)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), SWEEP_TIMEOUT_MS)
+      const done = (clean: boolean) => {
+        clearTimeout(timer)
+        resolve(clean && this.alive)
+      }
+      this._swept = done
+      this._write(['sweep'])
+    })
+  }
+
+  /** The far helper ended, or its stream did: the run in progress hears how. */
+  private _end(describe: string): void {
+    if (this._ended) return
+    this._ended = true
+    clearTimeout(this._timer)
+    this._swept?.(false)
+    this._frames.ended(describe)
+  }
+
+  /** Closes the stream; the deployer's stream deletes what it leads into. */
+  private _destroy(): void {
+    this._end('was stopped')
+    if (!this._stream) return
+    this._stream.destroy()
+  }
+}

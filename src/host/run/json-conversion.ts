@@ -1,0 +1,183 @@
+/**
+ * What a tool as people write it resolves, converted as `JSON.stringify` would before the
+ * lossless check: `toJSON` is called (a `Date` becomes its ISO string), boxed primitives are
+ * unwrapped, `-0` becomes `0`, object properties whose value is `undefined` are dropped and
+ * array elements that are `undefined` become `null`, and a top-level `undefined` stays
+ * `undefined`. Where `JSON.stringify` would lose a value silently or throw, the conversion fails
+ * instead, with the reason the lossless check gives: a function or symbol (dropped by
+ * `JSON.stringify`), `NaN` and `±Infinity` (written as `null`), a BigInt without `toJSON`, a
+ * cycle, a proxy. Used for namespaces with `convertResults` (every tool group).
+ *
+ * The value comes from host code, but it may be as large as whatever a tool fetched, so the
+ * walk is iterative (any depth) and bounded by the call's byte budget while it runs: it stops
+ * as soon as a lower bound of the JSON's size passes `maxBytes`, and after a bounded number of
+ * property reads (dropped fields write nothing but still cost a read).
+ */
+import { types } from 'node:util'
+import { type PathNode, type Slot, describeThrown, renderPath } from '../../json/path.js'
+
+/** What {@link convertAsJson} gives: the converted value, or why there is none. */
+export type Conversion =
+  | { ok: true; value: unknown }
+  | { ok: false; reason: string }
+  | { ok: false; overBudget: true }
+
+export interface ConversionOptions {
+  /** JSON bytes the call may resolve; the walk stops once the value is surely larger. */
+  maxBytes: number
+  /** Objects kept as they are (host-issued images), checked later by the lossless snapshot. */
+  isLeaf(value: object): boolean
+}
+
+/** Property reads allowed per byte of budget: room for dropped fields beside the kept ones. */
+const READS_PER_BYTE = 4
+
+interface Frame extends PathNode {
+  readonly copy: Record<Slot, unknown>
+  /** Own enumerable keys of a record; null for a list. */
+  readonly keys: string[] | null
+  readonly source: object
+  readonly length: number
+  readonly parent: Frame | null
+  index: number
+}
+
+const DROPPED = Symbol('dropped')
+
+/**
+ * Converts `value` as `JSON.stringify` would (see the file header), into fresh arrays and
+ * null-prototype objects. Never throws: a throwing getter or `toJSON` is a reason naming it.
+ */
+export function convertAsJson(value: unknown, options: ConversionOptions): Conversion {
+  const { maxBytes, isLeaf } = options
+  const maxReads = maxBytes * READS_PER_BYTE + 1024
+  const ancestors = new Set<object>()
+  let bytes = 0
+  let reads = 0
+  let frame: Frame | null = null
+  let slot: Slot | null = null
+  let rootCopy: unknown
+  const fail = (what: string): Conversion => ({ ok: false, reason: `${what} at ${renderPath(frame, slot)}` })
+  try {
+    for (;;) {
+      // Convert `value`, the property `slot` of `frame` (the root when frame is null).
+      const key = slot === null ? '' : String(slot)
+      let converted: unknown = value
+      // Refused before any of its traps runs (a toJSON lookup would be one).
+      if (typeof converted === 'object' && converted !== null && types.isProxy(converted)) return fail('proxy')
+      if ((typeof converted === 'object' && converted !== null && !isLeaf(converted)) || typeof converted === 'bigint') {
+        const toJSON = (converted as { toJSON?: unknown }).toJSON
+        if (typeof toJSON === 'function') {
+          try {
+            converted = toJSON.call(converted, key)
+          } catch (thrown) {
+            return { ok: false, reason: `toJSON threw at ${renderPath(frame, slot)}: ${describeThrown(thrown)}` }
+          }
+        }
+      }
+      if (typeof converted === 'object' && converted !== null) converted = unboxed(converted)
+      let opened: Frame | null = null
+      switch (typeof converted) {
+        case 'undefined':
+          if (frame === null) return { ok: true, value: undefined }
+          converted = frame.keys === null ? null : DROPPED
+          break
+        case 'number':
+          if (!Number.isFinite(converted)) return fail(converted !== converted ? 'NaN' : converted > 0 ? 'Infinity' : '-Infinity')
+          if (converted === 0) converted = 0 // -0 is written as 0
+          bytes += 1
+          break
+        case 'string':
+          bytes += converted.length + 2
+          break
+        case 'boolean':
+          bytes += 4
+          break
+        case 'object': {
+          if (converted === null) {
+            bytes += 4
+            break
+          }
+          if (types.isProxy(converted)) return fail('proxy') // what a toJSON returned
+          if (isLeaf(converted)) {
+            bytes += 2
+            break
+          }
+          if (ancestors.has(converted)) return fail('cycle')
+          const list = Array.isArray(converted)
+          // A typed array's keys are one string per element, made before the walk meters any of
+          // them (20 MB of bytes held the host 56 s and 1 GB): each costs at least `"0":0`.
+          if (types.isTypedArray(converted) && bytes + 2 + 5 * converted.length > maxBytes) return { ok: false, overBudget: true }
+          const keys = list ? null : Object.keys(converted)
+          const length = list ? (converted as unknown[]).length : keys!.length
+          // Brackets, and the commas of a list (a record's may fall with its dropped fields).
+          bytes += list ? 1 + Math.max(1, length) : 2
+          const copy = list ? [] : Object.create(null)
+          opened = { copy, keys, source: converted, length, parent: frame, slot, index: 0 }
+          ancestors.add(converted)
+          converted = copy
+          break
+        }
+        default:
+          return fail(typeof converted)
+      }
+      if (bytes > maxBytes) return { ok: false, overBudget: true }
+      if (frame === null) rootCopy = converted
+      else if (converted !== DROPPED) {
+        if (frame.keys !== null) bytes += (slot as string).length + 3
+        frame.copy[slot as Slot] = converted
+      }
+      if (opened !== null) frame = opened
+
+      // The next property to read, closing finished containers on the way up.
+      for (;;) {
+        if (frame === null) return { ok: true, value: rootCopy }
+        if (frame.index < frame.length) break
+        ancestors.delete(frame.source)
+        frame = frame.parent
+      }
+      if (++reads > maxReads) return { ok: false, overBudget: true }
+      const index = frame.index++
+      slot = frame.keys === null ? index : (frame.keys[index] as string)
+      try {
+        value = (frame.source as Record<Slot, unknown>)[slot]
+      } catch (thrown) {
+        return { ok: false, reason: `getter threw at ${renderPath(frame, slot)}: ${describeThrown(thrown)}` }
+      }
+    }
+  } catch (thrown) {
+    // A boxed primitive's valueOf, or an exotic object's keys.
+    return { ok: false, reason: `threw at ${renderPath(frame, slot)}: ${describeThrown(thrown)}` }
+  }
+}
+
+/** A boxed primitive as `JSON.stringify` unwraps it; any other object unchanged. */
+function unboxed(value: object): unknown {
+  if (types.isNumberObject(value)) return Number(value)
+  if (types.isStringObject(value)) return String(value)
+  if (types.isBooleanObject(value)) return Boolean.prototype.valueOf.call(value)
+  if (types.isBigIntObject(value)) return BigInt.prototype.valueOf.call(value)
+  return value
+}
+
+/** The JSON bytes a call may resolve, and the setting that says so, for the message that names it. */
+export interface ResultBudget {
+  bytes: number
+  field: string
+}
+
+/** The message of a result over its budget; `size` is its exact size, or a bound when conversion stopped early. */
+export function overBudget(label: string, size: string, budget: ResultBudget): string {
+  return `${label} resolved ${size} bytes of JSON, over its budget of ${budget.bytes} (${budget.field}); ask for less: a page, a filter, fewer fields`
+}
+
+/**
+ * What a namespace with `convertResults` sends for `value`: the converted value (`undefined`
+ * included), or the message the program's call rejects with, today's wording for each failure.
+ */
+export function convertResult(label: string, value: unknown, budget: ResultBudget, isLeaf: (value: object) => boolean): { value: unknown } | string {
+  const converted = convertAsJson(value, { maxBytes: budget.bytes, isLeaf })
+  if (converted.ok) return { value: converted.value }
+  if ('overBudget' in converted) return overBudget(label, `more than ${budget.bytes}`, budget)
+  return `${label} resolved a value that is not lossless JSON (${converted.reason})`
+}

@@ -1,0 +1,85 @@
+/**
+ * Lowering with a small cache: agent loops resend the same programs (retries, initializers),
+ * and acorn costs about a millisecond per few kilobytes. Only results that do not depend on
+ * environment state are cached (scoped-repl lowering depends on the carried names).
+ */
+import { type ProgramCode, REHEARSAL_SOURCE } from '../../protocol/messages.js'
+import type { PtcProgramFormat, PtcProgramLanguage } from '../../seam/types.js'
+import { type LoweredProgram, lowerProgram } from '../../transform/index.js'
+import type { Environment } from '../environments/environment.js'
+import { typeEraser } from './typescript-eraser.js'
+import { PYTHON_REHEARSAL_SOURCE, lowerPython } from '../../python/lower.js'
+
+const CACHE_SIZE = 64
+/**
+ * Longer programs are lowered each time, never kept: the cache serves the short programs that
+ * repeat, and entries of any size would let one program's distinct megabyte texts pin
+ * `CACHE_SIZE` times their size (source, key and lowering) in the host for every conversation.
+ */
+const MAX_CACHED_CHARS = 64 * 1024
+
+export class ProgramCache {
+  private readonly _entries = new Map<string, LoweredProgram>()
+
+  constructor(private readonly _format: PtcProgramFormat) {}
+
+  /** Lowers `source`; throws ProgramSyntaxError when it does not parse. */
+  lower(source: string, carried: Iterable<string> = [], language: PtcProgramLanguage = 'javascript'): LoweredProgram & ProgramCode {
+    const names = this._format === 'scoped-repl' ? [...carried].sort() : []
+    const key = `${language}\u0000${names.join(',')}\u0000${source}`
+    let lowered = this._entries.get(key)
+    if (lowered) {
+      this._entries.delete(key)
+    } else {
+      const eraser = language === 'typescript' ? typeEraser() : undefined
+      lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, eraser })
+      if (source.length > MAX_CACHED_CHARS) return lowered
+      if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
+    }
+    this._entries.set(key, lowered)
+    return lowered
+  }
+
+  /**
+   * `source` lowered for its run in `environment`: a scoped-repl program sees copies of what
+   * earlier runs there declared, and in a fresh environment what `initializer` (which runs first)
+   * declared.
+   */
+  lowerFor(source: string, language: PtcProgramLanguage, environment: Carrying, initializer: LoweredProgram | undefined): LoweredProgram & ProgramCode {
+    if (this._format !== 'scoped-repl') return this.lower(source, [], language)
+    return this.lower(source, environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried, language)
+  }
+}
+
+type Carrying = Pick<Environment, 'runs' | 'carried'>
+
+/** The names a kept run leaves `environment` carrying: its own, and the initializer's when it ran first. */
+export function declaredBy(environment: Carrying, program: LoweredProgram, initializer: LoweredProgram | undefined): string[] {
+  return [...(environment.runs === 0 ? (initializer?.declared ?? []) : []), ...program.declared]
+}
+
+/**
+ * Why `program` is too long to lower, or undefined. Its length in UTF-16 units never exceeds its
+ * UTF-8 bytes, so an overlong program is refused without reading it.
+ */
+export function overlongProgram(program: string, maxProgramBytes: number): string | undefined {
+  const refusal = (size: string) => `The program is ${size}; a program may be at most ${maxProgramBytes} bytes (maxProgramBytes). Keep data out of the program: have it fetched by a tool call.`
+  if (program.length > maxProgramBytes) return refusal(`over ${maxProgramBytes} bytes`)
+  const bytes = Buffer.byteLength(program)
+  return bytes > maxProgramBytes ? refusal(`${bytes} bytes`) : undefined
+}
+
+let rehearsal: ProgramCode | undefined
+
+/**
+ * The program every fresh worker rehearses before it reports ready (src/worker/rehearsal.ts).
+ * For a Python deployment it is Python: the worker then restores its interpreter before `ready`.
+ */
+export function rehearsalProgram(language: PtcProgramLanguage = 'javascript'): ProgramCode {
+  if (language === 'python') return lowerPython(PYTHON_REHEARSAL_SOURCE, 'function-body')
+  if (!rehearsal) {
+    const { code, positions } = lowerProgram(REHEARSAL_SOURCE, 'script')
+    rehearsal = { code, positions }
+  }
+  return rehearsal
+}
