@@ -31,7 +31,7 @@ const IDLE_MS = 10_000
 const MIB = 1024 * 1024
 /** Characters of a token sent per message. */
 const PIECE = 1024 * 1024
-const WORKER_FILE = new URL('./codec-worker.js', import.meta.url)
+const WORKER_FILE = new URL('./durable-worker.js', import.meta.url)
 
 interface Pending {
   pieces: string[]

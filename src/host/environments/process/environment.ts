@@ -32,7 +32,7 @@ import { checkHelperRoots } from '../../sandbox/mounts.js'
 import { NAMESPACE_HELPER_PID, helperUnder, killNamespace, reaperOf, sweepHelperNamespace } from '../../sandbox/namespace.js'
 import { asTeardown, inTurn } from '../../../system/turns.js'
 
-const HELPER_FILE = fileURLToPath(new URL('../../helper.cjs', import.meta.url))
+const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000
