@@ -16,7 +16,7 @@
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
  * program's realm.
  */
-import { INVALID, MAX_NUMBER_CHARS, StringPieces, scalarEnd, scalarValue, scan, stringEnd, stringValue } from './json-tokens.js'
+import { StringPieces } from './string-pieces.js'
 
 /** A key of an object or an index of an array, from the line's root to a container. */
 export type JsonPath = ReadonlyArray<string | number>
@@ -335,3 +335,91 @@ const { hasOwn, defineProperty } = Object as unknown as {
   defineProperty: typeof Object.defineProperty
 }
 
+// tokens: where a string or a scalar ends in a chunk, and the value it stands for, lossless JSON only.
+
+/** The longest number a line may spell: `JSON.stringify` writes at most about 25 characters. */
+const MAX_NUMBER_CHARS = 64
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
+const BACKSLASH = 0x5c
+
+/** What a token that is not lossless JSON decodes to. */
+const INVALID: unique symbol = Symbol('invalid JSON token')
+
+/** What the last `stringEnd` saw besides the end: an escape in the string, one open at the chunk's end. */
+const scan = { escapes: false, escapedAtEnd: false }
+
+/** A non-negative integer of at most 15 digits without a leading zero, or `undefined`. */
+function smallInteger(bytes: Buffer, start: number, end: number): number | undefined {
+  if (end - start > 15 || (bytes[start] === 0x30 && end - start > 1)) return undefined
+  let value = 0
+  for (let index = start; index < end; index++) {
+    const digit = bytes[index]! - 0x30
+    if (digit < 0 || digit > 9) return undefined
+    value = value * 10 + digit
+  }
+  return end > start ? value : undefined
+}
+
+const utf8Slice = (bytes: Buffer, start: number, end: number): string =>
+  (bytes as unknown as { utf8Slice: (start: number, end: number) => string }).utf8Slice(start, end)
+
+/**
+ * The index of the quote that ends the string whose contents start at `from`, -1 when the chunk
+ * ends first (`scan.escapedAtEnd` then says whether it ended inside an escape), -2 at a byte a JSON
+ * string cannot hold raw: a control character (a newline inside a string means the line ended
+ * in it). `escaped`: the first byte is escaped.
+ */
+function stringEnd(chunk: Buffer, from: number, escaped: boolean): number {
+  const length = chunk.length
+  scan.escapes = false
+  for (let index = from; index < length; index++) {
+    const byte = chunk[index]!
+    if (byte < 0x20) return -2
+    if (escaped) escaped = false
+    else if (byte === QUOTE) return index
+    else if (byte === BACKSLASH) escaped = scan.escapes = true
+  }
+  scan.escapedAtEnd = escaped
+  return -1
+}
+
+/** The index after a number or literal starting at `from`, -1 when the chunk ends first. */
+function scalarEnd(chunk: Buffer, from: number): number {
+  const length = chunk.length
+  for (let index = from; index < length; index++) {
+    const byte = chunk[index]!
+    // Letters, digits, sign, point: whatever else ends the token (validated as a whole).
+    if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || byte === 0x2d || byte === 0x2b || byte === 0x2e)) {
+      return index
+    }
+    if (index - from > MAX_NUMBER_CHARS) return index
+  }
+  return -1
+}
+
+/** The string token from `start` to `end`, quotes included; `undefined` when it is not JSON. */
+function stringValue(bytes: Buffer, start: number, end: number, escapes: boolean): string | undefined {
+  if (!escapes) return utf8Slice(bytes, start + 1, end - 1)
+  try {
+    return JSON.parse(utf8Slice(bytes, start, end)) as string
+  } catch {
+    return undefined
+  }
+}
+
+/** The number or literal from `start` to `end`, or `INVALID`. */
+function scalarValue(bytes: Buffer, start: number, end: number): boolean | null | number | typeof INVALID {
+  const first = bytes[start]
+  if (first === 0x74 || first === 0x66 || first === 0x6e) {
+    const text = bytes.toString('latin1', start, end)
+    return text === 'true' ? true : text === 'false' ? false : text === 'null' ? null : INVALID
+  }
+  const small = smallInteger(bytes, start, end)
+  if (small !== undefined) return small
+  if (end - start > MAX_NUMBER_CHARS) return INVALID
+  const text = bytes.toString('latin1', start, end)
+  if (!NUMBER.test(text)) return INVALID
+  const number = Number(text)
+  // Lossless JSON: JSON.stringify must write back the same number.
+  return Number.isFinite(number) && !Object.is(number, -0) ? number : INVALID
+}
