@@ -8,7 +8,8 @@ import path from 'node:path'
 import { snapshotJson } from '../json/index.js'
 import { validateBindings } from '../seam/names.js'
 import { PROGRAM_LANGUAGES } from '../seam/types.js'
-import type { PtcHoldDecision, PtcRunRequest, PtcRunSpec, SandboxExecutionPolicy } from '../seam/types.js'
+import type { PtcHoldDecision, PtcRunRequest, PtcRunSpec } from '../seam/types.js'
+import { type RunPolicy, runPolicy } from './sandbox/policy.js'
 import type { WorkerPtcRuntimeConfig } from './config.js'
 import type { Sandbox } from './sandbox/confinement.js'
 import { typeEraser } from './run/typescript-eraser.js'
@@ -82,8 +83,8 @@ export class Admission {
     throw new TypeError(`${NAME}: language 'python' is unavailable on isolation '${tier}': its programs run in ${where}, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'`)
   }
 
-  /** Checks a spec handed to `run`; resolves its sandbox policy (every run of a sandboxed deployment has one). */
-  check(spec: PtcRunSpec): SandboxExecutionPolicy | undefined {
+  /** Checks a spec handed to `run`; resolves its sandbox policy (every run of a sandboxed deployment has one), once for the run. */
+  check(spec: PtcRunSpec): RunPolicy | undefined {
     if (typeof spec !== 'object' || spec === null) throw new TypeError(`${NAME}: run() needs a spec from resolve()`)
     if (typeof spec.program !== 'string') throw new TypeError(`${NAME}: spec.program must be a string`)
     if (typeof spec.cwd !== 'string' || !path.isAbsolute(spec.cwd)) {
@@ -108,7 +109,7 @@ export class Admission {
     } catch (error) {
       throw new TypeError(`${NAME}: ${(error as Error).message}`)
     }
-    return this._sandbox?.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
+    return this._sandbox && runPolicy(this._sandbox.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`))
   }
 
   private _resolveTimeout(timeoutMs: unknown): number | null {

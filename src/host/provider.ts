@@ -32,10 +32,9 @@ import { OutputLedger } from './run/output-ledger.js'
 import { OwnerQueues } from './run/owners.js'
 import { ProgramCache, declaredBy, overlongProgram } from './run/programs.js'
 import { DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
-import { egressOf, policyKey } from './sandbox/policy.js'
+import { type RunPolicy, runPolicy, sandboxFacts } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './run/session.js'
 import { EnvironmentSource } from './environments/pool.js'
-import { sandboxFacts } from './sandbox/policy.js'
 import { type Tier, tierOf } from './environments/tiers.js'
 import { typeEraser } from './run/typescript-eraser.js'
 import { pythonRuntime } from '../python/runtime.js'
@@ -158,7 +157,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** Runs an admitted spec under `policy`, resolved once at admission; a durable run records into (or replays) `journal`. */
-  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: SandboxExecutionPolicy | undefined): Promise<PtcRunResult> {
+  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: RunPolicy | undefined): Promise<PtcRunResult> {
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
     const answers = new RunAnswers(this._holds, (result) => this._reported(policy, result))
@@ -284,7 +283,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     // Before the pool spawns: every Python environment then restores the snapshot.
     if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
-    const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
+    const pooled = this._sandbox ? this._keyOf(runPolicy(this._sandbox.policy)) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
     this._source = new EnvironmentSource(spawn, pooled, this._config.poolSize)
   }
@@ -301,8 +300,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** `result` with the sandbox facts of its run: the policy's, or those of a tier that confines by construction. */
-  private _reported(policy: SandboxExecutionPolicy | undefined, result: PtcRunResult): PtcRunResult {
-    if (policy) return this._sandbox!.report(policy, result)
+  private _reported(policy: RunPolicy | undefined, result: PtcRunResult): PtcRunResult {
+    if (policy) return this._sandbox!.report(policy.policy, result)
     const { confinement } = this._tier
     return confinement ? { ...result, sandbox: sandboxFacts(confinement.policy, result) } : result
   }
@@ -315,11 +314,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await Promise.allSettled(live.map((entry) => entry.done))
   }
 
-  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: SandboxExecutionPolicy | undefined, answers: RunAnswers, journal: CallJournal | undefined): Promise<PtcRunResult> {
+  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: RunPolicy | undefined, answers: RunAnswers, journal: CallJournal | undefined): Promise<PtcRunResult> {
     const limit = this._config.maxOutputBytes
     if (signal.aborted) return failure(limit, 'abort', abortMessage(signal.reason))
     // Never run unconfined what a policy says to confine.
-    const unavailable = policy && this._sandbox!.unavailable(policy)
+    const unavailable = policy && this._sandbox!.unavailable(policy.policy)
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
     const language = spec.language ?? this.language
     const tooLong = overlongProgram(spec.program, this._config.maxProgramBytes)
@@ -334,7 +333,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       throw error
     }
     const lowerFor = (environment: Environment) => this._programs.lowerFor(spec.program, language, environment, initializer)
-    const egress = policy && egressOf(policy)
+    const egress = policy?.egress
     const plan: RunPlan = {
       program,
       initializer,
@@ -383,19 +382,19 @@ export class WorkerPtcRuntime extends PtcRuntime {
     return settlement.result
   }
 
-  /** The environment key of `policy`, remembered so that the source can spawn from a key. */
   /** Refuses a run after disposal or while the initializer is being unregistered, then checks its spec and returns its policy. */
-  private _checkSpec(spec: PtcRunSpec): SandboxExecutionPolicy | undefined {
+  private _checkSpec(spec: PtcRunSpec): RunPolicy | undefined {
     if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
     if (this._initializer.blocked) throw new Error(`${NAME}: run() refused while ${this._initializer.blocked}`)
     return this._admission.check(spec)
   }
 
-  private _keyOf(policy: SandboxExecutionPolicy, language: PtcProgramLanguage = this.language): string {
+  /** The environment key of `policy`, remembered so that the source can spawn from a key. */
+  private _keyOf(policy: RunPolicy, language: PtcProgramLanguage = this.language): string {
     // A confined helper shows Pyodide's directory only when it was spawned after Python was
     // first needed: a Python run on a runtime of another language never takes such a spare.
-    const key = language === 'python' && this.language !== 'python' ? `${policyKey(policy)}\u0000python` : policyKey(policy)
-    this._policies.set(key, policy)
+    const key = language === 'python' && this.language !== 'python' ? `${policy.key}\u0000python` : policy.key
+    this._policies.set(key, policy.policy)
     return key
   }
 }

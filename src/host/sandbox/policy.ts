@@ -36,7 +36,7 @@ function existingDirectory(value: unknown, field: string): string {
 }
 
 /** The brokered egress a policy names, if any. */
-export function egressOf(policy: SandboxExecutionPolicy): SandboxEgress | undefined {
+function egressOf(policy: SandboxExecutionPolicy): SandboxEgress | undefined {
   return typeof policy.network === 'object' ? policy.network : undefined
 }
 
@@ -121,6 +121,23 @@ export function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
     if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
   }
   return undefined
+}
+
+/**
+ * A policy as one run carries it from admission to its result: resolved and checked once, with
+ * what the run path needs of it worked out then, not again at each step.
+ */
+export interface RunPolicy {
+  readonly policy: SandboxExecutionPolicy
+  /** Which environments may serve the run (`policyKey`). */
+  readonly key: string
+  /** The brokered egress it names, if any. */
+  readonly egress: SandboxEgress | undefined
+}
+
+/** `policy`, as a run carries it. */
+export function runPolicy(policy: SandboxExecutionPolicy): RunPolicy {
+  return { policy, key: policyKey(policy), egress: egressOf(policy) }
 }
 
 /** Identifies the environments that may serve a run: same policy (each run sets its own cwd). */
