@@ -19,7 +19,7 @@ import type {
   SandboxMode,
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
-import type { Environment } from './environments/environment.js'
+import { type Environment, historyOf } from './environments/environment.js'
 import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { ByteBudget } from './egress/byte-budget.js'
@@ -332,7 +332,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
     }
-    const lowerFor = (environment: Environment) => this._programs.lowerFor(spec.program, language, environment, initializer)
+    const lowerFor = (environment: Environment) => this._programs.lowerFor(spec.program, language, historyOf(environment), initializer)
     const egress = policy?.egress
     const plan: RunPlan = {
       program,
@@ -363,9 +363,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
         const lowered = lowerFor(environment)
-        const declared = declaredBy(environment, lowered, initializer)
+        const declared = declaredBy(historyOf(environment), lowered, initializer)
         const settlement = await runSession(environment, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
-        if (settlement.disposition === 'keep') for (const name of declared) environment.carried.add(name)
+        if (settlement.disposition === 'keep') for (const name of declared) historyOf(environment).carried.add(name)
         return settlement
       }, signal)
     }

@@ -49,12 +49,6 @@ export interface Environment {
   /** Resolves once the worker and whatever hosts it have exited. */
   readonly exited: Promise<void>
   readonly alive: boolean
-  /** Attachments issued to programs here; only these may be emitted as images. */
-  readonly issuedImages: Map<string, ImageAttachmentRef>
-  /** Top-level names earlier runs left (scoped-repl carries them forward). */
-  readonly carried: Set<string>
-  /** Runs started here; the initializer runs with the first. */
-  runs: number
   /** The kernel-enforced budget of everything the program allocates, when there is one. */
   readonly maxMemoryMb?: number
   attach(listener: EnvironmentListener | undefined): void
@@ -95,4 +89,23 @@ export interface Environment {
    * the run's time.
    */
   readonly disposalSearches: boolean
+}
+
+/** What the runs an environment served leave for its next run: the host's record, kept once for every tier. */
+export interface EnvironmentHistory {
+  /** Attachments issued to programs here; only these may be emitted as images. */
+  readonly issuedImages: Map<string, ImageAttachmentRef>
+  /** Top-level names earlier runs left (scoped-repl carries them forward). */
+  readonly carried: Set<string>
+  /** Runs started here; the initializer runs with the first. */
+  runs: number
+}
+
+const histories = new WeakMap<Environment, EnvironmentHistory>()
+
+/** The history of `environment`, empty until its first run. */
+export function historyOf(environment: Environment): EnvironmentHistory {
+  let history = histories.get(environment)
+  if (history === undefined) histories.set(environment, (history = { issuedImages: new Map(), carried: new Set(), runs: 0 }))
+  return history
 }

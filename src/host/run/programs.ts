@@ -6,7 +6,7 @@
 import { type ProgramCode, REHEARSAL_SOURCE } from '../../protocol/messages.js'
 import type { PtcProgramFormat, PtcProgramLanguage } from '../../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../../transform/index.js'
-import type { Environment } from '../environments/environment.js'
+import type { EnvironmentHistory } from '../environments/environment.js'
 import { typeEraser } from './typescript-eraser.js'
 import { PYTHON_REHEARSAL_SOURCE, lowerPython } from '../../python/lower.js'
 
@@ -51,7 +51,7 @@ export class ProgramCache {
   }
 }
 
-type Carrying = Pick<Environment, 'runs' | 'carried'>
+type Carrying = Pick<EnvironmentHistory, 'runs' | 'carried'>
 
 /** The names a kept run leaves `environment` carrying: its own, and the initializer's when it ran first. */
 export function declaredBy(environment: Carrying, program: LoweredProgram, initializer: LoweredProgram | undefined): string[] {

@@ -10,7 +10,7 @@ import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../../seam/types.js'
 import { CallDispatcher } from './calls.js'
 import { EGRESS_GLOBAL } from '../egress/broker.js'
-import type { Environment, EnvironmentListener } from '../environments/environment.js'
+import { type Environment, type EnvironmentListener, historyOf } from '../environments/environment.js'
 import { OutputLedger } from './output-ledger.js'
 import { parseWorkerMessage } from '../connection/worker-messages.js'
 import { abortMessage } from './foreign-message.js'
@@ -98,6 +98,7 @@ function reportBindingError(hook: RunPlan['onBindingError'], report: PtcBindingE
 export function runSession(environment: Environment, plan: RunPlan): Promise<Settlement> {
   return new Promise((resolve) => {
     const run = ++runCounter
+    const history = historyOf(environment)
     const ledger = new OutputLedger(plan.maxOutputBytes)
     if (plan.notice) ledger.text(plan.notice)
     let settled = false
@@ -140,7 +141,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     const calls = new CallDispatcher(run, plan.bindings, callBudget, {
       reply: (message, written) => environment.send(message, written),
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
-      issued: (attachment) => environment.issuedImages.set(attachment.attachmentId, attachment),
+      issued: (attachment) => history.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
       hold: (tool, args, payload, id) =>
         plan.pause ? holds.hold(tool, args, payload, id) : Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`)),
@@ -166,7 +167,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         sent,
         endedUnstarted,
         refused,
-        runs: environment.runs,
+        runs: history.runs,
         initializerFailed,
         unusable,
         alive: environment.alive,
@@ -199,7 +200,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
               if (!ledger.text(item)) return settle({ value: undefined })
               continue
             }
-            const attachment = environment.issuedImages.get(item.attachmentId)
+            const attachment = history.issuedImages.get(item.attachmentId)
             if (!attachment) return fail('protocol', `the program broke the runtime protocol: an image that was never issued`)
             if (!ledger.image(attachment)) return settle({ value: undefined })
           }
@@ -263,7 +264,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
         if (started || settled) return
         refused = true
         // Nothing of the run reached the worker: the initializer, if it came with it, comes with the next.
-        environment.runs--
+        history.runs--
         settle({ error: failure })
       },
     }
@@ -272,7 +273,7 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
       if (settled) return
       environment.attach(listener)
       if (settled) return
-      const initializer = environment.runs++ === 0 ? plan.initializer : undefined
+      const initializer = history.runs++ === 0 ? plan.initializer : undefined
       initializing = initializer !== undefined
       sent = true
       calls.begin()

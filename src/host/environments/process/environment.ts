@@ -20,7 +20,6 @@ import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame
 import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
-import type { ImageAttachmentRef } from '../../../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { HelperFrames } from '../../connection/helper-frames.js'
 import { LIMITS_SCRIPT } from '../../../system/memory-limit.js'
@@ -88,11 +87,8 @@ export interface ProcessLaunch {
 export class ProcessEnvironment implements Environment {
   readonly exited: Promise<void>
   readonly ready: Promise<Refusal | undefined>
-  readonly issuedImages = new Map<string, ImageAttachmentRef>()
-  readonly carried = new Set<string>()
   /** Disposal ends the whole PID namespace, or searches the helper's tree and its marker. */
   readonly disposalSearches = true
-  runs = 0
   readonly maxMemoryMb: number
   /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
   readonly confined: boolean

@@ -17,7 +17,6 @@ import { type EntryLine, type HelperOptions, type HostLine, encodeLine, parseEnt
 import { type FrameBudget, frameBytes, lineLimits } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage } from '../../../protocol/messages.js'
-import type { ImageAttachmentRef } from '../../../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { HelperFrames } from '../../connection/helper-frames.js'
 import { nodeBuild } from '../../../system/memory-limit.js'
@@ -55,11 +54,8 @@ export interface StreamLaunch {
 export class StreamEnvironment implements Environment {
   readonly exited: Promise<void>
   readonly ready: Promise<Refusal | undefined>
-  readonly issuedImages = new Map<string, ImageAttachmentRef>()
-  readonly carried = new Set<string>()
   /** Disposal closes the stream; what the far side does then is the deployment's, so a sweep comes first. */
   readonly disposalSearches = false
-  runs = 0
   readonly maxMemoryMb: number
   private readonly _frames: HelperFrames
   private readonly _reader: JsonLines

@@ -10,7 +10,7 @@ import { type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker
 import type { HeapInfo } from 'node:v8'
 import { READY_GRACE_MS, exitFailure, startWorker } from '../../../helper/helper-worker.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
-import type { ImageAttachmentRef, PtcRunFailure } from '../../../seam/types.js'
+import type { PtcRunFailure } from '../../../seam/types.js'
 import { type Environment, type EnvironmentListener, type Refusal, deliver } from '../environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
@@ -32,11 +32,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   readonly exited: Promise<void>
   /** Resolves once the worker has loaded its modules, or with its failure if it exits first. */
   readonly ready: Promise<Refusal | undefined>
-  readonly issuedImages = new Map<string, ImageAttachmentRef>()
-  readonly carried = new Set<string>()
   /** Disposal kills only the reported subprocesses: a program that may still run is searched for first. */
   readonly disposalSearches = false
-  runs = 0
   private readonly _worker: Worker
   private readonly _port: MessagePort
   private readonly _subprocesses = new Set<number>()
