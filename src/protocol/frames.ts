@@ -13,13 +13,13 @@
  * parsed inside a try/catch and a bad one is a protocol violation of the run, nothing more.
  *
  * Everything a helper sends is untrusted (the program can write frames of its own to the
- * descriptor): the host checks each frame with `parseHelperFrame`. This module also runs in the
+ * descriptor): the host checks each frame (src/host/connection/connection.ts). This module also runs in the
  * worker, in the program's realm, so it follows the hostile-realm rule (src/intrinsics.ts): the
  * worker's encoder must not meet a planted `toJSON`, and the reader calls only what it captured.
  */
 import type { HostMessage, ProgramCode, WorkerMessage } from './messages.js'
 import { uncurryThis } from '../intrinsics.js'
-import { getOwnPropertyDescriptor, getPrototypeOf, hasOwn, isArray, stringify } from '../json/intrinsics.js'
+import { getOwnPropertyDescriptor, getPrototypeOf, isArray, stringify } from '../json/intrinsics.js'
 import { jsonText } from '../json/text.js'
 import { isRecord } from '../json/record.js'
 
@@ -101,7 +101,7 @@ export type HostLine =
 
 /** Entry -> host. Untrusted: the entry shares its machine with the program. */
 export type EntryLine =
-  /** A frame the helper wrote to its channel, as written (checked by `parseHelperFrame`). */
+  /** A frame the helper wrote to its channel, as written (checked by the host's connection). */
   | ['channel', unknown]
   /** Text the helper's process wrote to its stdout or stderr. */
   | ['output', string]
@@ -169,25 +169,6 @@ export function messageFrame(message: WorkerMessage): string {
 }
 
 // checks -----------------------------------------------------------------------------------
-
-/** The frame `raw` (a parsed line from a helper) stands for, or `undefined` when it is not one. */
-export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
-  if (!isRecord(raw)) return undefined
-  const frame = raw
-  switch (frame.type) {
-    case 'ready':
-      return typeof frame.cwd === 'string' ? { type: 'ready', cwd: frame.cwd } : undefined
-    case 'forged':
-      return { type: frame.type }
-    case 'message':
-      return hasOwn(frame, 'message') ? { type: 'message', message: frame.message } : undefined
-    case 'refused':
-    case 'exit':
-      return typeof frame.message === 'string' ? { type: frame.type, message: frame.message } : undefined
-    default:
-      return undefined
-  }
-}
 
 /**
  * The host frame `raw` (a parsed line from the host) stands for, or `undefined` when it is not

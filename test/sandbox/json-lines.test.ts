@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { arrivedBytes, lineLimits } from '../../src/host/connection/frame-bounds.js'
+import { lineLimits } from '../../src/host/connection/frame-bounds.js'
 import { jsonByteLength } from '../../src/json/index.js'
-import { JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
+import { ARRIVED_BYTES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
 
-const open: JsonLinesLimits = { maxLineBytes: 1 << 24, maxDepth: 1 << 20, shape: () => Infinity }
+// A root bounded only by the line's own length: containers may open anywhere below it.
+const open: JsonLinesLimits = { maxLineBytes: 1 << 24, maxDepth: 1 << 20, shape: { kinds: 'any', bytes: 1 << 24 } }
 
 /** Every line of `text` pushed in pieces of `size` bytes, or `'refused'`. */
 function lines(text: string, size: number, limits = open): unknown[] | 'refused' {
@@ -91,7 +92,7 @@ describe('the host reader of lines of JSON', () => {
     const args = { list: [1, 'é漢🙂\n"', { nested: [[], {}] }], n: -2.5e-7 }
     const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
     const [read] = lines(frame, 3, lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 })) as [{ message: { args: object } }]
-    expect(arrivedBytes(read.message.args)).toBe(jsonByteLength(args))
+    expect(ARRIVED_BYTES.get(read.message.args)).toBe(jsonByteLength(args))
   })
 
   it('reads a stream entry line with its frame second, and a thread message whole', () => {

@@ -7,7 +7,7 @@
  * the line at its first byte, and a payload is refused as soon as it passes its budget, before
  * the host has built more of it.
  */
-import type { JsonLinesLimits, JsonPath, JsonShape } from './json-lines.js'
+import type { JsonLinesLimits, JsonShape } from './json-lines.js'
 
 /** The budgets a frame's bounds derive from (the runtime's configuration). */
 export interface FrameBudget {
@@ -36,56 +36,39 @@ export function frameBudget(config: FrameBudget): FrameBudget {
   return { maxOutputBytes: config.maxOutputBytes, maxPendingCallBytes: config.maxPendingCallBytes }
 }
 
-/**
- * The bytes a call's arguments (or a completion) took on the line they arrived in, by the value
- * the reader built: what `jsonByteLength` would count for what the worker wrote, without walking
- * a large value again on the host's thread.
- */
-const payloadBytes = new WeakMap<object, number>()
-
-/** The bytes `value` took on its line when it arrived as a bounded payload, if it did. */
-export function arrivedBytes(value: unknown): number | undefined {
-  return typeof value === 'object' && value !== null ? payloadBytes.get(value) : undefined
-}
-
 /** An attachment entry of output, `{ attachmentId }`: ids are short. */
 const ATTACHMENT_BYTES = 1024
 
-/** Where a worker message (its root at `path`'s start) may hold a container, and how large. */
-function messageShape(budget: FrameBudget, path: JsonPath, kind: Container): number | false {
-  const [field, index, inner] = path
-  switch (path.length) {
-    case 0:
-      return kind === 'object' && Infinity
-    case 1:
-      if (field === 'args') return budget.maxPendingCallBytes
-      if (field === 'value') return budget.maxOutputBytes
-      return kind === 'array' && (field === 'items' || field === 'calls' || field === 'clock' || field === 'random' || field === 'bytes') && Infinity
-    case 2:
-      if (kind !== 'object' || typeof index !== 'number') return false
-      return field === 'items' ? ATTACHMENT_BYTES : field === 'calls' && Infinity
-    case 3:
-      return field === 'calls' && inner === 'args' && budget.maxPendingCallBytes
-    default:
-      return false
-  }
+const open = (kinds: JsonShape['kinds'], more: Partial<JsonShape> = {}): JsonShape => ({ kinds, bytes: Infinity, ...more })
+
+/** Where a worker message may hold a container, and how large. */
+function messageShape(budget: FrameBudget): JsonShape {
+  const args: JsonShape = { kinds: 'any', bytes: budget.maxPendingCallBytes }
+  const list = open('array')
+  return open('object', {
+    children: {
+      args,
+      value: { kinds: 'any', bytes: budget.maxOutputBytes },
+      items: open('array', { elements: { kinds: 'object', bytes: ATTACHMENT_BYTES } }),
+      calls: open('array', { elements: open('object', { children: { args } }) }),
+      clock: list,
+      random: list,
+      bytes: list,
+    },
+  })
 }
 
 /** A helper frame: `{ type, message }`, the message in `message`. */
-function frameShape(budget: FrameBudget, path: JsonPath, kind: Container): number | false {
-  if (path.length === 0) return kind === 'object' && Infinity
-  return path[0] === 'message' && messageShape(budget, path.slice(1), kind)
+function frameShape(budget: FrameBudget): JsonShape {
+  return open('object', { children: { message: messageShape(budget) } })
 }
 
 /** A stream entry's line: `[tag, …]`, a helper frame second (`['channel', frame]`). */
-function entryShape(budget: FrameBudget, path: JsonPath, kind: Container): number | false {
-  if (path.length === 0) return kind === 'array' && Infinity
-  return path[0] === 1 && frameShape(budget, path.slice(1), kind)
+function entryShape(budget: FrameBudget): JsonShape {
+  return open('array', { children: { 1: frameShape(budget) } })
 }
 
-type Container = 'object' | 'array'
-
-const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget, path: JsonPath, kind: Container) => number | false> = {
+const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => JsonShape> = {
   message: messageShape,
   frame: frameShape,
   entry: entryShape,
@@ -96,7 +79,5 @@ const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget, path: 
  * entry's `entry` line. `maxLineBytes` defaults to `frameBytes(budget)`.
  */
 export function lineLimits(kind: keyof typeof SHAPES, budget: FrameBudget, maxLineBytes = frameBytes(budget)): JsonLinesLimits {
-  const shape = SHAPES[kind]
-  const bound: JsonShape = (path, container) => shape(budget, path, container)
-  return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: bound, measured: (container, bytes) => payloadBytes.set(container, bytes) }
+  return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: SHAPES[kind](budget) }
 }

@@ -18,23 +18,33 @@
  */
 import { StringPieces } from './string-pieces.js'
 
-/** A key of an object or an index of an array, from the line's root to a container. */
-export type JsonPath = ReadonlyArray<string | number>
-
 /**
- * Whether a container may open at `path` (its own key last): `false` refuses the line; a number
- * bounds the bytes of the value it opens (`Infinity` for none), and no container inside it is
- * asked about again.
+ * Where containers may open in a line, as data the reader walks alongside the value it builds
+ * (no callback per container): the kinds of container allowed at this place, a bound on the
+ * bytes of the value opened here (`Infinity` for none; below a bounded value nothing is asked
+ * again), and the places below it, by key or array index (`children`) or for every element
+ * (`elements`). A place not described holds no container.
  */
-export type JsonShape = (path: JsonPath, kind: 'object' | 'array') => number | false
+export interface JsonShape {
+  readonly kinds: 'object' | 'array' | 'any'
+  readonly bytes: number
+  readonly children?: Readonly<Record<string, JsonShape>>
+  readonly elements?: JsonShape
+}
 
 export interface JsonLinesLimits {
   maxLineBytes: number
   maxDepth: number
+  /** The root container's place. */
   shape: JsonShape
-  /** Told the bytes a bounded container took on the line, once it closes. */
-  measured?: (container: object, bytes: number) => void
 }
+
+/**
+ * The bytes each bounded value (a call's arguments, a completion) took on the line it arrived
+ * in: what `jsonByteLength` would count for what the worker wrote, kept so that a large value is
+ * not walked again on the host's thread.
+ */
+export const ARRIVED_BYTES = new WeakMap<object, number>()
 
 const QUOTE = 0x22
 const NEWLINE = 0x0a
@@ -45,8 +55,8 @@ interface Open {
   readonly isArray: boolean
   /** The object key read last, waiting for its value; `undefined` before it and after. */
   key: string | undefined
-  /** Where this container sits in its parent, for `shape`. */
-  readonly at: string | number | undefined
+  /** Its place in the shape; `undefined` inside a bounded value, where nothing is asked. */
+  readonly shape: JsonShape | undefined
 }
 
 /** What the parser expects next. */
@@ -191,21 +201,19 @@ export class JsonLines {
   private _open(isArray: boolean, offset: number): boolean {
     const stack = this._stack
     if (stack.length >= this._limits.maxDepth) return false
-    const parent = stack[stack.length - 1]
-    const at = parent === undefined ? undefined : parent.isArray ? (parent.value as unknown[]).length : parent.key
+    let shape: JsonShape | undefined
     if (this._boundDepth < 0) {
-      const path: Array<string | number> = []
-      for (let index = 1; index < stack.length; index++) path.push(stack[index]!.at!)
-      if (at !== undefined) path.push(at)
-      const bound = this._limits.shape(path, isArray ? 'array' : 'object')
-      if (bound === false) return false
-      if (bound !== Infinity) {
-        this._boundEnd = offset + bound
+      const parent = stack[stack.length - 1]
+      shape = parent === undefined ? this._limits.shape : placeIn(parent)
+      if (shape === undefined || (shape.kinds !== 'any' && shape.kinds !== (isArray ? 'array' : 'object'))) return false
+      if (shape.bytes !== Infinity) {
+        this._boundEnd = offset + shape.bytes
         this._boundDepth = stack.length
         this._boundStart = offset
+        shape = undefined
       }
     }
-    stack.push({ value: isArray ? [] : {}, isArray, key: undefined, at })
+    stack.push({ value: isArray ? [] : {}, isArray, key: undefined, shape })
     this._expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose
     return true
   }
@@ -217,7 +225,7 @@ export class JsonLines {
     if (this._boundDepth === this._stack.length) {
       this._boundDepth = -1
       this._boundEnd = Infinity
-      this._limits.measured?.(open.value, at + 1 - this._lineStart - this._boundStart)
+      ARRIVED_BYTES.set(open.value, at + 1 - this._lineStart - this._boundStart)
     }
     return this._place(open.value) ? at + 1 : -2
   }
@@ -328,6 +336,14 @@ export class JsonLines {
     const value = scalarValue(bytes, start, end)
     return value !== INVALID && this._place(value)
   }
+}
+
+/** The place in the shape of the value about to open inside `parent`, if it may hold a container. */
+function placeIn(parent: Open): JsonShape | undefined {
+  const shape = parent.shape!
+  const key = parent.isArray ? String((parent.value as unknown[]).length) : parent.key!
+  if (shape.children !== undefined && hasOwn(shape.children, key)) return shape.children[key]
+  return parent.isArray ? shape.elements : undefined
 }
 
 const { hasOwn, defineProperty } = Object as unknown as {

@@ -5,12 +5,17 @@
  * never handed to anybody else. The run session (`session.ts`) drives it only through this
  * interface and never asks which host it is.
  */
-import type { HostMessage } from '../../protocol/messages.js'
+import type { HostMessage, WorkerMessage } from '../../protocol/messages.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../../seam/types.js'
 
-/** Receives what an environment reports while it serves a run. */
+/** Receives what an environment reports while it serves a run (through its connection). */
 export interface EnvironmentListener {
-  message(raw: unknown): void
+  /** The run listening: a worker message of any other is a violation. */
+  readonly run: number
+  /** A worker message of the run, checked field by field and rebuilt. */
+  message(message: WorkerMessage): void
+  /** A worker message that breaks the protocol, and why. */
+  violation(reason: string): void
   /** Traffic on a channel the runtime never uses, or torn framing: forged by the program. */
   forged(): void
   /** Writes that bypassed the patched streams and reached the worker's real stdout/stderr. */
@@ -22,19 +27,6 @@ export interface EnvironmentListener {
    * cannot show): it is as it was, its state with it.
    */
   refused(failure: PtcRunFailure): void
-}
-
-/**
- * Hands a worker message to `listener`. The message is hostile input: should handling it ever
- * throw, that is the program's forgery, never an exception in the host's channel reader (which
- * would end the host process).
- */
-export function deliver(listener: EnvironmentListener, message: unknown): void {
-  try {
-    listener.message(message)
-  } catch {
-    listener.forged()
-  }
 }
 
 /** Why a run could not be served: its environment did not start, or refused the run's cwd. */

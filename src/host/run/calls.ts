@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { encodeWire, jsonByteLength, snapshotJson } from '../../json/index.js'
-import { arrivedBytes } from '../connection/frame-bounds.js'
+import { ARRIVED_BYTES } from '../connection/json-lines.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../../protocol/messages.js'
 import { PtcImage } from '../../seam/image.js'
 import { PtcCallRefusal } from '../../seam/refusal.js'
@@ -166,8 +166,8 @@ export class CallDispatcher {
     }
     // Read as lossless JSON, within the frame's bounds, as it arrived (json-lines.ts).
     const args = call.args
-    // Counted as the arguments arrived (frame-bounds.ts): a large value is not walked again here.
-    const bytes = args === undefined ? 0 : (arrivedBytes(args) ?? jsonByteLength(args))
+    // Counted as the arguments arrived (json-lines.ts): a large value is not walked again here.
+    const bytes = args === undefined ? 0 : ((typeof args === 'object' && args !== null ? ARRIVED_BYTES.get(args) : undefined) ?? jsonByteLength(args))
     if (entry) entry.record.argumentBytes = bytes
     const { maxCalls, maxPendingBytes } = this._budget
     let decisions: PtcHoldDecision[] = []

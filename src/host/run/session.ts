@@ -12,7 +12,6 @@ import { CallDispatcher } from './calls.js'
 import { EGRESS_GLOBAL } from '../egress/broker.js'
 import { type Environment, type EnvironmentListener, historyOf } from '../environments/environment.js'
 import { OutputLedger } from './output-ledger.js'
-import { parseWorkerMessage } from '../connection/worker-messages.js'
 import { abortMessage } from './foreign-message.js'
 import { startRunTelemetry } from './telemetry.js'
 import { TimeBudget } from './time-budget.js'
@@ -246,11 +245,9 @@ export function runSession(environment: Environment, plan: RunPlan): Promise<Set
     }
 
     const listener: EnvironmentListener = {
-      message(raw) {
-        const parsed = parseWorkerMessage(raw, run)
-        if (typeof parsed === 'string') return fail('protocol', `the program broke the runtime protocol: ${parsed}`)
-        handle(parsed)
-      },
+      run,
+      message: handle,
+      violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       forged: () => fail('protocol', 'the program broke the runtime protocol: it posted on a worker channel the runtime does not use'),
       rawOutput(text) {
         if (plan.journal?.replaying) return

@@ -18,10 +18,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../../../protocol/frames.js'
 import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
-import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
-import { HelperFrames } from '../../connection/helper-frames.js'
+import { Connection } from '../../connection/connection.js'
 import { LIMITS_SCRIPT } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from '../../../system/process-sweep.js'
 import type { HelperWrapper } from '../../sandbox/bwrap.js'
@@ -98,8 +97,7 @@ export class ProcessEnvironment implements Environment {
   private readonly _inbox: Socket
   private readonly _streams: Socket[]
   /** What the helper says, and what it means for the environment and its run. */
-  private readonly _frames: HelperFrames
-  private readonly _reader: JsonLines
+  private readonly _frames: Connection
   private readonly _budget: FrameBudget
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
@@ -124,7 +122,6 @@ export class ProcessEnvironment implements Environment {
     this._namespaced = launch.wrapper !== undefined
     this.maxMemoryMb = launch.maxMemoryMb
     this._budget = launch.frameBudget
-    this._reader = new JsonLines(lineLimits('frame', this._budget, IDLE_FRAME_BYTES))
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
@@ -137,7 +134,7 @@ export class ProcessEnvironment implements Environment {
       this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
     }
     const limits = ['-c', LIMITS_SCRIPT, 'ptc-helper', String(launch.baselineKb + launch.maxMemoryMb * 1024), ...command]
-    this._frames = new HelperFrames({
+    this._frames = new Connection({
       confined: launch.confined,
       maxMemoryMb: launch.maxMemoryMb,
       ready: () => {
@@ -151,7 +148,7 @@ export class ProcessEnvironment implements Environment {
       },
       kill: () => this._child.kill('SIGKILL'),
       spawnedBetweenRuns: () => (this._spawned = true),
-    })
+    }, lineLimits('frame', this._budget, IDLE_FRAME_BYTES))
     this.ready = this._frames.ready
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
@@ -175,10 +172,7 @@ export class ProcessEnvironment implements Environment {
       stream.setEncoding('utf8')
       stream.on('data', (text: string) => this._frames.output(text))
     }
-    this._channel.on('data', (chunk: Buffer) => {
-      if (this._frames.corrupt) return
-      if (!this._reader.push(chunk, (raw) => (this._frames.receive(raw), !this._frames.corrupt))) this._frames.violation()
-    })
+    this._channel.on('data', (chunk: Buffer) => this._frames.read(chunk))
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
     this._inbox.on('data', () => this._frames.violation())
     this._timer = setTimeout(() => {
@@ -194,7 +188,7 @@ export class ProcessEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._reader.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
+    this._frames.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
     this._watch?.watch(listener !== undefined && this.alive)
     this._frames.attach(listener, this._processExited)
   }

@@ -4,7 +4,7 @@
  * At its far end the stream entry (src/helper/stream-entry.ts) starts the helper there and
  * carries its channel, the worker's inbox and its output over the stream, one tagged line each
  * (src/protocol/frames.ts). The frames are the process tier's, read with the same checks
- * (`HelperFrames`): deadlines, budgets and forgery end a run the same way.
+ * (the connection, src/host/connection/connection.ts): deadlines, budgets and forgery end a run the same way.
  *
  * What differs is where the boundary is. The host cannot read the far machine's processes, so
  * the entry kills what a program left between runs and reports busy time, and the host trusts
@@ -18,7 +18,7 @@ import { type FrameBudget, frameBytes, lineLimits } from '../../connection/frame
 import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
-import { HelperFrames } from '../../connection/helper-frames.js'
+import { Connection } from '../../connection/connection.js'
 import { nodeBuild } from '../../../system/memory-limit.js'
 import type { PtcByteStream } from './tier.js'
 
@@ -57,7 +57,7 @@ export class StreamEnvironment implements Environment {
   /** Disposal closes the stream; what the far side does then is the deployment's, so a sweep comes first. */
   readonly disposalSearches = false
   readonly maxMemoryMb: number
-  private readonly _frames: HelperFrames
+  private readonly _frames: Connection
   private readonly _reader: JsonLines
   private readonly _budget: FrameBudget
   private _stream: PtcByteStream | undefined
@@ -79,7 +79,7 @@ export class StreamEnvironment implements Environment {
     this.maxMemoryMb = launch.maxMemoryMb
     this._budget = launch.frameBudget
     this._reader = new JsonLines(lineLimits('entry', this._budget, IDLE_LINE_BYTES))
-    this._frames = new HelperFrames({
+    this._frames = new Connection({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,
       violated: () => this._stream?.pause?.(), // nothing more is read once corrupt (`_receive` checks)

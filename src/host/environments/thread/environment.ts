@@ -11,11 +11,11 @@ import type { HeapInfo } from 'node:v8'
 import { READY_GRACE_MS, exitFailure, startWorker } from '../../../helper/helper-worker.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
 import type { PtcRunFailure } from '../../../seam/types.js'
-import { type Environment, type EnvironmentListener, type Refusal, deliver } from '../environment.js'
+import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
 import { MessageInflow } from '../../connection/message-inflow.js'
-import { isSpawnReport } from '../../connection/worker-messages.js'
+import { deliver, spawnReport } from '../../connection/connection.js'
 import { cpuMsOfTree, isChildOf, killProcessTrees } from '../../../system/process-sweep.js'
 
 export interface ThreadEnvironmentOptions {
@@ -106,7 +106,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
       if (this._listener) return deliver(this._listener, message)
       // No run is listening (between runs, or a run settled while its program kept going): a
       // subprocess reported now must still die with the environment.
-      if (isSpawnReport(message)) this.adoptSubprocess(message.pid)
+      const pid = spawnReport(message)
+      if (pid !== undefined) this.adoptSubprocess(pid)
     }, () => this._listener?.forged())
     const receive = (posted: unknown) => {
       if (!loaded) {
