@@ -11,7 +11,7 @@
  * into another. A worker message's hops are the files from where its bytes arrive to where the
  * session acts on it.
  *
- * Usage: `npm run build && node scripts/trace-run.mjs [--isolation thread] [--sequence]`
+ * Usage: `npm run build && node scripts/trace-run.mjs [--isolation thread] [--sequence] [--functions]`
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { Session } from 'node:inspector'
@@ -56,7 +56,7 @@ const visit = (node) => {
     const start = statements[first === -1 ? 0 : first] ?? node.body
     const entry = map.findEntry(start.loc.start.line - 1, start.loc.start.column)
     const source = entry?.originalSource ? path.relative(root, fileURLToPath(new URL(entry.originalSource, pathToFileURL(bundleFile)))) : undefined
-    if (source?.startsWith('src/')) functions.push({ line: start.loc.start.line - 1, column: start.loc.start.column, source: source.slice(4) })
+    if (source?.startsWith('src/')) functions.push({ line: start.loc.start.line - 1, column: start.loc.start.column, source: source.slice(4), name: entry.name ?? node.id?.name ?? `${source.slice(4)}:${entry.originalLine + 1}` })
   }
   for (const key in node) {
     const value = node[key]
@@ -109,4 +109,5 @@ for (const file of steps) entries.set(file, (entries.get(file) ?? 0) + 1)
 console.log(`isolation ${isolation ?? 'default'}: ${entries.size} source files, ${steps.length} file entries, ${trace.length} function entries`)
 for (const [file, count] of [...entries].sort((a, b) => b[1] - a[1])) console.log(`  ${String(count).padStart(3)}  ${file}`)
 if (args.includes('--sequence')) console.log(steps.join('\n'))
+if (args.includes('--functions')) console.log(trace.map((id) => `${functions[id].source} ${functions[id].name}`).join('\n'))
 rmSync(out, { recursive: true, force: true })

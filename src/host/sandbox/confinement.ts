@@ -65,7 +65,9 @@ export class Sandbox {
     if (_config.workspaceRoot === undefined) ({ path: this.scratch, owned: this._ownsScratch } = scratchMountPoint())
     const readableRoots = [...(_config.readableRoots ?? []), ...(cwd !== undefined && _config.workspaceRoot === undefined ? [cwd] : [])]
     const workspaceRoot = _config.workspaceRoot ?? this.scratch!
-    this.policy = resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox'))
+    // Frozen: every spec of the deployment's policy carries this very object, and a run carrying it
+    // unchanged needs no second check.
+    this.policy = deepFreeze(resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox')))
     this.defaultCwd = _config.workspaceRoot === undefined && cwd !== undefined ? this.policy.readableRoots!.at(-1)! : this.policy.workspaceRoot
   }
 
@@ -89,7 +91,7 @@ export class Sandbox {
    * the deployment's.
    */
   resolvePolicy(policy: unknown, field: string): SandboxExecutionPolicy {
-    return policy === undefined ? this.policy : checkPolicy(policy, field)
+    return policy === undefined || policy === this.policy ? this.policy : checkPolicy(policy, field)
   }
 
   /**
@@ -208,4 +210,13 @@ function userNamespaceAdvice(problem: string): string {
   if (!restricted || problem.includes('was not found')) return ''
   return '. AppArmor forbids unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1, the default of '
     + 'Ubuntu 24.04): give bwrap an AppArmor profile that allows them ("userns,"), or set that sysctl to 0'
+}
+
+/** `value` and everything it holds, frozen (a checked policy: plain objects, arrays and strings). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+    Object.freeze(value)
+  }
+  return value
 }

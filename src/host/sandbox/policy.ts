@@ -135,9 +135,17 @@ export interface RunPolicy {
   readonly egress: SandboxEgress | undefined
 }
 
+/** The deployment's policy is one frozen object every run of it carries: worked out once. */
+const runPolicies = new WeakMap<SandboxExecutionPolicy, RunPolicy>()
+
 /** `policy`, as a run carries it. */
 export function runPolicy(policy: SandboxExecutionPolicy): RunPolicy {
-  return { policy, key: policyKey(policy), egress: egressOf(policy) }
+  let run = runPolicies.get(policy)
+  if (run === undefined) {
+    run = { policy, key: policyKey(policy), egress: egressOf(policy) }
+    if (Object.isFrozen(policy)) runPolicies.set(policy, run)
+  }
+  return run
 }
 
 /** Identifies the environments that may serve a run: same policy (each run sets its own cwd). */
