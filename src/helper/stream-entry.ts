@@ -5,7 +5,8 @@
  * (src/helper/main.ts) exactly as the process tier does on the host: its channel and the
  * worker's inbox are socket pairs on descriptors 3 and 5, and its writable memory is capped by
  * the kernel (`ulimit -d`) at what a fresh helper holds here plus the environment's budget.
- * Each line of the stream is one `HostLine` or `EntryLine` (src/frames.ts).
+ * Each line of the stream is one `HostLine` or `EntryLine` (src/frames.ts); the first it writes
+ * announces its protocol version (`hello`), and it starts nothing for a host of another.
  *
  * It shares its machine with the program, so the host trusts nothing it says: the boundary on
  * these tiers is the container or sandbox the stream leads into, and killing the environment
@@ -15,7 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeLine } from '../frames.js'
+import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, STREAM_PROTOCOL_VERSION, type StreamStart, encodeLine } from '../frames.js'
 import { LIMITS_SCRIPT, dataBaseline, nodeBuild } from '../host/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../host/processes.js'
 
@@ -156,6 +157,11 @@ function receive(line: HostLine): void {
   switch (line[0]) {
     case 'start':
       if (helper) return
+      if (line[1].protocol !== STREAM_PROTOCOL_VERSION) {
+        const theirs = typeof line[1].protocol === 'number' ? `protocol ${line[1].protocol}` : 'no protocol version'
+        const refusal = `could not be started: the stream entry speaks protocol ${STREAM_PROTOCOL_VERSION} and the host ${theirs}; deploy the entry of the host's ptc-runtime`
+        return void process.stdout.write(encodeLine(['ended', refusal, false]), () => close(1))
+      }
       return void start(line[1]).catch((error: Error) => {
         send(['ended', `could not be started (${error.message})`, false])
         close(1)
@@ -171,6 +177,8 @@ function receive(line: HostLine): void {
 /** The prefixes of the lines that carry a frame on: their frame is passed on as written. */
 const CHANNEL_LINE = '["channel",'
 const INBOX_LINE = '["inbox",'
+
+send(['hello', STREAM_PROTOCOL_VERSION])
 
 // The host's lines are trusted, and a torn one means the host is gone.
 const reader = new FrameReader(Number.POSITIVE_INFINITY)
