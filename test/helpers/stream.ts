@@ -59,9 +59,9 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
  * the repository. Nothing of the host's environment goes with it: the program can read its
  * entry's (/proc/<pid>/environ).
  */
-function spawnEntry(options: { detached?: boolean } = {}): ChildProcess {
+export function spawnEntry(options: { detached?: boolean; args?: string[] } = {}): ChildProcess {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ptc-stream-entry-'))
-  const entry = spawn(process.execPath, [ENTRY], { cwd: scratch, env: { HOME: scratch }, stdio: ['pipe', 'pipe', 'inherit'], ...options })
+  const entry = spawn(process.execPath, [ENTRY, ...(options.args ?? [])], { cwd: scratch, env: { HOME: scratch }, stdio: ['pipe', 'pipe', 'inherit'], detached: options.detached })
   entry.once('exit', () => rmSync(scratch, { recursive: true, force: true }))
   return entry
 }
