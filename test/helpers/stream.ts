@@ -6,7 +6,7 @@
  * deletes the sandbox.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,6 +23,42 @@ export function running(pid: number): boolean {
     return false
   }
   return true
+}
+
+/** Every living descendant of `pid`, from /proc. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // The parent is the field after the command name, which may itself hold spaces or parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = []
+  for (let queue = [pid]; queue.length > 0; ) {
+    const children = parents.get(queue.pop()!) ?? []
+    found.push(...children)
+    queue.push(...children)
+  }
+  return found
+}
+
+/**
+ * Ends a fake sandbox as an engine deletes one: its entry and everything under it (the helper
+ * starts a process group of its own, so the entry's group is not enough).
+ */
+export function killSandbox(entry: ChildProcess): void {
+  for (const pid of [entry.pid!, ...descendants(entry.pid!)].reverse()) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
 }
 
 /** How long a closed entry gets to end its helper's process group before it is killed. */
