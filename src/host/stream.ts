@@ -8,8 +8,8 @@
  *
  * What differs is where the boundary is. The host cannot read the far machine's processes, so
  * the entry kills what a program left between runs and reports busy time, and the host trusts
- * neither answer beyond the run: the environment's end is the stream's close, which the
- * deployer's stream turns into the sandbox's deletion (the container tier's `podman rm -f`).
+ * neither answer beyond the run: the environment's end is the stream's close and the sandbox's
+ * release by the deployer's provider (the container tier's `podman rm -f`).
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -213,15 +213,9 @@ export class StreamEnvironment implements Environment {
 
   /** Releases the sandbox once: after the stream closed, or once disposal stopped waiting for it. */
   private _releaseSandbox(): Promise<void> {
-    const release = this._release
-    if (!release) return Promise.resolve()
-    this._released ??= (async () => {
-      try {
-        await Promise.race([release(), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })])
-      } catch {
-        // the provider's to report: the environment is gone either way
-      }
-    })()
+    if (!this._release) return Promise.resolve() // still acquiring: released once it closes
+    // A rejection is the provider's to report: the environment is gone either way.
+    this._released ??= Promise.race([Promise.resolve().then(this._release), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })]).then(() => undefined, () => undefined)
     return this._released
   }
 

@@ -35,8 +35,8 @@ export class StreamTier implements Tier {
   /**
    * Opens one environment before the runtime starts: a deployment that cannot give what its
    * configuration asks (a provider that refuses, an entry of another protocol version) fails
-   * here, where its developer looks, rather than in front of the model. It serves the pool's
-   * first spare, so the check costs no sandbox of its own.
+   * here, where its developer looks, rather than in front of the model. It serves as the pool's
+   * first spare, so with a pool the check costs no sandbox of its own.
    */
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
@@ -52,7 +52,8 @@ export class StreamTier implements Tier {
     this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
     const first = this._environment()
     const refusal = await first.ready
-    if (refusal === undefined && config.poolSize > 0) return void (this._first = first)
+    // Kept only where the pool takes it at once: as its first spare, while there is room for one.
+    if (refusal === undefined && config.poolSize > 0 && this.capacity() > 0) return void (this._first = first)
     await first.dispose()
     if (refusal?.kind === 'sandbox-unavailable') throw new Error(refusal.message.replace('so the program did not run', 'so the runtime did not start'))
   }
