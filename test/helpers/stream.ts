@@ -11,9 +11,16 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Duplex } from 'node:stream'
-import type { PtcByteStream, PtcStreamRequest } from 'ptc-runtime'
+import type { PtcBindingNamespace, PtcByteStream, PtcStreamRequest } from 'ptc-runtime'
 
 export const ENTRY = fileURLToPath(new URL('../../dist/stream-entry.cjs', import.meta.url))
+
+/** A binding a program calls once it runs (`probe.started()`): `running` settles then, so a test can act mid-run. */
+export function startSignal(): { running: Promise<void>; namespace: PtcBindingNamespace } {
+  let started!: () => void
+  const running = new Promise<void>((resolve) => (started = resolve))
+  return { running, namespace: { global: 'probe', functions: { started: async () => (started(), null) } } }
+}
 
 /** Whether a process is still running (a zombie counts as gone). */
 export function running(pid: number): boolean {

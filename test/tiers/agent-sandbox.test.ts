@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace, PtcSandboxProvider } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
-import { running } from '../helpers/stream.js'
+import { running, startSignal } from '../helpers/stream.js'
 import { importDocsCode, removeDocsCode } from './docs-code.js'
 import { FakeAgentSandbox } from './fake-agent-sandbox.js'
+
 
 interface AgentSandboxModule {
   agentSandboxProvider(options: { server: string; token: string; namespace: string; template: string; port: number; readyTimeoutMs?: number }): PtcSandboxProvider
@@ -80,8 +81,9 @@ describe('the Kubernetes agent-sandbox provider of docs/providers.md, against a 
   it('fails the run naming the deleted claim when the sandbox is deleted mid-run, and the next run gets a new one', async () => {
     const env = await startRuntime({ isolation: { provider: provider() }, poolSize: 0, timeoutMs: 20_000 })
     try {
-      const pending = env.run('await new Promise((resolve) => setTimeout(resolve, 60_000))')
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const signal = startSignal()
+      const pending = env.run('await probe.started()\nawait new Promise((resolve) => setTimeout(resolve, 60_000))', { bindings: [signal.namespace] })
+      await signal.running
       const [name] = [...cluster.claims.keys()]
       cluster.deleteClaim(name!)
       const result = await pending

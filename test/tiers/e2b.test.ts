@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace, PtcSandboxProvider } from 'ptc-runtime'
 import { startRuntime, textOf } from '../helpers/runtime.js'
-import { running } from '../helpers/stream.js'
+import { running, startSignal } from '../helpers/stream.js'
 import { importDocsCode, removeDocsCode } from './docs-code.js'
 import { FakeE2B } from './fake-e2b.js'
+
 
 interface E2BModule {
   e2bProvider(options: { Sandbox: FakeE2B['Sandbox']; template: string; lifetimeMs?: number }): PtcSandboxProvider
@@ -55,15 +56,16 @@ describe('the E2B provider of docs/providers.md, against a fake of the SDK', () 
     const e2b = new FakeE2B()
     const env = await startRuntime({ isolation: { provider: docs.e2bProvider({ Sandbox: e2b.Sandbox, template: 'ptc-entry', lifetimeMs: 90_000 }) }, poolSize: 0, timeoutMs: 20_000 })
     try {
-      const pending = env.run('await new Promise((resolve) => setTimeout(resolve, 60_000))')
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const signal = startSignal()
+      const pending = env.run('await probe.started()\nawait new Promise((resolve) => setTimeout(resolve, 60_000))', { bindings: [signal.namespace] })
+      await signal.running
       const [sandbox] = e2b.live()
       sandbox!.expire()
       const result = await pending
       expect(result.error?.kind).toBe('worker-exit')
-      expect(result.error?.message).toBe(
-        `the program's helper process was lost with its sandbox (the E2B sandbox ${sandbox!.sandboxId} ended: sandbox ${sandbox!.sandboxId} was killed: its timeout of 90000 ms passed) before the run completed`,
-      )
+      // Whichever the provider met first: the command's end, or a reply to the program's call that found no sandbox.
+      const gone = `(ended: sandbox ${sandbox!.sandboxId} was killed: its timeout of 90000 ms passed|took no input: sandbox ${sandbox!.sandboxId} not found)`
+      expect(result.error?.message).toMatch(new RegExp(`^the program's helper process was lost with its sandbox \\(the E2B sandbox ${sandbox!.sandboxId} ${gone}\\) before the run completed$`))
       expect((await env.run('return 8')).value).toBe(8)
     } finally {
       await env.dispose()

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process'
 import { Duplex } from 'node:stream'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { type PtcByteStream, type PtcSandboxProvider, type PtcSandboxRequest, PtcSandboxLost } from 'ptc-runtime'
 import { STREAM_PROTOCOL_VERSION } from '../../src/frames.js'
 import { startRuntime } from '../helpers/runtime.js'
-import { ENTRY, localStream } from '../helpers/stream.js'
+import { ENTRY, localStream, startSignal } from '../helpers/stream.js'
+
 
 /** A far end that writes `lines` and then waits: an entry of another version, or not an entry at all. */
 function impostor(...lines: string[]): PtcByteStream {
@@ -125,8 +126,9 @@ describe('a sandbox provider', () => {
     const { provider, streams, released, requests } = recordingProvider()
     const env = await startRuntime({ isolation: { provider }, poolSize: 0, timeoutMs: 20_000 })
     try {
-      const running = env.run('await new Promise((resolve) => setTimeout(resolve, 60_000))')
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      const signal = startSignal()
+      const running = env.run('await probe.started()\nawait new Promise((resolve) => setTimeout(resolve, 60_000))', { bindings: [signal.namespace] })
+      await signal.running
       ;(streams.at(-1) as Duplex).destroy(new PtcSandboxLost('the pod ptc-1 was evicted: node low on memory'))
       const result = await running
       expect(result.error?.kind).toBe('worker-exit')
@@ -155,13 +157,12 @@ describe('a sandbox provider', () => {
     const env = await startRuntime({ isolation: { provider }, poolSize: 0 })
     slow = true
     const pending = env.run('return 1')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 15_000 })
     await env.dispose()
     expect((await pending).error?.kind).toBe('abort')
     expect(signals).toHaveLength(1)
     expect(signals[0]!.aborted).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 1_500))
-    expect(released).toHaveLength(1)
+    await vi.waitFor(() => expect(released).toHaveLength(1), { timeout: 15_000 })
   })
 
   it('keeps no spare environment while the provider reports no capacity', async () => {
@@ -178,8 +179,7 @@ describe('a sandbox provider', () => {
       expect(requests).toHaveLength(3) // each run's own: still no spare
       capacity = 5
       expect((await env.run('return 3')).value).toBe(3)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      expect(requests.length).toBeGreaterThan(4) // the run's own and the spares after it
+      await vi.waitFor(() => expect(requests.length).toBeGreaterThan(4), { timeout: 15_000 }) // the run's own and the spares after it
     } finally {
       await env.dispose()
     }
