@@ -126,6 +126,11 @@ describe('entry lines', () => {
     expect(parseEntryLine(['ended', 'x', false, 1])).toBeUndefined()
     expect(parseEntryLine(['channel', { type: 'ready', cwd: '/' }, 1])).toBeUndefined()
     expect(parseEntryLine(['ended', 'exited with code 0', false])).toEqual(['ended', 'exited with code 0', false])
+    expect(parseEntryLine(['hello', 2])).toEqual(['hello', 2])
+    expect(parseEntryLine(['hello', 2, 'padding'])).toBeUndefined()
+    expect(parseEntryLine(['hello', '2'])).toBeUndefined()
+    expect(parseEntryLine(['hello', 2.5])).toBeUndefined()
+    expect(parseEntryLine(['hello', -1])).toBeUndefined()
   })
 })
 
