@@ -5,7 +5,12 @@
  * (src/helper/main.ts) exactly as the process tier does on the host: its channel and the
  * worker's inbox are socket pairs on descriptors 3 and 5, and its writable memory is capped by
  * the kernel (`ulimit -d`) at what a fresh helper holds here plus the environment's budget.
- * Each line of the stream is one `HostLine` or `EntryLine` (src/protocol/frames.ts).
+ * Each line of the stream is one `HostLine` or `EntryLine` (src/protocol/frames.ts); the first it writes
+ * announces its protocol version (`hello`), and it starts nothing for a host of another.
+ *
+ * With `--listen [host:]port` it serves the first TCP connection on that port instead of its
+ * stdio, and stops listening: for a sandbox the host reaches over the network (a Kubernetes pod
+ * it connects to; keep the port closed to everyone else, as a NetworkPolicy does).
  *
  * It shares its machine with the program, so the host trusts nothing it says: the boundary on
  * these tiers is the container or sandbox the stream leads into, and killing the environment
@@ -13,9 +18,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
-import type { Socket } from 'node:net'
+import { type Socket, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, type StreamStart, encodeLine } from '../protocol/frames.js'
+import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, STREAM_PROTOCOL_VERSION, type StreamStart, encodeLine } from '../protocol/frames.js'
 import { LIMITS_SCRIPT, dataBaseline, nodeBuild } from '../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../system/process-sweep.js'
 
@@ -28,10 +33,12 @@ let channel: Socket | undefined
 let inbox: Socket | undefined
 let marker = ''
 let closing = false
+/** Where lines to the host go: stdout, or the connection `--listen` accepted. */
+let toHost: NodeJS.WritableStream = process.stdout
 
 function send(line: EntryLine | string): void {
   if (closing) return
-  process.stdout.write(typeof line === 'string' ? line : encodeLine(line))
+  toHost.write(typeof line === 'string' ? line : encodeLine(line))
 }
 
 /** The host closed the stream, or the helper is gone: nothing here outlives either. */
@@ -106,7 +113,7 @@ async function start(options: StreamStart): Promise<void> {
     const drained = new Promise<void>((resolve) => (channel!.readableEnded || channel!.destroyed ? resolve() : channel!.once('close', () => resolve())))
     void Promise.race([drained, new Promise((resolve) => setTimeout(resolve, EXIT_DRAIN_MS))]).then(() => {
       if (closing) return
-      process.stdout.write(encodeLine(['ended', describe, oomKills() > oomKillsAtStart]), () => close())
+      toHost.write(encodeLine(['ended', describe, oomKills() > oomKillsAtStart]), () => close())
     })
   }
   child.on('exit', (code, signal) => exit(signal ? `was killed by ${signal}` : `exited with code ${code}`))
@@ -156,6 +163,11 @@ function receive(line: HostLine): void {
   switch (line[0]) {
     case 'start':
       if (helper) return
+      if (line[1].protocol !== STREAM_PROTOCOL_VERSION) {
+        const theirs = typeof line[1].protocol === 'number' ? `protocol ${line[1].protocol}` : 'no protocol version'
+        const refusal = `could not be started: the stream entry speaks protocol ${STREAM_PROTOCOL_VERSION} and the host ${theirs}; deploy the entry of the host's ptc-runtime`
+        return void toHost.write(encodeLine(['ended', refusal, false]), () => close(1))
+      }
       return void start(line[1]).catch((error: Error) => {
         send(['ended', `could not be started (${error.message})`, false])
         close(1)
@@ -172,17 +184,34 @@ function receive(line: HostLine): void {
 const CHANNEL_LINE = '["channel",'
 const INBOX_LINE = '["inbox",'
 
-// The host's lines are trusted, and a torn one means the host is gone.
-const reader = new FrameReader(Number.POSITIVE_INFINITY)
-process.stdin.on('data', (chunk: Buffer) => {
-  const whole = reader.readLines(chunk, chunk.length, (text) => {
-    if (text.startsWith(INBOX_LINE)) inbox?.write(`${text.slice(INBOX_LINE.length, -1)}\n`)
-    else if (text.startsWith(CHANNEL_LINE)) channel?.write(`${text.slice(CHANNEL_LINE.length, -1)}\n`)
-    else receive(JSON.parse(text) as HostLine)
-    return true
+/** Serves the host on `input` and `output`, announcing the protocol version first. */
+function serve(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): void {
+  toHost = output
+  send(['hello', STREAM_PROTOCOL_VERSION])
+  // The host's lines are trusted, and a torn one means the host is gone.
+  const reader = new FrameReader(Number.POSITIVE_INFINITY)
+  input.on('data', (chunk: Buffer) => {
+    const whole = reader.readLines(chunk, chunk.length, (text) => {
+      if (text.startsWith(INBOX_LINE)) inbox?.write(`${text.slice(INBOX_LINE.length, -1)}\n`)
+      else if (text.startsWith(CHANNEL_LINE)) channel?.write(`${text.slice(CHANNEL_LINE.length, -1)}\n`)
+      else receive(JSON.parse(text) as HostLine)
+      return true
+    })
+    if (!whole) close(1)
   })
-  if (!whole) close(1)
-})
-process.stdin.on('end', () => close())
-process.stdin.on('error', () => close())
-process.stdout.on('error', () => close())
+  input.on('end', () => close())
+  input.on('error', () => close())
+  output.on('error', () => close())
+}
+
+const listen = process.argv.indexOf('--listen')
+if (listen === -1) serve(process.stdin, process.stdout)
+else {
+  const address = /^(?:(.+):)?(\d+)$/.exec(process.argv[listen + 1] ?? '')
+  if (!address) throw new Error(`--listen takes [host:]port, got ${process.argv[listen + 1]}`)
+  const server = createServer({ noDelay: true }, (socket) => {
+    server.close() // one host, once
+    serve(socket, socket)
+  })
+  server.listen(Number(address[2]), address[1])
+}

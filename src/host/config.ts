@@ -9,7 +9,7 @@ import type { PtcDurableStore } from './durable/store.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
 import type { WorkerPtcRuntimeOptions } from './options.js'
 import { TIERS, type TierName } from './environments/tiers.js'
-import type { PtcStreamFactory } from './environments/stream/tier.js'
+import type { PtcSandboxProvider, PtcStreamFactory } from './environments/stream/provider.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -51,10 +51,12 @@ export const Config = Schema.object({
    * Where each environment's worker lives: `process` (a helper process of its own, the
    * boundary for untrusted programs), `thread` (this process; trusted programs only),
    * `container` (a helper in a container of its own, `container` options), or
+   * `{ provider }` (a helper in a sandbox the deployer's provider acquires per environment), or
    * `{ stream }` (a helper at the far end of a byte stream the deployer opens per environment).
    */
   isolation: Schema.union([
     ...(Object.keys(TIERS) as TierName[]),
+    Schema.object({ provider: Schema.any().required() as Schema<PtcSandboxProvider> }),
     Schema.object({ stream: Schema.function().required() as Schema<PtcStreamFactory> }),
   ]).default('process'),
   /** The container tier's engine and image (`isolation: 'container'`); never() admits only absence. */
@@ -155,7 +157,7 @@ export function asSchemaOptions(options: WorkerPtcRuntimeOptions): Schemastery.T
 }
 
 function isolationName(config: WorkerPtcRuntimeConfig): string {
-  return typeof config.isolation === 'string' ? `'${config.isolation}'` : 'a stream'
+  return typeof config.isolation === 'string' ? `'${config.isolation}'` : 'provider' in config.isolation ? 'a sandbox provider' : 'a stream'
 }
 
 /** The known key closest to `key` (a typo's likely meaning), by edit distance. */
@@ -188,6 +190,10 @@ export function checkConfig(config: WorkerPtcRuntimeConfig): void {
   if (sandbox) refuseUnknownKeys(sandbox, Object.keys(Sandbox.dict!), 'sandbox.')
   if (sandbox && config.isolation !== 'process') {
     throw new TypeError(`config.sandbox needs config.isolation 'process': a sandbox confines a helper process under bubblewrap, and ${isolationName(config)} ${config.isolation === 'thread' ? 'runs programs inside this one' : 'is confined by what its environments run in'}`)
+  }
+  const { isolation } = config
+  if (typeof isolation === 'object' && 'provider' in isolation && typeof (isolation.provider as Partial<PtcSandboxProvider> | null)?.acquire !== 'function') {
+    throw new TypeError('config.isolation.provider must be a sandbox provider: an object with an acquire({ id, budgets, signal }) method')
   }
   if (config.container) {
     if (config.isolation !== 'container') throw new TypeError(`config.container needs config.isolation 'container', got ${isolationName(config)}`)

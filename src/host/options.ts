@@ -6,12 +6,12 @@
  */
 import type { PtcProgramFormat, PtcProgramLanguage, SandboxMode, SandboxNetwork } from '../seam/types.js'
 import type { PtcDurableStore } from './durable/store.js'
-import type { PtcStreamFactory } from './environments/stream/tier.js'
+import type { PtcSandboxProvider, PtcStreamFactory } from './environments/stream/provider.js'
 
 /** The configuration `createPtcRuntime(options)` and `ctx.plugin(WorkerPtcRuntime, options)` accept; every field is optional. */
 export interface WorkerPtcRuntimeOptions {
-  /** Where each environment's worker lives: `'process'` (default), `'thread'`, `'container'`, or `{ stream }`. */
-  isolation?: 'process' | 'thread' | 'container' | { stream: PtcStreamFactory }
+  /** Where each environment's worker lives: `'process'` (default), `'thread'`, `'container'`, `{ provider }` or `{ stream }`. */
+  isolation?: 'process' | 'thread' | 'container' | { provider: PtcSandboxProvider } | { stream: PtcStreamFactory }
   /** The container tier's engine, image, OCI runtime and extra `run` arguments (`isolation: 'container'` only). */
   container?: { engine?: string; image?: string; runtime?: string; args?: string[] }
   /** Time budget of a run that does not set its own, in ms; default 120 000. */

@@ -74,7 +74,18 @@ export type HelperFrame =
  * carries the helper's descriptors over the stream. Each line of the stream is a JSON array
  * whose first element names what it carries.
  */
+
+/**
+ * The version of everything that crosses the stream: these lines, the helper's frames and the
+ * worker's messages. The entry announces it first (`hello`) and the host says its own in
+ * `start`; either side refuses a peer of another version. Bump it with any change to them
+ * (1 was the entry before the handshake, which announced nothing).
+ */
+export const STREAM_PROTOCOL_VERSION = 2
+
 export interface StreamStart {
+  /** The host's `STREAM_PROTOCOL_VERSION`: an entry of another version refuses to start. */
+  protocol: number
   helper: HelperOptions
   /** The entry caps the helper's writable memory at what a fresh helper holds there plus this. */
   maxMemoryMb: number
@@ -101,6 +112,8 @@ export type HostLine =
 
 /** Entry -> host. Untrusted: the entry shares its machine with the program. */
 export type EntryLine =
+  /** The entry's first line, before it reads anything: its `STREAM_PROTOCOL_VERSION`. */
+  | ['hello', number]
   /** A frame the helper wrote to its channel, as written (checked by the host's connection). */
   | ['channel', unknown]
   /** Text the helper's process wrote to its stdout or stderr. */
@@ -128,6 +141,8 @@ export function parseEntryLine(raw: unknown): EntryLine | undefined {
   // Exactly the elements each line has: padding would make the host parse bulk nobody reads.
   const length = raw.length
   switch (tag) {
+    case 'hello':
+      return length === 2 && typeof first === 'number' && first >= 0 && first <= MAX_SAFE_INTEGER && first % 1 === 0 ? ['hello', first] : undefined
     case 'channel':
       return length === 2 ? ['channel', first] : undefined
     case 'output':

@@ -6,14 +6,21 @@
  * deletes the sandbox.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Duplex } from 'node:stream'
-import type { PtcByteStream, PtcStreamRequest } from 'ptc-runtime'
+import type { PtcBindingNamespace, PtcByteStream, PtcStreamRequest } from 'ptc-runtime'
 
 export const ENTRY = fileURLToPath(new URL('../../dist/stream-entry.cjs', import.meta.url))
+
+/** A binding a program calls once it runs (`probe.started()`): `running` settles then, so a test can act mid-run. */
+export function startSignal(): { running: Promise<void>; namespace: PtcBindingNamespace } {
+  let started!: () => void
+  const running = new Promise<void>((resolve) => (started = resolve))
+  return { running, namespace: { global: 'probe', functions: { started: async () => (started(), null) } } }
+}
 
 /** Whether a process is still running (a zombie counts as gone). */
 export function running(pid: number): boolean {
@@ -23,6 +30,42 @@ export function running(pid: number): boolean {
     return false
   }
   return true
+}
+
+/** Every living descendant of `pid`, from /proc. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // The parent is the field after the command name, which may itself hold spaces or parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = []
+  for (let queue = [pid]; queue.length > 0; ) {
+    const children = parents.get(queue.pop()!) ?? []
+    found.push(...children)
+    queue.push(...children)
+  }
+  return found
+}
+
+/**
+ * Ends a fake sandbox as an engine deletes one: its entry and everything under it (the helper
+ * starts a process group of its own, so the entry's group is not enough).
+ */
+export function killSandbox(entry: ChildProcess): void {
+  for (const pid of [entry.pid!, ...descendants(entry.pid!)].reverse()) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
 }
 
 /** How long a closed entry gets to end its helper's process group before it is killed. */
@@ -59,9 +102,9 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
  * the repository. Nothing of the host's environment goes with it: the program can read its
  * entry's (/proc/<pid>/environ).
  */
-function spawnEntry(options: { detached?: boolean } = {}): ChildProcess {
+export function spawnEntry(options: { detached?: boolean; args?: string[] } = {}): ChildProcess {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ptc-stream-entry-'))
-  const entry = spawn(process.execPath, [ENTRY], { cwd: scratch, env: { HOME: scratch }, stdio: ['pipe', 'pipe', 'inherit'], ...options })
+  const entry = spawn(process.execPath, [ENTRY, ...(options.args ?? [])], { cwd: scratch, env: { HOME: scratch }, stdio: ['pipe', 'pipe', 'inherit'], detached: options.detached })
   entry.once('exit', () => rmSync(scratch, { recursive: true, force: true }))
   return entry
 }

@@ -126,6 +126,11 @@ describe('entry lines', () => {
     expect(parseEntryLine(['ended', 'x', false, 1])).toBeUndefined()
     expect(parseEntryLine(['channel', { type: 'ready', cwd: '/' }, 1])).toBeUndefined()
     expect(parseEntryLine(['ended', 'exited with code 0', false])).toEqual(['ended', 'exited with code 0', false])
+    expect(parseEntryLine(['hello', 2])).toEqual(['hello', 2])
+    expect(parseEntryLine(['hello', 2, 'padding'])).toBeUndefined()
+    expect(parseEntryLine(['hello', '2'])).toBeUndefined()
+    expect(parseEntryLine(['hello', 2.5])).toBeUndefined()
+    expect(parseEntryLine(['hello', -1])).toBeUndefined()
   })
 })
 
@@ -152,9 +157,10 @@ describe('the stream tier, into a remote sandbox service', () => {
     const service = new SandboxService()
     const env = await startRuntime({ isolation: { stream: service.stream }, poolSize: 0 })
     try {
+      const checkedAtStart = service.sandboxes.size
       const result = await env.run('while (true) {}', { timeoutMs: 300 })
       expect(result.error?.kind).toBe('timeout')
-      expect(service.sandboxes.size).toBe(1)
+      expect(service.sandboxes.size).toBe(checkedAtStart + 1)
       expect(service.live()).toEqual([])
     } finally {
       await env.dispose()

@@ -187,13 +187,18 @@ export class Connection {
    * sandbox: only a helper that failed otherwise under confinement is `sandbox-unavailable`.
    */
   failStart(problem: string, died = false): void {
-    if (this._started !== undefined) return
-    this._started = false
-    this._settleReady(
+    this.refuseStart(
       this._hooks.confined && !died
         ? { kind: 'sandbox-unavailable', message: unavailableMessage(problem) }
         : { kind: 'worker-exit', message: `the runtime's helper process could not start, so the program did not run: ${problem}` },
     )
+  }
+
+  /** The helper will never start, for a reason the tier knows (its sandbox refused): every run sent to it gets `refusal`. */
+  refuseStart(refusal: Refusal): void {
+    if (this._started !== undefined) return
+    this._started = false
+    this._settleReady(refusal)
   }
 
   /**

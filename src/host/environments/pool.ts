@@ -28,11 +28,13 @@ export class EnvironmentSource {
   /**
    * @param _spawn starts a fresh environment for a key (a sandbox policy's).
    * @param _pooledKey the key whose environments are pre-spawned, `_poolSize` of them.
+   * @param _capacity how many more the tier can start now: no spare is spawned while it is 0.
    */
   constructor(
     private readonly _spawn: (key: string) => Environment,
     private readonly _pooledKey: string | undefined,
     private readonly _poolSize: number,
+    private readonly _capacity: () => number = () => Number.POSITIVE_INFINITY,
   ) {
     this._fill()
   }
@@ -108,7 +110,7 @@ export class EnvironmentSource {
   }
 
   private _fill(): void {
-    while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._poolSize) {
+    while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._poolSize && this._capacity() > 0) {
       const environment = this._spawn(this._pooledKey)
       environment.hold(false)
       this._idle.push(environment)

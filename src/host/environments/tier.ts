@@ -41,6 +41,11 @@ export interface Tier {
   start(setting: TierSetting): Promise<void>
   /** A fresh environment; whether it could start, it says through its `ready`. */
   spawn(description: EnvironmentDescription): Environment
+  /**
+   * Optional: how many more environments it can start now (a sandbox provider's headroom); the
+   * pool keeps no spare while it answers 0.
+   */
+  capacity?(): number
   /** Once every environment has ended, at the runtime's disposal: releases what `start` set up. */
   stop?(): void
 }

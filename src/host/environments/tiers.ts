@@ -1,11 +1,12 @@
 /**
  * The tiers a deployment can choose with `config.isolation`. A new tier is a module of its own
  * implementing `Tier` (`tier.ts`) and one line here; a tier reached over a byte stream needs no
- * module at all (`isolation: { stream }`).
+ * module at all (`isolation: { provider }` or `{ stream }`).
  */
 import { ContainerTier } from './container/tier.js'
 import { ProcessTier } from './process/tier.js'
-import { type PtcStreamFactory, StreamTier } from './stream/tier.js'
+import { type PtcSandboxProvider, type PtcStreamFactory, streamProvider } from './stream/provider.js'
+import { StreamTier } from './stream/tier.js'
 import { ThreadTier } from './thread/tier.js'
 import type { Tier } from './tier.js'
 
@@ -17,12 +18,14 @@ export const TIERS = {
 
 export type TierName = keyof typeof TIERS
 
-/** `config.isolation`: a tier's name, or the deployer's own stream into each environment. */
-export type Isolation = TierName | { stream: PtcStreamFactory }
+/** `config.isolation`: a tier's name, or the deployer's own sandboxes (a provider, or a bare stream factory). */
+export type Isolation = TierName | { provider: PtcSandboxProvider } | { stream: PtcStreamFactory }
 
 export function tierOf(isolation: Isolation): Tier {
-  return typeof isolation === 'string' ? TIERS[isolation]() : new StreamTier(isolation.stream)
+  if (typeof isolation === 'string') return TIERS[isolation]()
+  return new StreamTier('provider' in isolation ? isolation.provider : streamProvider(isolation.stream))
 }
 
 export type { EnvironmentDescription, Tier, TierSetting } from './tier.js'
-export type { PtcByteStream, PtcStreamFactory, PtcStreamRequest } from './stream/tier.js'
+export type { PtcByteStream, PtcSandbox, PtcSandboxBudgets, PtcSandboxProvider, PtcSandboxRequest, PtcStreamFactory, PtcStreamRequest } from './stream/provider.js'
+export { PtcSandboxLost } from './stream/provider.js'

@@ -12,6 +12,7 @@ import type { Socket } from 'node:net'
 import path from 'node:path'
 import { Duplex } from 'node:stream'
 import { type CpuAccount, containerCpuAccount } from './cpu.js'
+import type { PtcSandboxProvider } from '../stream/provider.js'
 import { asTeardown } from '../../../system/turns.js'
 
 /** The stream entry inside the image (`ptc-runtime-image` puts it there). */
@@ -79,6 +80,28 @@ export function runArguments(run: ContainerRun, command: readonly string[] = ENT
 export function removeArguments(engine: string, name: string): string[] {
   // docker's `rm` has no grace period to skip; podman's waits 10 s for a running one unless told.
   return isDocker(engine) ? ['rm', '-f', name] : ['rm', '-f', '-t', '0', name]
+}
+
+/**
+ * The container tier as a sandbox provider: each environment's sandbox is a container named
+ * after its id. Destroying its stream deletes it (`ContainerStream._destroy`), so releasing it
+ * waits for that.
+ */
+export function containerProvider(run: Omit<ContainerRun, 'name'>): PtcSandboxProvider {
+  return {
+    name: 'container',
+    acquire({ id }) {
+      const stream = new ContainerStream({ ...run, name: `ptc-${id}` })
+      const removed = new Promise<void>((resolve) => (stream.closed ? resolve() : stream.once('close', () => resolve())))
+      return {
+        stream,
+        release: () => {
+          stream.destroy()
+          return removed
+        },
+      }
+    },
+  }
 }
 
 /** One environment's container, as a byte stream. */

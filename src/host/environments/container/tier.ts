@@ -1,7 +1,8 @@
 /**
  * `isolation: 'container'`: every environment is a container of its own, run by podman or
  * docker from the package's image (`ptc-runtime-image`), under gVisor's `runsc` where it is
- * installed. A stream tier whose stream is the container's stdio (`../container.ts`).
+ * installed. A stream tier whose provider runs each environment's container (`containerProvider`,
+ * `../container.ts`).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,7 +10,7 @@ import path from 'node:path'
 import type { SandboxExecutionPolicy } from '../../../seam/types.js'
 import type { ContainerConfig } from '../../config.js'
 import { findLaunch } from './launch.js'
-import { ContainerStream } from './stream.js'
+import { containerProvider } from './stream.js'
 import { DEFAULT_IMAGE, imageExists } from './image.js'
 import { locateCommand } from '../../../system/commands.js'
 import type { StreamEnvironment } from '../stream/environment.js'
@@ -54,7 +55,7 @@ export class ContainerTier implements Tier {
     const cwd = (this._cwd = mkdtempSync(path.join(tmpdir(), `ptc-engine-${process.pid}-`)))
     try {
       const { runtime, args } = await findLaunch({ engine, image, cwd, maxMemoryMb, maxProcesses }, { runtime: container.runtime, args: container.args })
-      this._streams = new StreamTier(({ id }) => new ContainerStream({ engine, image, runtime, args, name: `ptc-${id}`, cwd, maxMemoryMb, maxProcesses }), this.name)
+      this._streams = new StreamTier(containerProvider({ engine, image, runtime, args, cwd, maxMemoryMb, maxProcesses }), this.name)
       await this._streams.start(setting)
     } catch (error) {
       this.stop()
@@ -68,6 +69,7 @@ export class ContainerTier implements Tier {
 
   /** Once every environment is gone: the engine's private working directory goes too. */
   stop(): void {
+    this._streams?.stop()
     if (this._cwd) rmSync(this._cwd, { recursive: true, force: true })
   }
 }

@@ -8,19 +8,20 @@
  *
  * What differs is where the boundary is. The host cannot read the far machine's processes, so
  * the entry kills what a program left between runs and reports busy time, and the host trusts
- * neither answer beyond the run: the environment's end is the stream's close, which the
- * deployer's stream turns into the sandbox's deletion (the container tier's `podman rm -f`).
+ * neither answer beyond the run: the environment's end is the stream's close and the sandbox's
+ * release by the deployer's provider (the container tier's `podman rm -f`).
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type EntryLine, type HelperOptions, type HostLine, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
+import { type EntryLine, type HelperOptions, type HostLine, STREAM_PROTOCOL_VERSION, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
 import { type FrameBudget, frameBytes, lineLimits } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { Connection } from '../../connection/connection.js'
 import { nodeBuild } from '../../../system/memory-limit.js'
-import type { PtcByteStream } from './tier.js'
+import { unavailableMessage } from '../../sandbox/confinement.js'
+import { type PtcByteStream, type PtcSandbox, PtcSandboxLost } from './provider.js'
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 60_000
@@ -41,8 +42,8 @@ const IDLE_LINE_BYTES = 6 * 64 * 1024 + 1024
 const IDLE_BYTES = 1024 * 1024
 
 export interface StreamLaunch {
-  /** Opens the environment's stream: the deployer's factory, bound to the environment's id. */
-  open: () => PtcByteStream | Promise<PtcByteStream>
+  /** Acquires the environment's sandbox: the deployer's provider, bound to the environment's id and budgets. */
+  acquire: (signal: AbortSignal) => PtcSandbox | Promise<PtcSandbox>
   helper: Omit<HelperOptions, 'subprocessMarker'>
   maxMemoryMb: number
   /** The budgets the helper's frames are read within, as they arrive (frame-bounds.ts). */
@@ -61,6 +62,12 @@ export class StreamEnvironment implements Environment {
   private readonly _reader: JsonLines
   private readonly _budget: FrameBudget
   private _stream: PtcByteStream | undefined
+  private _release: (() => void | Promise<void>) | undefined
+  private _released: Promise<void> | undefined
+  /** Aborts the acquisition of a sandbox nobody wants any more. */
+  private readonly _acquiring = new AbortController()
+  /** Whether the entry announced the host's protocol version (its first line). */
+  private _greeted = false
   private _closed = false
   private _ended = false
   /** The far helper's working directory: runs happen there (the host's paths mean nothing far away). */
@@ -98,12 +105,13 @@ export class StreamEnvironment implements Environment {
     }, START_TIMEOUT_MS)
     this._timer.unref()
     const start: HostLine = ['start', {
+      protocol: STREAM_PROTOCOL_VERSION,
       helper: { ...launch.helper, subprocessMarker: randomUUID() },
       maxMemoryMb: launch.maxMemoryMb,
       maxFrameBytes: frameBytes(launch.frameBudget),
       baseline: { node: nodeBuild(), kb: launch.baselineKb },
     }]
-    void this._open(launch.open, start)
+    void this._open(launch.acquire, start)
   }
 
   get alive(): boolean {
@@ -164,29 +172,52 @@ export class StreamEnvironment implements Environment {
     this._destroy()
     await Promise.race([this.exited, sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })])
     this._closed = true
+    void this._releaseSandbox() // a stream that never closed: the sandbox goes anyway
     this._markExited()
   }
 
-  private async _open(open: StreamLaunch['open'], start: HostLine): Promise<void> {
-    let stream: PtcByteStream
+  private async _open(acquire: StreamLaunch['acquire'], start: HostLine): Promise<void> {
+    let sandbox: PtcSandbox
     try {
-      stream = await open()
+      sandbox = await acquire(this._acquiring.signal)
     } catch (error) {
-      this._end(`could not be reached (${error instanceof Error ? error.message : String(error)})`)
+      const reason = error instanceof Error ? error.message : String(error)
+      if (error instanceof PtcSandboxLost && error.refused) this._refuseStart(`the sandbox provider refused it: ${reason}`)
+      this._end(`could not be reached (${reason})`)
       return this._markExited()
     }
-    this._stream = stream
+    this._stream = sandbox.stream
+    this._release = () => sandbox.release()
+    const stream = sandbox.stream
     // Why the stream ended, when it says (the engine's own words): the run that was waiting hears it.
     let why: string | undefined
-    stream.on('error', (error: unknown) => (why ??= error instanceof Error ? error.message : String(error)))
+    let lost = false
+    stream.on('error', (error: unknown) => {
+      if (why !== undefined) return
+      why = error instanceof Error ? error.message : String(error)
+      lost = error instanceof PtcSandboxLost
+    })
     stream.on('data', (chunk: Uint8Array | string) => this._receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
     stream.on('close', () => {
       this._closed = true
-      this._end(why === undefined ? 'closed its stream' : `closed its stream (${why})`)
-      this._markExited()
+      this._end(why === undefined ? 'closed its stream' : lost ? `was lost with its sandbox (${why})` : `closed its stream (${why})`)
+      void this._releaseSandbox().then(() => this._markExited())
     })
     if (this._ended) return this._destroy() // disposed while it was opening
     this._write(start)
+  }
+
+  /** Releases the sandbox once: after the stream closed, or once disposal stopped waiting for it. */
+  private _releaseSandbox(): Promise<void> {
+    if (!this._release) return Promise.resolve() // still acquiring: released once it closes
+    // A rejection is the provider's to report: the environment is gone either way.
+    this._released ??= Promise.race([Promise.resolve().then(this._release), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })]).then(() => undefined, () => undefined)
+    return this._released
+  }
+
+  /** The deployment cannot give this environment (refused, another protocol): every run sent to it hears why. */
+  private _refuseStart(problem: string): void {
+    this._frames.refuseStart({ kind: 'sandbox-unavailable', message: unavailableMessage(problem) })
   }
 
   private _write(line: HostLine, written?: () => void): void {
@@ -195,18 +226,28 @@ export class StreamEnvironment implements Environment {
   }
 
   private _receive(chunk: Uint8Array): void {
-    if (this._frames.corrupt) return
+    if (this._frames.corrupt || this._ended) return
     if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
     const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), (raw) => {
       const line = parseEntryLine(raw)
       if (line) this._entryLine(line)
       return line !== undefined && !this._frames.corrupt
     })
-    if (!whole) this._frames.violation()
+    if (whole) return
+    if (!this._greeted) return this._refuseEntry('is not a stream entry: its first line is not one')
+    this._frames.violation()
   }
 
   private _entryLine(line: EntryLine): void {
+    if (!this._greeted) {
+      if (line[0] !== 'hello') return this._refuseEntry('announced no protocol version (an entry from before the version handshake)')
+      if (line[1] !== STREAM_PROTOCOL_VERSION) return this._refuseEntry(`speaks protocol ${line[1]}`)
+      this._greeted = true
+      return
+    }
     switch (line[0]) {
+      case 'hello':
+        return this._frames.violation()
       case 'channel':
         return this._frames.receive(line[1])
       case 'output':
@@ -225,6 +266,15 @@ export class StreamEnvironment implements Environment {
         this._end(line[1])
         return this._destroy() // whoever wrote it, nothing there serves again
     }
+  }
+
+  /** The far end is not the entry of this host's version: the deployment's to fix, said where its developer looks. */
+  private _refuseEntry(what: string): void {
+    this._refuseStart(
+      `the far end of the stream ${what}, and this host speaks stream protocol ${STREAM_PROTOCOL_VERSION}: ` +
+        "run the stream entry of the host's own ptc-runtime there (its dist/stream-entry.cjs, with helper.cjs and worker.cjs beside it)",
+    )
+    this._destroy()
   }
 
   private _sweep(): Promise<boolean> {
@@ -249,10 +299,10 @@ export class StreamEnvironment implements Environment {
     this._frames.ended(describe)
   }
 
-  /** Closes the stream; the deployer's stream deletes what it leads into. */
+  /** Closes the stream (its close releases the sandbox), or stops acquiring one. */
   private _destroy(): void {
     this._end('was stopped')
-    if (!this._stream) return
+    if (!this._stream) return this._acquiring.abort()
     this._stream.destroy()
   }
 }

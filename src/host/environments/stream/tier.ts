@@ -1,76 +1,84 @@
 /**
- * `isolation: { stream }`: every environment is a helper at the far end of a byte stream the
- * deployer opens: a container's stdio, a socket into a Kubernetes agent-sandbox pod, an E2B
- * sandbox's process. The far end runs the stream entry (`node stream-entry.cjs`, shipped in
- * the package's dist), and the boundary is whatever the stream leads into: closing the stream
- * must delete it. Programs run in the far helper's working directory.
+ * `isolation: { provider }` and `{ stream }`: every environment is a helper at the far end of a
+ * byte stream into a sandbox the deployer's provider acquires (`provider.ts`): a
+ * container's stdio, a socket into a Kubernetes agent-sandbox pod, an E2B sandbox's process.
+ * The far end runs the stream entry (`node stream-entry.cjs`, shipped in the package's dist),
+ * and the boundary is the sandbox, which the provider releases when the environment ends.
+ * Programs run in the far helper's working directory.
  */
 import { randomUUID } from 'node:crypto'
 import { rehearsalProgram } from '../../run/programs.js'
 import { StreamEnvironment } from './environment.js'
 import { frameBudget } from '../../connection/frame-bounds.js'
 import { dataBaseline } from '../../../system/memory-limit.js'
+import type { PtcSandboxBudgets, PtcSandboxProvider } from './provider.js'
 import type { Tier, TierSetting } from '../tier.js'
-
-/**
- * A byte stream both ways, as Node's streams and sockets are: a `net.Socket`, a `Duplex`, or a
- * child's stdin and stdout joined with `Duplex.from({ readable, writable })`. Destroying it must
- * end what it leads into, and it emits `close` once that is gone.
- */
-export interface PtcByteStream {
-  /** Sends lines to the far end; `callback` once they are out of the host's hands. */
-  write(data: string, callback?: (error?: Error | null) => void): unknown
-  /** `data`: bytes (or text) from the far end; `close`: the far end is gone; `error`: ignored, `close` must follow. */
-  on(event: 'data' | 'close' | 'error', listener: (...args: any[]) => void): unknown
-  /** Ends the environment: closes the stream and deletes what it leads into. */
-  destroy(): unknown
-  /** Optional, as on streams: stops the flow once the far end's traffic is forged. */
-  pause?(): unknown
-  /** Optional, as on sockets: an idle environment's stream is unref'd so it never keeps the host alive. */
-  unref?(): unknown
-  /** Optional: undoes `unref` while the environment serves a run. */
-  ref?(): unknown
-  /**
-   * Optional: the CPU time in ms of everything the environment runs, as the sandbox's own
-   * accounting counts it (a container's cgroup), which a program cannot forge or stall. A held
-   * run's budget is charged with it; `undefined` (or absent) leaves that to the entry's report.
-   * Answer the same way (a number, or undefined) for the environment's whole life.
-   */
-  busyMs?(): number | undefined
-}
-
-/** What a stream factory is told about the environment it opens a stream for. */
-export interface PtcStreamRequest {
-  /** Unique per environment: a name for the sandbox the stream leads into. */
-  readonly id: string
-}
-
-/** Opens the stream of one new environment; a rejection fails the runs sent to it (`worker-exit`). */
-export type PtcStreamFactory = (request: PtcStreamRequest) => PtcByteStream | Promise<PtcByteStream>
 
 export class StreamTier implements Tier {
   readonly confines = false
   /** The host's paths mean nothing at the far end (`StreamEnvironment.send` runs every program where the helper started). */
   readonly fixedCwd = "the far helper's working directory"
+  readonly name: string
   private _setting!: TierSetting
+  private _budgets!: PtcSandboxBudgets
+  private _baselineKb = 0
+  /** The environment `start` opened to check the deployment, handed to the first `spawn`. */
+  private _first: StreamEnvironment | undefined
 
   constructor(
-    private readonly _open: PtcStreamFactory,
-    readonly name = 'stream',
-  ) {}
+    private readonly _provider: PtcSandboxProvider,
+    name = _provider.name ?? 'stream',
+  ) {
+    this.name = name
+  }
 
-  private _baselineKb = 0
-
+  /**
+   * Opens one environment before the runtime starts: a deployment that cannot give what its
+   * configuration asks (a provider that refuses, an entry of another protocol version) fails
+   * here, where its developer looks, rather than in front of the model. It serves as the pool's
+   * first spare, so with a pool the check costs no sandbox of its own.
+   */
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
-    this._baselineKb = await dataBaseline(setting.config.maxOldGenerationSizeMb)
+    const { config } = setting
+    this._budgets = {
+      memoryMb: config.maxMemoryMb,
+      heapMb: config.maxOldGenerationSizeMb,
+      processes: config.maxProcesses,
+      timeoutMs: config.timeoutMs,
+      maxTimeoutMs: config.maxTimeoutMs,
+      idleMs: config.idleMs,
+    }
+    this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
+    const first = this._environment()
+    const refusal = await first.ready
+    // Kept only where the pool takes it at once: as its first spare, while there is room for one.
+    if (refusal === undefined && config.poolSize > 0 && this.capacity() > 0) return void (this._first = first)
+    await first.dispose()
+    if (refusal?.kind === 'sandbox-unavailable') throw new Error(refusal.message.replace('so the program did not run', 'so the runtime did not start'))
   }
 
   spawn(): StreamEnvironment {
+    const first = this._first
+    this._first = undefined
+    return first ?? this._environment()
+  }
+
+  capacity(): number {
+    return this._provider.capacity?.() ?? Number.POSITIVE_INFINITY
+  }
+
+  /** A first environment no spawn took (the runtime was disposed at once) goes too. */
+  stop(): void {
+    void this._first?.dispose()
+    this._first = undefined
+  }
+
+  private _environment(): StreamEnvironment {
     const { config } = this._setting
-    const request = { id: randomUUID() }
+    const request = { id: randomUUID(), budgets: this._budgets }
     return new StreamEnvironment({
-      open: () => this._open(request),
+      acquire: (signal) => this._provider.acquire({ ...request, signal }),
       helper: { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() },
       maxMemoryMb: config.maxMemoryMb,
       frameBudget: frameBudget(config),
