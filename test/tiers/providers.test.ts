@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { Duplex } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 import { type PtcByteStream, type PtcSandboxProvider, type PtcSandboxRequest, PtcSandboxLost } from 'ptc-runtime'
-import { STREAM_PROTOCOL_VERSION } from '../../src/frames.js'
+import { STREAM_PROTOCOL_VERSION } from '../../src/protocol/frames.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { ENTRY, localStream, startSignal } from '../helpers/stream.js'
 
