@@ -27,6 +27,8 @@ import { type PtcByteStream, type PtcSandbox, PtcSandboxLost } from './provider.
 const START_TIMEOUT_MS = 60_000
 /** How long the host waits for the entry's sweep before it gives up on the environment. */
 const SWEEP_TIMEOUT_MS = 5_000
+/** How long a far helper's death by a signal waits for the stream to say its sandbox was lost. */
+const LOST_GRACE_MS = 250
 /** How long disposal waits for the deployer's stream to close once destroyed. */
 const CLOSE_TIMEOUT_MS = 10_000
 /**
@@ -70,6 +72,9 @@ export class StreamEnvironment implements Environment {
   private _greeted = false
   private _closed = false
   private _ended = false
+  /** How the far helper ended, while the stream is given a moment to say its sandbox was lost. */
+  private _farEnded: string | undefined
+  private _lostGrace: NodeJS.Timeout | undefined
   /** The far helper's working directory: runs happen there (the host's paths mean nothing far away). */
   private _cwd: string | undefined
   private _spawned = false
@@ -200,7 +205,7 @@ export class StreamEnvironment implements Environment {
     stream.on('data', (chunk: Uint8Array | string) => this._receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
     stream.on('close', () => {
       this._closed = true
-      this._end(why === undefined ? 'closed its stream' : lost ? `was lost with its sandbox (${why})` : `closed its stream (${why})`)
+      this._end(why === undefined ? (this._farEnded ?? 'closed its stream') : lost ? `was lost with its sandbox (${why})` : `closed its stream (${why})`)
       void this._releaseSandbox().then(() => this._markExited())
     })
     if (this._ended) return this._destroy() // disposed while it was opening
@@ -261,10 +266,19 @@ export class StreamEnvironment implements Environment {
       case 'busy':
         this._busyMs = Math.max(this._busyMs, line[1])
         return
-      case 'ended':
+      case 'ended': {
         if (line[2]) this._frames.outOfMemory()
-        this._end(line[1])
-        return this._destroy() // whoever wrote it, nothing there serves again
+        const ended = () => {
+          this._end(line[1])
+          this._destroy() // whoever wrote it, nothing there serves again
+        }
+        // A far helper killed by a signal may be the first sign of a sandbox its engine is taking
+        // away: the stream's own end follows a moment later and says so (a PtcSandboxLost).
+        if (!line[1].startsWith('was killed by')) return ended()
+        this._farEnded = line[1]
+        this._lostGrace = setTimeout(ended, LOST_GRACE_MS)
+        return
+      }
     }
   }
 
@@ -295,6 +309,7 @@ export class StreamEnvironment implements Environment {
     if (this._ended) return
     this._ended = true
     clearTimeout(this._timer)
+    clearTimeout(this._lostGrace)
     this._swept?.(false)
     this._frames.ended(describe)
   }
