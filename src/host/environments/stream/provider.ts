@@ -56,6 +56,7 @@ export interface PtcSandboxBudgets {
 export interface PtcSandboxRequest {
   /** Unique per environment: a name for its sandbox. */
   readonly id: string
+  /** What the environment's programs may use, as the runtime's configuration says: size the sandbox by it. */
   readonly budgets: PtcSandboxBudgets
   /**
    * Aborted when nobody wants the environment any more (the runtime is disposed, or the start
@@ -102,6 +103,7 @@ export interface PtcSandboxProvider {
  * `sandbox-unavailable` when refused, `worker-exit` when lost.
  */
 export class PtcSandboxLost extends Error {
+  /** `'PtcSandboxLost'`, as the error's stack and `String(error)` show it. */
   override readonly name = 'PtcSandboxLost'
   /** Whether the engine refused to give the sandbox at all, rather than losing one it gave. */
   readonly refused: boolean
