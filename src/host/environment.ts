@@ -90,6 +90,12 @@ export interface Environment {
   /** Ends the worker and everything the program started; resolves once all of it is gone. */
   dispose(): Promise<void>
   /**
+   * Runtime disposal calls it on every environment at once, before awaiting anything: stops
+   * what runs there in one synchronous step, where that is safe without a search (a ready
+   * helper's PID namespace is killed whole). `dispose()` follows and resolves once all is gone.
+   */
+  end?(): void
+  /**
    * Whether `dispose()` finds and kills what the program started, reported or not, by itself (a
    * helper's PID namespace or whole tree): a search before disposing would only repeat it, on
    * the run's time.

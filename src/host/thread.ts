@@ -63,6 +63,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   readonly budgetMb: number
   /** Why the host stopped the worker, when it did. */
   private _stopped: string | undefined
+  /** The worker has loaded its modules: terminating it leaks nothing. */
+  private _loaded = false
 
   constructor(options: ThreadEnvironmentOptions) {
     this._marker = randomUUID()
@@ -113,7 +115,7 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     }, () => this._listener?.forged())
     const receive = (posted: unknown) => {
       if (!loaded) {
-        loaded = true
+        loaded = this._loaded = true
         return markReady(undefined)
       }
       inflow.post(posted)
@@ -210,6 +212,18 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
       this._worker.unref()
       this._port.unref()
     }
+  }
+
+  /**
+   * Runtime disposal's first step, for every environment in the same tick: the loaded worker of
+   * a run whose program reported no subprocess is terminated at once (a spinning program's
+   * thread competes with the host's own as an equal), and `dispose()` follows. One that reported
+   * some is left to `dispose()`, which kills them while the worker's event loop can still reap
+   * them; an idle one takes no CPU.
+   */
+  end(): void {
+    const quiet = this._subprocesses.size === 0 && !this._spawned && !this._unannounced
+    if (this._listener && this._loaded && this.alive && quiet) void this._worker.terminate()
   }
 
   async dispose(): Promise<void> {
