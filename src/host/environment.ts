@@ -90,9 +90,10 @@ export interface Environment {
   /** Ends the worker and everything the program started; resolves once all of it is gone. */
   dispose(): Promise<void>
   /**
-   * Runtime disposal calls it on every environment at once, before awaiting anything: stops
-   * what runs there in one synchronous step, where that is safe without a search (a ready
-   * helper's PID namespace is killed whole). `dispose()` follows and resolves once all is gone.
+   * Runtime disposal calls it on every environment at once, before awaiting anything: an
+   * environment serving a run stops what runs there in one synchronous step, where that is safe
+   * without a search (a ready helper's PID namespace is killed whole); an idle one may do
+   * nothing. `dispose()` follows and resolves once all is gone.
    */
   end?(): void
   /**

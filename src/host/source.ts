@@ -83,8 +83,9 @@ export class EnvironmentSource {
   }
 
   /**
-   * Runtime disposal: ends every environment spawned and not yet exited (idle, serving a run, or
-   * kept for an owner) at once, in this tick (`Environment.end`). Their disposals still follow.
+   * Runtime disposal's first step: asks every environment spawned and not yet exited (idle,
+   * serving a run, or kept for an owner) to end at once, in this tick (`Environment.end`: those
+   * serving a run do). Their disposals still follow.
    */
   endAll(): void {
     for (const environment of this._spawned) environment.end?.()

@@ -104,7 +104,6 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // The worker's first message says its modules are loaded; it is never a program's (no
     // program has run yet), and it is not passed on: a later 'ready' reaches the run as forged.
     // One listener for both, because adding a listener later would ref an unref'd port.
-    let loaded = false
     // The worker posts JSON text (src/worker/outbox.ts), read within the run's budgets as the
     // helper tiers read their frames; anything else on the port was posted by the program.
     const inflow = new MessageInflow(lineLimits('message', options.frameBudget), (message) => {
@@ -114,8 +113,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
       if (isSpawnReport(message)) this.adoptSubprocess(message.pid)
     }, () => this._listener?.forged())
     const receive = (posted: unknown) => {
-      if (!loaded) {
-        loaded = this._loaded = true
+      if (!this._loaded) {
+        this._loaded = true
         return markReady(undefined)
       }
       inflow.post(posted)
