@@ -23,10 +23,12 @@ describe('provider lifecycle', () => {
   })
 
   // Disposal ends every environment serving a run at once, before it aborts the runs: on the
-  // thread host by terminating their workers, on the process host by killing each namespace.
-  it.each([['the default tier', undefined], ['the thread tier', 'thread' as const]])('disposal with runs spinning and runs waiting in a tool settles every one and leaves no helper, spare or thread (%s)', async (_, isolation) => {
+  // thread host by terminating their workers, on the process host by killing each namespace
+  // (without bubblewrap, by stopping each helper's group until its processes are found).
+  const UNWRAPPED = { sandbox: { mode: 'danger-full-access' as const, bwrapPath: '/nonexistent/bwrap' } }
+  it.each([['the default tier', undefined], ['the thread tier', 'thread' as const], ['helpers without bubblewrap', 'unwrapped' as const]])('disposal with runs spinning and runs waiting in a tool settles every one and leaves no helper, spare or thread (%s)', async (_, host) => {
     const baseline = await resourceBaseline()
-    const env = await startRuntime(isolation ? { isolation } : {})
+    const env = await startRuntime(host === 'thread' ? { isolation: host } : host === 'unwrapped' ? UNWRAPPED : {})
     let waiting = 0
     let allWaiting!: () => void
     const inTool = new Promise<void>((resolve) => (allWaiting = resolve))
@@ -35,15 +37,15 @@ describe('provider lifecycle', () => {
     // the thread tier it leaves the host's tree too, and only its marker finds it).
     const escape = "const { execFile } = await import('node:child_process'); await new Promise((resolve) => execFile('sh', ['-c', 'setsid sleep 300 > /dev/null 2>&1 < /dev/null & exit 0'], resolve)); "
     const runs = Array.from({ length: 20 }, (_, index) =>
-      env.run(index % 2 === 0 ? 'while (true) {}' : `${index % 4 === 1 && !isolation ? escape : ''}await tools.wait()`, { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
+      env.run(index % 2 === 0 ? 'while (true) {}' : `${index % 4 === 1 && !host ? escape : ''}await tools.wait()`, { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
     )
     await inTool
     // Every process under the host, bubblewrap's reapers and the programs' helpers included:
-    // disposal kills bubblewrap first, and what is under it must die with it, not be orphaned.
+    // disposal kills each namespace's reaper first, and all under it must die, not be orphaned.
     const before = descendants()
     const names = [...before.keys()].map((pid) => { try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() } catch { return '' } })
     // The walk sees the escaped processes too (a container's are the engine's, not ours).
-    if (!ON_CONTAINER && !isolation) expect(names.filter((name) => name === 'sleep')).toHaveLength(5)
+    if (!ON_CONTAINER && !host) expect(names.filter((name) => name === 'sleep')).toHaveLength(5)
     await env.dispose()
     const results = await Promise.all(runs)
     expect(results.map((result) => result.error)).toEqual(Array.from({ length: 20 }, () => ({ kind: 'abort', message: 'runtime disposed' })))
