@@ -290,6 +290,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   protected override async stop(): Promise<void> {
     this._disposed = true
+    // Before anything else, every environment is ended in one synchronous step (a signal each):
+    // while programs spin, the host gets little of the CPU, and all it did before these signals
+    // took that much longer (measured: aborting 100 runs first held them back by 0.2-0.4 s).
+    // No run sees its environment's end: each is aborted below, in this same tick.
+    this._source?.endAll()
     this._source?.close()
     await this._drain('runtime disposed')
     this._holds.clear()

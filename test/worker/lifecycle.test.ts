@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { leakedSince, resourceBaseline, threadCount } from '../helpers/leaks.js'
 import { childProcesses } from '../helpers/processes.mjs'
-import { CONFINED, startRuntime, textOf } from '../helpers/runtime.js'
+import { CONFINED, ON_CONTAINER, startRuntime, textOf } from '../helpers/runtime.js'
 
 /** What every result of the default confinement reports. */
 
@@ -22,21 +22,35 @@ describe('provider lifecycle', () => {
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
   })
 
-  it('disposal with runs spinning and runs waiting in a tool settles every one and leaves no helper, spare or thread', async () => {
+  // Disposal ends every environment serving a run at once, before it aborts the runs: on the
+  // thread host by terminating their workers, on the process host by killing each namespace
+  // (without bubblewrap, by stopping each helper's group until its processes are found).
+  const UNWRAPPED = { sandbox: { mode: 'danger-full-access' as const, bwrapPath: '/nonexistent/bwrap' } }
+  it.each([['the default tier', undefined], ['the thread tier', 'thread' as const], ['helpers without bubblewrap', 'unwrapped' as const]])('disposal with runs spinning and runs waiting in a tool settles every one and leaves no helper, spare or thread (%s)', async (_, host) => {
     const baseline = await resourceBaseline()
-    const env = await startRuntime()
+    const env = await startRuntime(host === 'thread' ? { isolation: host } : host === 'unwrapped' ? UNWRAPPED : {})
     let waiting = 0
     let allWaiting!: () => void
     const inTool = new Promise<void>((resolve) => (allWaiting = resolve))
     const tools = { wait: () => { if (++waiting === 10) allWaiting(); return new Promise<null>(() => {}) } }
+    // Some waiting programs first leave a process in a session of its own, out of their tree (on
+    // the thread tier it leaves the host's tree too, and only its marker finds it).
+    const escape = "const { execFile } = await import('node:child_process'); await new Promise((resolve) => execFile('sh', ['-c', 'setsid sleep 300 > /dev/null 2>&1 < /dev/null & exit 0'], resolve)); "
     const runs = Array.from({ length: 20 }, (_, index) =>
-      env.run(index % 2 === 0 ? 'while (true) {}' : 'await tools.wait()', { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
+      env.run(index % 2 === 0 ? 'while (true) {}' : `${index % 4 === 1 && !host ? escape : ''}await tools.wait()`, { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
     )
     await inTool
+    // Every process under the host, bubblewrap's reapers and the programs' helpers included:
+    // disposal kills each namespace's reaper first, and all under it must die, not be orphaned.
+    const before = descendants()
+    const names = [...before.keys()].map((pid) => { try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() } catch { return '' } })
+    // The walk sees the escaped processes too (a container's are the engine's, not ours).
+    if (!ON_CONTAINER && !host) expect(names.filter((name) => name === 'sleep')).toHaveLength(5)
     await env.dispose()
     const results = await Promise.all(runs)
     expect(results.map((result) => result.error)).toEqual(Array.from({ length: 20 }, () => ({ kind: 'abort', message: 'runtime disposed' })))
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
+    expect(await stillRunning(before)).toEqual([])
   })
 
   it('settles each run exactly once even when the program exits right after completing', async () => {
@@ -116,6 +130,46 @@ describe('provider lifecycle', () => {
   })
 })
 
+
+/** A process's parent and start time (which tells a reused PID from the process it named), if it runs. */
+function statOf(pid: number): { ppid: number; started: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return fields[0] === 'Z' || fields[0] === 'X' ? undefined : { ppid: Number(fields[1]), started: fields[19]! }
+  } catch {
+    return undefined
+  }
+}
+
+/** Every live process below this one, with its start time. */
+function descendants(): Map<number, string> {
+  const stats = new Map<number, { ppid: number; started: string }>()
+  for (const entry of readdirSync('/proc')) {
+    const stat = /^\d+$/.test(entry) ? statOf(Number(entry)) : undefined
+    if (stat) stats.set(Number(entry), stat)
+  }
+  const found = new Map<number, string>()
+  const pending = [process.pid]
+  while (pending.length > 0) {
+    const parent = pending.pop()!
+    for (const [pid, stat] of stats) {
+      if (stat.ppid !== parent || found.has(pid)) continue
+      found.set(pid, stat.started)
+      pending.push(pid)
+    }
+  }
+  return found
+}
+
+/** Those of `processes` still running (orphans included) once a moment was given to reap exits. */
+async function stillRunning(processes: Map<number, string>): Promise<number[]> {
+  for (let attempt = 0; ; attempt++) {
+    const running = [...processes].filter(([pid, started]) => statOf(pid)?.started === started).map(([pid]) => pid)
+    if (running.length === 0 || attempt === 40) return running
+    await sleep(50)
+  }
+}
 
 /** The helper process under `pid`: bubblewrap's only descendant that has no child (or `pid` itself, unwrapped). */
 function helperUnder(pid: number): number {

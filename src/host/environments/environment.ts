@@ -76,6 +76,13 @@ export interface Environment {
   /** Ends the worker and everything the program started; resolves once all of it is gone. */
   dispose(): Promise<void>
   /**
+   * Runtime disposal calls it on every environment at once, before awaiting anything: an
+   * environment serving a run stops what runs there in one synchronous step, where that is safe
+   * without a search (a ready helper's PID namespace is killed whole); an idle one may do
+   * nothing. `dispose()` follows and resolves once all is gone.
+   */
+  end?(): void
+  /**
    * Whether `dispose()` finds and kills what the program started, reported or not, by itself (a
    * helper's PID namespace or whole tree): a search before disposing would only repeat it, on
    * the run's time.

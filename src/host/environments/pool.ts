@@ -20,6 +20,8 @@ const DRAIN_WAIT_MS = 10_000
 
 export class EnvironmentSource {
   private readonly _idle: Environment[] = []
+  /** Every environment spawned that has not exited, wherever it is: for `endAll`. */
+  private readonly _spawned = new Set<Environment>()
   /** Disposals not awaited by a run: after-result ones and stuck ones. */
   private readonly _retiring = new Set<Promise<void>>()
   private _refill: NodeJS.Immediate | undefined
@@ -51,7 +53,7 @@ export class EnvironmentSource {
     if (key === this._pooledKey) {
       while ((environment = this._idle.shift()) && !environment.alive) this._retire(environment.dispose())
     }
-    environment ??= this._spawn(key)
+    environment ??= this._spawnTracked(key)
     environment.hold(true)
     if (key === this._pooledKey) {
       if (use === 'retained') this._scheduleRefill()
@@ -82,6 +84,15 @@ export class EnvironmentSource {
     for (const environment of this._idle.splice(0)) this._retire(environment.dispose())
   }
 
+  /**
+   * Runtime disposal's first step: asks every environment spawned and not yet exited (idle,
+   * serving a run, or kept for an owner) to end at once, in this tick (`Environment.end`: those
+   * serving a run do). Their disposals still follow.
+   */
+  endAll(): void {
+    for (const environment of this._spawned) environment.end?.()
+  }
+
   /** Closes the source and awaits every environment disposed without a run waiting for it. */
   async drain(): Promise<void> {
     this.close()
@@ -93,6 +104,13 @@ export class EnvironmentSource {
         { code: 'PTC_STUCK_ENVIRONMENT' },
       )
     }
+  }
+
+  private _spawnTracked(key: string): Environment {
+    const environment = this._spawn(key)
+    this._spawned.add(environment)
+    void environment.exited.then(() => this._spawned.delete(environment))
+    return environment
   }
 
   private _retire(disposal: Promise<void>): void {
@@ -111,7 +129,7 @@ export class EnvironmentSource {
 
   private _fill(): void {
     while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._poolSize && this._capacity() > 0) {
-      const environment = this._spawn(this._pooledKey)
+      const environment = this._spawnTracked(this._pooledKey)
       environment.hold(false)
       this._idle.push(environment)
     }

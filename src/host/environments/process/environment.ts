@@ -114,6 +114,10 @@ export class ProcessEnvironment implements Environment {
   private _helper: number | undefined
   /** bwrap's reaper (PID 1 inside), found with the helper. */
   private _reaper: number | undefined
+  /** `end()` killed the namespace's reaper: nothing of the namespace can outlive it. */
+  private _namespaceKilled = false
+  /** A run listens: its program may be running. */
+  private _serving = false
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
 
@@ -188,6 +192,7 @@ export class ProcessEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
+    this._serving = listener !== undefined
     this._frames.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
     this._watch?.watch(listener !== undefined && this.alive)
     this._frames.attach(listener, this._processExited)
@@ -268,7 +273,7 @@ export class ProcessEnvironment implements Environment {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
       // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
-      if (this._namespaced) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+      if (this._namespaced && !this._namespaceKilled) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
       if (!this._namespaced) await this._endUnconfined()
       // A few helpers end at a time (turns.ts).
       else if (!(await asTeardown(() => this._endNamespace()))) await killProcessTrees(new Set([this._child.pid]), this._marker)
@@ -276,6 +281,31 @@ export class ProcessEnvironment implements Environment {
       await this._sweepAfterExit()
     }
     await this.exited
+  }
+
+  /**
+   * Runtime disposal's first step, for every environment in the same tick. A helper serving a
+   * run (its program may spin) has its namespace's reaper killed, which takes every process of
+   * the namespace with it; the reaper is checked first to be bubblewrap's child (bubblewrap, the
+   * host's own unreaped child, has not reaped it), so its PID names no other process. Without a
+   * namespace, the helper's process group is stopped, so that its programs stop spinning while
+   * disposal looks for what they started. A read and a signal each: spinning programs stop
+   * taking the CPU the host needs to end them. An idle helper takes no CPU and is left to
+   * `dispose()`, which kills helpers a few at a time where that spares the host (turns.ts):
+   * hundreds dying at once would crowd it out. `dispose()` follows as ever.
+   */
+  end(): void {
+    const bwrap = this._child.pid
+    if (!this._serving || this._processExited || bwrap === undefined) return
+    if (!this._namespaced) return signalGroup(bwrap, 'SIGSTOP')
+    const reaper = this._reaper
+    if (reaper === undefined || this._namespaceKilled || isChildOf(reaper, bwrap) !== true) return
+    try {
+      process.kill(reaper, 'SIGKILL')
+      this._namespaceKilled = true
+    } catch {
+      // gone meanwhile: dispose() looks as ever
+    }
   }
 
   /**
@@ -289,7 +319,7 @@ export class ProcessEnvironment implements Environment {
    * added 0.4 s to disposal). `dispose` awaits the exit itself.
    */
   private async _endNamespace(): Promise<boolean> {
-    const reaper = await inTurn(() => killNamespace(this._child.pid!))
+    const reaper = this._namespaceKilled ? this._reaper : await inTurn(() => killNamespace(this._child.pid!))
     if (reaper === undefined) return false
     // Bounded, so that where helpers die a few at a time (turns.ts) a slow one frees its turn.
     await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])

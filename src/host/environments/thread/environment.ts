@@ -60,6 +60,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   readonly budgetMb: number
   /** Why the host stopped the worker, when it did. */
   private _stopped: string | undefined
+  /** The worker has loaded its modules: terminating it leaks nothing. */
+  private _loaded = false
 
   constructor(options: ThreadEnvironmentOptions) {
     this._marker = randomUUID()
@@ -99,7 +101,6 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // The worker's first message says its modules are loaded; it is never a program's (no
     // program has run yet), and it is not passed on: a later 'ready' reaches the run as forged.
     // One listener for both, because adding a listener later would ref an unref'd port.
-    let loaded = false
     // The worker posts JSON text (src/worker/outbox.ts), read within the run's budgets as the
     // helper tiers read their frames; anything else on the port was posted by the program.
     const inflow = new MessageInflow(lineLimits('message', options.frameBudget), (message) => {
@@ -110,8 +111,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
       if (pid !== undefined) this.adoptSubprocess(pid)
     }, () => this._listener?.forged())
     const receive = (posted: unknown) => {
-      if (!loaded) {
-        loaded = true
+      if (!this._loaded) {
+        this._loaded = true
         return markReady(undefined)
       }
       inflow.post(posted)
@@ -208,6 +209,18 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
       this._worker.unref()
       this._port.unref()
     }
+  }
+
+  /**
+   * Runtime disposal's first step, for every environment in the same tick: the loaded worker of
+   * a run whose program reported no subprocess is terminated at once (a spinning program's
+   * thread competes with the host's own as an equal), and `dispose()` follows. One that reported
+   * some is left to `dispose()`, which kills them while the worker's event loop can still reap
+   * them; an idle one takes no CPU.
+   */
+  end(): void {
+    const quiet = this._subprocesses.size === 0 && !this._spawned && !this._unannounced
+    if (this._listener && this._loaded && this.alive && quiet) void this._worker.terminate()
   }
 
   async dispose(): Promise<void> {
