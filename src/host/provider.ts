@@ -286,7 +286,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
-    this._source = new EnvironmentSource(spawn, pooled, this._config.poolSize)
+    const { poolSize, poolMemoryMb } = this._config
+    const ceiling = Math.max(poolSize, Math.floor(poolMemoryMb / (this._tier.spareMb ?? 64)))
+    this._source = new EnvironmentSource(spawn, pooled, { floor: poolSize, ceiling })
   }
 
   protected override async stop(): Promise<void> {
