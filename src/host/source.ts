@@ -142,7 +142,7 @@ export class EnvironmentSource {
   }
 
   private _scheduleRefill(): void {
-    if (this._closed || this._refill || this._pooledKey === undefined || this._idle.length >= this._demand.target) return
+    if (this._closed || this._refill || this._starting > 0 || this._pooledKey === undefined || this._idle.length >= this._demand.target) return
     this._refill = setImmediate(() => {
       this._refill = undefined
       this._fill()
@@ -150,16 +150,22 @@ export class EnvironmentSource {
     this._refill.unref()
   }
 
+  /**
+   * Starts spares up to the target, in generations of at most STARTING_AT_ONCE: a generation
+   * starts once the last one has finished starting. Started together, the spares of one
+   * generation are ready together, and back-to-back runs then find one each without waiting;
+   * starts spread out would make every run wait for the next.
+   */
   private _fill(): void {
+    if (this._starting > 0) return
     while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._demand.target && this._starting < STARTING_AT_ONCE) {
       const environment = this._spawn(this._pooledKey)
       environment.hold(false)
       this._idle.push(environment)
       this._starting++
-      void environment.ready.then(() => {
+      void Promise.race([environment.ready, environment.exited]).then(() => {
         this._starting--
         this._started.add(environment)
-        // Spares the cap on starts held back are started now.
         this._scheduleRefill()
       })
     }
