@@ -56,11 +56,6 @@ export class EnvironmentSource {
     this._fill()
   }
 
-  /** Spares held now, started or starting (for the bench and tests of the pool's size). */
-  get spares(): number {
-    return this._idle.length
-  }
-
   /**
    * A never-used environment for `key`: a started spare when there is one, else the oldest
    * one still starting. A one-shot run's replacement is spawned once its environment has
