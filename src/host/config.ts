@@ -106,8 +106,10 @@ export const Config = Schema.object({
   /**
    * Memory the pool's spares may hold when it grows beyond `poolSize` under demand (runs
    * arriving faster than it refills), in MB, each spare counted at its tier's measured size
-   * (16 MB for a helper process, 8 MB for a worker thread). 256 lets the default tier keep 16
-   * helpers ready in a burst; `poolSize` spares are kept whatever this says.
+   * (16 MB for a helper process). 256 lets the default tier keep 16 helpers ready in a burst;
+   * `poolSize` spares are kept whatever this says. The thread tier's pool does not grow: its
+   * spares would live in the host's own memory, where the host's memory watch cannot tell them
+   * from a running program's growth.
    */
   poolMemoryMb: Schema.natural().min(0).max(1024 * 1024).default(256),
   /**

@@ -54,7 +54,7 @@ export interface WorkerPtcRuntimeOptions {
   holdTimeoutMs?: number
   /** Environments kept started ahead of runs under the default policy, at most 64; default 1. */
   poolSize?: number
-  /** Memory the pool's spares may hold when demand grows it beyond `poolSize`, in MB (a helper counts 16, a worker 8); default 256, 0 keeps it at `poolSize`. */
+  /** Memory the pool's spares may hold when demand grows it beyond `poolSize`, in MB (a helper counts 16; the thread tier's pool does not grow); default 256, 0 keeps it at `poolSize`. */
   poolMemoryMb?: number
   /** How a held call pauses a run whose request does not say; default `'live'`. */
   pause?: 'live' | 'durable'

@@ -287,7 +287,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const pooled = this._sandbox ? this._keyOf(this._sandbox.policy) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
     const { poolSize, poolMemoryMb } = this._config
-    const ceiling = Math.max(poolSize, Math.floor(poolMemoryMb / (this._tier.spareMb ?? 64)))
+    const { spareMb } = this._tier
+    const ceiling = spareMb === undefined ? poolSize : Math.max(poolSize, Math.floor(poolMemoryMb / spareMb))
     this._source = new EnvironmentSource(spawn, pooled, { floor: poolSize, ceiling })
   }
 

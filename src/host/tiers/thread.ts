@@ -10,8 +10,6 @@ import type { Tier, TierSetting } from './tier.js'
 export class ThreadTier implements Tier {
   readonly name = 'thread'
   readonly confines = false
-  /** An idle pooled worker's memory, measured at 7.7-7.8 MB (docs/performance.md). */
-  readonly spareMb = 8
   private _setting!: TierSetting
 
   async start(setting: TierSetting): Promise<void> {

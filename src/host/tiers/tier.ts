@@ -28,7 +28,7 @@ export interface Tier {
   readonly confines: boolean
   /**
    * What one idle spare environment holds in memory, in MB: the pool grows under demand only
-   * while its spares fit in `poolMemoryMb` (source.ts). Absent: 64, for a tier nobody measured.
+   * while its spares fit in `poolMemoryMb` (source.ts). Absent: the pool stays at `poolSize`.
    */
   readonly spareMb?: number
   /**
