@@ -113,7 +113,7 @@ async function oneShot() {
     note(`\`${label}\`: the confined default costs ${times(processHost.median / stats.get(UNCONFINED_POOLED).median)} the unconfined process host (sandbox: 'none'), pooled`)
     if (label === 'return 1') {
       target('thread host, pooled `return 1` ≤ 1.5x node:vm new context', times(thread.median / vmMedian), thread.median / vmMedian <= 1.5)
-      target('process host, pooled `return 1` ≤ 2x the thread host\'s', times(ratio), ratio <= 2)
+      target('process host, pooled `return 1` ≤ 1.2x the thread host\'s', times(ratio), ratio <= 1.2)
       target(
         'process host, pooled `return 1` ≥ 5x faster than a child process per run (the pool takes the process start off the run)',
         times(child.median / processHost.median),

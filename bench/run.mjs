@@ -22,6 +22,7 @@ const TABLES = {
   frames: ['--expose-gc'],
   'thread-soak': ['--expose-gc'],
   start: [],
+  pool: [],
   python: [],
 }
 

@@ -13,12 +13,17 @@
  *   the run and teardown         the rest of a whole fresh run of `return 1`
  *
  * Each part is the difference of two medians, so parts are estimates; the cumulative column is
- * measured. `node bench/run.mjs start`.
+ * measured. Beside each row, CPU time, which a loaded machine changes less than the wall clock
+ * (helpers run at SCHED_IDLE, so they wait while anything else runs): for a replay, every thread
+ * of its processes until the first byte (/proc's schedstat); for the thread tier's fresh run,
+ * the host process's (its worker included, once it has exited); for the whole fresh confined run,
+ * the host's own part. `node bench/run.mjs start`.
  */
 import childProcess, { spawn } from 'node:child_process'
+import { readFileSync, readdirSync } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { startOurs } from './ours.mjs'
-import { fmt, interleave, machine, note, now, scale, summarize, table, target, times } from './stats.mjs'
+import { fmt, interleave, machine, note, now, scale, settle, summarize, table, target, times } from './stats.mjs'
 
 const ROUNDS = scale(6, 2)
 const PER = scale(5, 2)
@@ -44,13 +49,35 @@ childProcess.spawn = function (command, args, options) {
 }
 syncBuiltinESMExports()
 
+/** CPU time in ms of every live thread of `pid` and of its descendants (schedstat: nanoseconds on the CPU). */
+function treeCpuMs(pid) {
+  let total = 0
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean)) total += treeCpuMs(Number(child))
+    }
+  } catch {
+    // it ended while we looked
+  }
+  return total
+}
+
+const hostCpuMs = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
 const confined = await startOurs({ isolation: 'process', poolSize: 0 })
 const thread = await startOurs({ isolation: 'thread', poolSize: 0 })
 const fresh = (ours) => async () => {
+  const cpu = hostCpuMs()
   const begin = now()
   const result = await ours.run({ program: 'return 1', bindings: [] })
+  const wall = now() - begin
   if (result.error || result.value !== 1) throw new Error(`bench run failed: ${JSON.stringify(result.error ?? result.value)}`)
-  return now() - begin
+  await settle() // the worker's exit, after the result, counts too
+  return { wall, cpu: hostCpuMs() - cpu }
 }
 await fresh(confined)()
 if (!recorded) throw new Error('bench: the helper\'s command line was not seen (is bubblewrap confining here?)')
@@ -75,12 +102,13 @@ function replay(innerCommand) {
     const finish = (ok) => {
       if (done) return
       done = true
-      const elapsed = now() - begin
+      // A process that already exited (bwrap running /bin/true) left no CPU time to read.
+      const elapsed = { wall: now() - begin, cpu: ok === 'byte' ? treeCpuMs(child.pid) : NaN }
       child.kill('SIGKILL')
       child.once('close', () => (ok ? resolve(elapsed) : reject(new Error(`replay failed: ${stderr.trim()}`))))
     }
-    child.stdio[CHANNEL_FD].once('data', () => finish(true))
-    child.once('exit', (code) => finish(code === 0))
+    child.stdio[CHANNEL_FD].once('data', () => finish('byte'))
+    child.once('exit', (code) => finish(code === 0 && 'exit'))
   })
 }
 
@@ -100,23 +128,26 @@ for (const [, sample] of STAGES) await sample()
 const samples = await interleave([{ name: BASELINE, sample: fresh(thread) }, ...STAGES.map(([name, sample]) => ({ name, sample }))], { rounds: ROUNDS, per: PER })
 await Promise.all([confined.dispose(), thread.dispose()])
 
-const median = (name) => summarize(samples.get(name)).median
+const median = (name) => summarize(samples.get(name).map((sample) => sample.wall)).median
+const cpuOf = (name) => summarize(samples.get(name).map((sample) => sample.cpu)).median
 const base = median(BASELINE)
 console.log(`\n## Where a fresh confined environment's start goes\n\n${machine()}; ${ROUNDS} interleaved rounds of ${PER}.`)
 let previous = 0
 table(
   'A fresh environment serving `return 1` (medians, ms; parts are differences of cumulative medians)',
-  ['part', 'part ms', 'part vs thread start', 'cumulative ms', 'cumulative vs thread start'],
+  ['part', 'part ms', 'part vs thread start', 'cumulative ms', 'cumulative vs thread start', 'CPU ms'],
   [
-    [BASELINE, fmt(base), times(1), fmt(base), times(1)],
+    [BASELINE, fmt(base), times(1), fmt(base), times(1), fmt(cpuOf(BASELINE))],
     ...STAGES.map(([name]) => {
       const cumulative = median(name)
       const part = cumulative - previous
       previous = cumulative
-      return [name, fmt(part), times(part / base), fmt(cumulative), times(cumulative / base)]
+      return [name, fmt(part), times(part / base), fmt(cumulative), times(cumulative / base), fmt(cpuOf(name))]
     }),
   ],
 )
 const total = median(STAGES.at(-1)[0])
 target('a fresh confined start within 1.3x the thread tier\'s', times(total / base), total / base <= 1.3)
+const cpuRatio = (cpuOf('the rehearsal') + cpuOf('the run and teardown')) / cpuOf(BASELINE)
+note(`CPU: a helper's processes until ready plus the host's part of a confined run come to ${times(cpuRatio)} the thread tier's fresh run (an estimate that leaves out the helper's teardown)`)
 note('the last row is a whole fresh run on the default tier (bubblewrap, workspace-write, poolSize 0); the earlier rows replay its command line.')

@@ -106,6 +106,15 @@ export const Config = Schema.object({
   holdTimeoutMs: Schema.natural().min(1).max(MAX_TIMER_MS).default(15 * 60_000),
   poolSize: Schema.natural().max(64).default(1),
   /**
+   * Memory the pool's spares may hold when it grows beyond `poolSize` under demand (runs
+   * arriving faster than it refills), in MB, each spare counted at its tier's measured size
+   * (16 MB for a helper process). 256 lets the default tier keep 16 helpers ready in a burst;
+   * `poolSize` spares are kept whatever this says. The thread tier's pool does not grow: its
+   * spares would live in the host's own memory, where the host's memory watch cannot tell them
+   * from a running program's growth.
+   */
+  poolMemoryMb: Schema.natural().min(0).max(1024 * 1024).default(256),
+  /**
    * How a held call pauses a run whose request does not say (`PtcRunRequest.pause`): `live`
    * keeps the program waiting in its environment; `durable` ends it and answers with a signed
    * token that `resume` replays (one-shot runs only: a run with a state owner stays `live`).

@@ -54,6 +54,8 @@ export interface WorkerPtcRuntimeOptions {
   holdTimeoutMs?: number
   /** Environments kept started ahead of runs under the default policy, at most 64; default 1. */
   poolSize?: number
+  /** Memory the pool's spares may hold when demand grows it beyond `poolSize`, in MB (a helper counts 16; the thread tier's pool does not grow); default 256, 0 keeps it at `poolSize`. */
+  poolMemoryMb?: number
   /** How a held call pauses a run whose request does not say; default `'live'`. */
   pause?: 'live' | 'durable'
   /** The key durable tokens are signed with: a string or Buffer of at least 32 bytes, or a list of them (the first signs, any verifies: rotation). */

@@ -285,7 +285,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     const pooled = this._sandbox ? this._keyOf(runPolicy(this._sandbox.policy)) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
-    this._source = new EnvironmentSource(spawn, pooled, this._config.poolSize, () => this._tier.capacity?.() ?? Number.POSITIVE_INFINITY)
+    const { poolSize, poolMemoryMb } = this._config
+    const { spareMb } = this._tier
+    const ceiling = spareMb === undefined ? poolSize : Math.max(poolSize, Math.floor(poolMemoryMb / spareMb))
+    this._source = new EnvironmentSource(spawn, pooled, { floor: poolSize, ceiling }, () => this._tier.capacity?.() ?? Number.POSITIVE_INFINITY)
   }
 
   protected override async stop(): Promise<void> {

@@ -6,32 +6,24 @@
  * Node's `fetch` does when a request cannot be made.
  *
  * Only the program calls this function: a program that patched `Request`, `Response` or
- * `Buffer` internals breaks its own fetches, never the runtime. The built-ins it names are
- * still captured at load, so replacing the globals themselves changes nothing here (except
- * `Buffer`: Node's own `Response` reads the global one when a body is consumed).
+ * `Buffer` internals breaks its own fetches, never the runtime. Replacing the globals themselves
+ * changes nothing here (except `Buffer`: Node's own `Response` reads the global one when a body
+ * is consumed): Node's classes are captured through their lazy getters (web-fetch.ts), which
+ * load Node's fetch implementation only when a program first fetches.
  */
 import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES, fetchMethodRefusal, isFetchMethod } from '../protocol/messages.js'
 import { ErrorOf, PromiseOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
+import { webFetch } from './web-fetch.js'
 
 type Send = (request: unknown) => Promise<unknown>
 
-const RequestOf = Request
-const ResponseOf = Response
 const bufferFrom = Buffer.from
 const bufferToString = uncurryThis(Buffer.prototype.toString)
 const getter = (prototype: object, name: string) => uncurryThis(getOwnPropertyDescriptor(prototype, name)!.get! as (this: unknown) => unknown)
-const requestMethod = getter(Request.prototype, 'method') as (request: Request) => string
-const requestUrl = getter(Request.prototype, 'url') as (request: Request) => string
-const requestHeaders = getter(Request.prototype, 'headers') as (request: Request) => Headers
-const requestBody = getter(Request.prototype, 'body') as (request: Request) => unknown
-const requestRedirect = getter(Request.prototype, 'redirect') as (request: Request) => string
-const requestSignal = getter(Request.prototype, 'signal') as (request: Request) => AbortSignal
 const signalAborted = getter(AbortSignal.prototype, 'aborted') as (signal: AbortSignal) => boolean
 const signalReason = getter(AbortSignal.prototype, 'reason') as (signal: AbortSignal) => unknown
 const addListener = uncurryThis(EventTarget.prototype.addEventListener) as (target: EventTarget, type: string, listener: () => void, options: object) => void
 const removeListener = uncurryThis(EventTarget.prototype.removeEventListener) as (target: EventTarget, type: string, listener: () => void) => void
-const requestArrayBuffer = uncurryThis(Request.prototype.arrayBuffer)
-const headersForEach = uncurryThis(Headers.prototype.forEach) as (headers: Headers, each: (value: string, name: string) => void) => void
 const byteLength = getter(ArrayBuffer.prototype, 'byteLength') as (buffer: ArrayBuffer) => number
 /** Statuses whose response has no body: the `Response` constructor refuses one. */
 const NULL_BODY: Record<number, true> = { __proto__: null, 101: true, 204: true, 205: true, 304: true } as unknown as Record<number, true>
@@ -40,6 +32,7 @@ const NULL_BODY: Record<number, true> = { __proto__: null, 101: true, 204: true,
 export function programFetch(send: Send): (input: unknown, init?: unknown) => Promise<Response> {
   const holder = {
     async fetch(input: unknown, init?: unknown): Promise<Response> {
+      const { RequestOf, ResponseOf, requestMethod, requestUrl, requestHeaders, requestBody, requestRedirect, requestSignal, requestArrayBuffer, headersForEach } = webFetch()
       const request = new RequestOf(input as string, init as RequestInit | undefined)
       const message = create(null) as Record<string, unknown>
       const method = requestMethod(request)

@@ -5,6 +5,7 @@
  * crosses back as JSON text, its body in base64 so bytes stay bytes.
  */
 import { PromiseOf, create, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
+import { webFetch } from './web-fetch.js'
 
 /** The run's JavaScript `fetch` (the brokered one). */
 export type ProgramFetch = (input: unknown, init?: unknown) => Promise<Response>
@@ -15,13 +16,6 @@ const jsonParse = JSON.parse
 const jsonStringify = JSON.stringify
 const bufferFrom = Buffer.from
 const bufferToString = uncurryThis(Buffer.prototype.toString) as (buffer: Buffer, encoding: string) => string
-const getter = (prototype: object, name: string) => uncurryThis(getOwnPropertyDescriptor(prototype, name)!.get! as (this: unknown) => unknown)
-const responseStatus = getter(Response.prototype, 'status') as (response: Response) => number
-const responseStatusText = getter(Response.prototype, 'statusText') as (response: Response) => string
-const responseUrl = getter(Response.prototype, 'url') as (response: Response) => string
-const responseHeaders = getter(Response.prototype, 'headers') as (response: Response) => Headers
-const responseArrayBuffer = uncurryThis(Response.prototype.arrayBuffer) as (response: Response) => Promise<ArrayBuffer>
-const headersForEach = uncurryThis(Headers.prototype.forEach) as (headers: Headers, each: (value: string, name: string) => void) => void
 const promiseThen = uncurryThis(Promise.prototype.then) as (promise: Promise<unknown>, fulfilled: (value: never) => void, rejected: (error: unknown) => void) => unknown
 
 interface PythonRequest {
@@ -43,6 +37,7 @@ export function pythonFetch(fetch: ProgramFetch): PythonFetch {
         init.method = method
         init.headers = headers
         if (body !== null) init.body = base64 ? bufferFrom(body, 'base64') : body
+        const { responseArrayBuffer, responseHeaders, responseStatus, responseStatusText, responseUrl, headersForEach } = webFetch()
         promiseThen(fetch(url, init), (response: Response) => {
           promiseThen(responseArrayBuffer(response), (buffer: ArrayBuffer) => {
             const pairs: Array<[string, string]> = []

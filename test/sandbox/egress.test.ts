@@ -103,6 +103,16 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
     expect(result.value).toEqual([200, 200, 'from the host'])
   })
 
+  // Node's fetch classes are read at the first fetch (web-fetch.ts), through Node's own getters.
+  it('fetches with Node\'s classes when the program replaced them before its first fetch, and leaves its replacements in place', async () => {
+    const result = await env.run(`globalThis.Request = 'mine'
+      Object.defineProperty(globalThis, 'Response', { value: 'mine', writable: false, configurable: false })
+      delete globalThis.Headers
+      const response = await fetch('http://${origin}/hello')
+      return [response.status, (await response.json()).hello, globalThis.Request, globalThis.Response, 'Headers' in globalThis]`)
+    expect(result.value).toEqual([200, 'from the host', 'mine', 'mine', false])
+  })
+
   it('follows a redirect to an allowed host, checking it again', async () => {
     const result = await env.run(`const response = await fetch('http://${origin}/redirect')
       return { redirected: response.redirected, url: response.url, json: await response.json() }`)

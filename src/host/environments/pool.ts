@@ -5,53 +5,74 @@
  * spawned on demand. An environment is keyed only by what determines it (the sandbox policy),
  * never by a run's cwd, which each run sets for itself.
  *
+ * The pool follows demand (pool-demand.ts): it grows while runs arrive faster than it refills,
+ * within `poolMemoryMb`, and shrinks back to `poolSize` when they stop.
+ *
  * A discarded environment is disposed before the run's result is returned, within a bound: a
  * worker thread stuck in a native call cannot be stopped, so it is retired in the background
  * (never reused) and runtime disposal waits for it, again within a bound.
  */
+import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Environment } from './environment.js'
+import { type PoolBounds, PoolDemand, SHRINK_AFTER_MS } from './pool-demand.js'
 import type { Disposition } from '../run/session.js'
 
 /** How long a run's result waits for its discarded environment to be gone. */
 const DISCARD_WAIT_MS = 1_000
 /** How long runtime disposal waits for retired environments before reporting them. */
 const DRAIN_WAIT_MS = 10_000
+/**
+ * Spares starting at once, at most: each start is mostly CPU, so more than a couple per core
+ * only slows every start and the runs beside them.
+ */
+const STARTING_AT_ONCE = 2 * availableParallelism()
 
 export class EnvironmentSource {
+  /** Spares, oldest first: started or still starting. */
   private readonly _idle: Environment[] = []
   /** Every environment spawned that has not exited, wherever it is: for `endAll`. */
   private readonly _spawned = new Set<Environment>()
+  /** Spares that reported ready (a started one may have died since). */
+  private readonly _started = new WeakSet<Environment>()
+  /** Spares spawned whose start has not finished, taken or not. */
+  private _starting = 0
+  private readonly _demand: PoolDemand
   /** Disposals not awaited by a run: after-result ones and stuck ones. */
   private readonly _retiring = new Set<Promise<void>>()
   private _refill: NodeJS.Immediate | undefined
+  private _shrink: NodeJS.Timeout | undefined
   private _closed = false
 
   /**
    * @param _spawn starts a fresh environment for a key (a sandbox policy's).
-   * @param _pooledKey the key whose environments are pre-spawned, `_poolSize` of them.
+   * @param _pooledKey the key whose environments are pre-spawned.
+   * @param bounds how many: `poolSize` at least (0: none, on demand only), more under demand up to the memory cap.
    * @param _capacity how many more the tier can start now: no spare is spawned while it is 0.
    */
   constructor(
     private readonly _spawn: (key: string) => Environment,
     private readonly _pooledKey: string | undefined,
-    private readonly _poolSize: number,
+    bounds: PoolBounds,
     private readonly _capacity: () => number = () => Number.POSITIVE_INFINITY,
   ) {
+    this._demand = new PoolDemand(bounds)
     this._fill()
   }
 
   /**
-   * A never-used environment for `key`: a pre-spawned one when there is one. A one-shot run's
-   * replacement is spawned once its environment has exited: a spawn started at dispatch
-   * competes with the run and its teardown for the CPU, and roughly doubles teardown on two
-   * cores (measured by `npm run bench`). A state owner's environment lives on, so its
-   * replacement is spawned at once.
+   * A never-used environment for `key`: a started spare when there is one, else the oldest
+   * one still starting. A one-shot run's replacement is spawned once its environment has
+   * exited: a spawn started at dispatch competes with the run and its teardown for the CPU,
+   * and roughly doubles teardown on two cores (measured by `npm run bench`). A state owner's
+   * environment lives on, so its replacement is spawned at once.
    */
   take(key: string, use: 'one-shot' | 'retained'): Environment {
     let environment: Environment | undefined
     if (key === this._pooledKey) {
-      while ((environment = this._idle.shift()) && !environment.alive) this._retire(environment.dispose())
+      environment = this._takeSpare()
+      this._demand.took(environment !== undefined && this._started.has(environment), performance.now())
+      this._watchIdle()
     }
     environment ??= this._spawnTracked(key)
     environment.hold(true)
@@ -81,6 +102,7 @@ export class EnvironmentSource {
     if (this._closed) return
     this._closed = true
     if (this._refill) clearImmediate(this._refill)
+    clearInterval(this._shrink)
     for (const environment of this._idle.splice(0)) this._retire(environment.dispose())
   }
 
@@ -113,13 +135,29 @@ export class EnvironmentSource {
     return environment
   }
 
+  /** The first started spare, else the oldest still starting; dead ones are retired on the way. */
+  private _takeSpare(): Environment | undefined {
+    for (let index = 0; index < this._idle.length; ) {
+      const spare = this._idle[index]!
+      if (!spare.alive) {
+        this._idle.splice(index, 1)
+        this._retire(spare.dispose())
+      } else if (this._started.has(spare)) {
+        return this._idle.splice(index, 1)[0]
+      } else {
+        index++
+      }
+    }
+    return this._idle.shift()
+  }
+
   private _retire(disposal: Promise<void>): void {
     const tracked = disposal.catch(() => undefined).finally(() => this._retiring.delete(tracked))
     this._retiring.add(tracked)
   }
 
   private _scheduleRefill(): void {
-    if (this._closed || this._refill || this._pooledKey === undefined || this._idle.length >= this._poolSize) return
+    if (this._closed || this._refill || this._starting > 0 || this._pooledKey === undefined || this._idle.length >= this._demand.target) return
     this._refill = setImmediate(() => {
       this._refill = undefined
       this._fill()
@@ -127,11 +165,39 @@ export class EnvironmentSource {
     this._refill.unref()
   }
 
+  /**
+   * Starts spares up to the target, in generations of at most STARTING_AT_ONCE: a generation
+   * starts once the last one has finished starting. Started together, the spares of one
+   * generation are ready together, and back-to-back runs then find one each without waiting;
+   * starts spread out would make every run wait for the next.
+   */
   private _fill(): void {
-    while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._poolSize && this._capacity() > 0) {
+    if (this._starting > 0) return
+    while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._demand.target && this._starting < STARTING_AT_ONCE && this._capacity() > 0) {
       const environment = this._spawnTracked(this._pooledKey)
       environment.hold(false)
       this._idle.push(environment)
+      this._starting++
+      void Promise.race([environment.ready, environment.exited]).then(() => {
+        this._starting--
+        this._started.add(environment)
+        this._scheduleRefill()
+      })
     }
+  }
+
+  /** While the pool is above `poolSize`, looks every SHRINK_AFTER_MS whether runs stopped coming. */
+  private _watchIdle(): void {
+    if (this._shrink || this._closed || !this._demand.grown) return
+    this._shrink = setInterval(() => {
+      if (!this._demand.shrink(performance.now())) return
+      // The newest spares go first: the oldest are the likeliest to have started.
+      while (this._idle.length > this._demand.target) this._retire(this._idle.pop()!.dispose())
+      if (!this._demand.grown) {
+        clearInterval(this._shrink)
+        this._shrink = undefined
+      }
+    }, SHRINK_AFTER_MS)
+    this._shrink.unref()
   }
 }

@@ -27,6 +27,11 @@ export interface Tier {
   /** Whether it can confine a program to a sandbox policy (the default confinement applies then). */
   readonly confines: boolean
   /**
+   * What one idle spare environment holds in memory, in MB: the pool grows under demand only
+   * while its spares fit in `poolMemoryMb` (source.ts). Absent: the pool stays at `poolSize`.
+   */
+  readonly spareMb?: number
+  /**
    * What every environment of this tier is held to by what it runs in, whatever the
    * configuration says (a container's): its runs report the policy as their sandbox facts, and
    * the model is told the instructions.

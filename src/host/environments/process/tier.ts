@@ -15,6 +15,8 @@ import type { EnvironmentDescription, Tier, TierSetting } from '../tier.js'
 export class ProcessTier implements Tier {
   readonly name = 'process'
   readonly confines = true
+  /** An idle pooled helper's PSS, measured at 15.4-16.9 MB (docs/performance.md). */
+  readonly spareMb = 16
   private _setting!: TierSetting
   /** bubblewrap, when it works here: unconfined helpers still get a PID namespace of their own. */
   private _namespaces: string | undefined
