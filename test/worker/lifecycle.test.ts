@@ -216,17 +216,26 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
     // After each one-shot run the pool starts a replacement; the OOM killer may pick it while it
     // starts (helpers are its first choice). Half the kills land on bubblewrap or the shell
     // before Node runs, half on Node while it loads: both are before the helper is ready.
-    let seen = new Set(childProcesses())
-    const env = await startRuntime({ poolSize: 1 })
+    const seen = new Set(childProcesses())
+    // One spare at a time (the pool held at poolSize), so the run takes the one killed.
+    const env = await startRuntime({ poolSize: 1, poolMemoryMb: 0 })
     try {
       for (let round = 0; round < 20; round++) {
-        let spare: number | undefined
-        while ((spare = childProcesses().find((pid) => !seen.has(pid))) === undefined) await sleep(2)
-        seen = new Set([...seen, spare])
-        if (round % 2 === 1) {
-          while (['bwrap', 'sh', 'nice', 'chrt'].includes(readFileSync(`/proc/${helperUnder(spare)}/comm`, 'utf8').trim())) await sleep(1)
+        for (let killed = false; !killed; ) {
+          let spare: number | undefined
+          while ((spare = childProcesses().find((pid) => !seen.has(pid))) === undefined) await sleep(2)
+          seen.add(spare)
+          try {
+            if (round % 2 === 1) {
+              while (['bwrap', 'sh', 'nice', 'chrt'].includes(readFileSync(`/proc/${helperUnder(spare)}/comm`, 'utf8').trim())) await sleep(1)
+            }
+            process.kill(helperUnder(spare), 'SIGKILL')
+            killed = true
+          } catch {
+            // Gone already: the last run's own fresh environment, ending after its result. The
+            // spare is the next new child.
+          }
         }
-        process.kill(helperUnder(spare), 'SIGKILL')
         expect(await env.run(`return ${round}`)).toEqual({ output: [], calls: [], value: round, sandbox: CONFINED })
       }
     } finally {
