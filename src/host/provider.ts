@@ -98,7 +98,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._durable = config.durableKey === undefined ? undefined : new DurableTokens({ ...config, durableKey: config.durableKey })
     this._owners = new OwnerQueues(
       {
-        take: (key) => this._source!.take(key, 'retained'),
+        take: (key, retry) => this._source!.take(key, 'retained', retry),
         settle: (environment, disposition) => this._source!.settle(environment, disposition),
         aborted: (message) => failure(this._config.maxOutputBytes, 'abort', message),
       },
@@ -383,7 +383,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       // Its environment died before the program started (a pooled helper killed while idle):
       // nothing ran, so it runs once more in a fresh one.
       await this._source!.settle(environment, settlement.disposition)
-      environment = this._source!.take(key, 'one-shot')
+      environment = this._source!.take(key, 'one-shot', true)
       settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
     }
     await this._source!.settle(environment, settlement.disposition)

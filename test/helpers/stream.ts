@@ -83,9 +83,10 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
       child.stdin!.write(chunk, callback)
     },
     destroy(error, callback) {
+      let timer: NodeJS.Timeout | undefined
       const done = () => (clearTimeout(timer), gone(), callback(error))
       if (child.exitCode !== null || child.signalCode !== null) return done()
-      const timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS)
+      timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_GRACE_MS)
       child.once('exit', done)
       child.stdin!.end()
     },

@@ -217,8 +217,10 @@ describe.skipIf(process.platform !== 'linux')('a helper that died before its run
     // starts (helpers are its first choice). Half the kills land on bubblewrap or the shell
     // before Node runs, half on Node while it loads: both are before the helper is ready.
     const seen = new Set(childProcesses())
-    // One spare at a time (the pool held at poolSize), so the run takes the one killed.
-    const env = await startRuntime({ poolSize: 1, poolMemoryMb: 0 })
+    // The default pool, which grows while runs find no started spare: a run may then wait for
+    // a killed spare and retry on another that is dying too, unless the retry takes only a
+    // started spare or a fresh one.
+    const env = await startRuntime({ poolSize: 1 })
     try {
       for (let round = 0; round < 20; round++) {
         for (let killed = false; !killed; ) {

@@ -65,12 +65,14 @@ export class EnvironmentSource {
    * one still starting. A one-shot run's replacement is spawned once its environment has
    * exited: a spawn started at dispatch competes with the run and its teardown for the CPU,
    * and roughly doubles teardown on two cores (measured by `npm run bench`). A state owner's
-   * environment lives on, so its replacement is spawned at once.
+   * environment lives on, so its replacement is spawned at once. `retry`: the run's first
+   * environment died before its program started; a spare still starting may be dying the same
+   * way (the OOM killer picks starting helpers), so only a started one or a fresh spawn will do.
    */
-  take(key: string, use: 'one-shot' | 'retained'): Environment {
+  take(key: string, use: 'one-shot' | 'retained', retry = false): Environment {
     let environment: Environment | undefined
     if (key === this._pooledKey) {
-      environment = this._takeSpare()
+      environment = this._takeSpare(retry)
       this._demand.took(environment !== undefined && this._started.has(environment), performance.now())
       this._watchIdle()
     }
@@ -135,8 +137,8 @@ export class EnvironmentSource {
     return environment
   }
 
-  /** The first started spare, else the oldest still starting; dead ones are retired on the way. */
-  private _takeSpare(): Environment | undefined {
+  /** The first started spare, else (unless `startedOnly`) the oldest still starting; dead ones are retired on the way. */
+  private _takeSpare(startedOnly: boolean): Environment | undefined {
     for (let index = 0; index < this._idle.length; ) {
       const spare = this._idle[index]!
       if (!spare.alive) {
@@ -148,7 +150,7 @@ export class EnvironmentSource {
         index++
       }
     }
-    return this._idle.shift()
+    return startedOnly ? undefined : this._idle.shift()
   }
 
   private _retire(disposal: Promise<void>): void {

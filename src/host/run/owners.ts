@@ -14,8 +14,11 @@ import { abortMessage } from './foreign-message.js'
 export type ExecuteRetained = (environment: Environment, notice: string | undefined, signal: AbortSignal) => Promise<Settlement>
 
 export interface OwnerHooks {
-  /** A never-used environment for `key` (the sandbox policy the run needs). */
-  take(key: string): Environment
+  /**
+   * A never-used environment for `key` (the sandbox policy the run needs); `retry`: the run's
+   * first environment died before its program started.
+   */
+  take(key: string, retry?: boolean): Environment
   /** Disposes or keeps `environment` as its last run decided; resolves once that is done. */
   settle(environment: Environment, disposition: Disposition): Promise<void>
   /** The result of a run that was aborted before it started. */
@@ -137,7 +140,7 @@ export class OwnerQueues {
       // state that was lost.
       if (slot.environment === environment) slot.environment = undefined
       await this._hooks.settle(environment, settlement.disposition)
-      environment = slot.environment = this._hooks.take(ticket.key)
+      environment = slot.environment = this._hooks.take(ticket.key, true)
       environment.hold(true)
       settlement = await ticket.execute(environment, settlement.notice ?? notice, signal)
     }
