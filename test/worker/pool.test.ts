@@ -44,8 +44,9 @@ describe('the pool follows demand', () => {
   })
 
   it('grows past poolSize under back-to-back one-shot runs on the default tier, within poolMemoryMb', async () => {
-    // 64 MB holds 4 helpers at 16 MB each.
-    const env = await startRuntime({ poolSize: 1, poolMemoryMb: 64 })
+    // 64 MB holds 4 helpers at 16 MB each. The process tier, named, also under the container
+    // suite: a container tier's pool stays at poolSize (its tier states no spareMb).
+    const env = await startRuntime({ isolation: 'process', poolSize: 1, poolMemoryMb: 64 })
     try {
       expect(await steady(helpers)).toBe(1)
       for (let index = 0; index < 12; index++) expect((await env.run('return 1')).value).toBe(1)
@@ -58,7 +59,7 @@ describe('the pool follows demand', () => {
   }, 120_000)
 
   it('keeps poolSize spares when poolMemoryMb is 0', async () => {
-    const env = await startRuntime({ poolSize: 2, poolMemoryMb: 0 })
+    const env = await startRuntime({ isolation: 'process', poolSize: 2, poolMemoryMb: 0 })
     try {
       for (let index = 0; index < 6; index++) expect((await env.run('return 1')).value).toBe(1)
       expect(await steady(helpers)).toBe(2)
