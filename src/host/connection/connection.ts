@@ -9,6 +9,7 @@
  * worker message that does not fit the protocol fails the run with `protocol`.
  */
 import { statSync } from 'node:fs'
+import { isRecord } from '../../json/index.js'
 import type { HelperFrame } from '../../protocol/frames.js'
 import { type CallMessage, type DrawsMessage, type HostMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../../protocol/messages.js'
 import type { PtcJsonValue, PtcRunFailure } from '../../seam/types.js'
@@ -232,14 +233,6 @@ function isDirectory(path: string): boolean {
 }
 
 // what the helper and its worker say ------------------------------------------------------
-
-/**
- * Whether a value read from the program's side is a JSON object: the reader builds only lossless
- * JSON (json-lines.ts), so an object there is a plain one.
- */
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !isArray(value)
-}
 
 /** The frame `raw` (a parsed line from a helper) stands for, or `undefined` when it is not one. */
 export function parseHelperFrame(raw: unknown): HelperFrame | undefined {

@@ -167,7 +167,7 @@ export class CallDispatcher {
     // Read as lossless JSON, within the frame's bounds, as it arrived (json-lines.ts).
     const args = call.args
     // Counted as the arguments arrived (json-lines.ts): a large value is not walked again here.
-    const bytes = args === undefined ? 0 : ((typeof args === 'object' && args !== null ? ARRIVED_BYTES.get(args) : undefined) ?? jsonByteLength(args))
+    const bytes = args === undefined ? 0 : (ARRIVED_BYTES.get(args as object) ?? jsonByteLength(args))
     if (entry) entry.record.argumentBytes = bytes
     const { maxCalls, maxPendingBytes } = this._budget
     let decisions: PtcHoldDecision[] = []

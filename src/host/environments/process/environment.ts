@@ -286,7 +286,7 @@ export class ProcessEnvironment implements Environment {
   /**
    * Runtime disposal's first step, for every environment in the same tick. A helper serving a
    * run (its program may spin) has its namespace's reaper killed, which takes every process of
-   * the namespace with it; the reaper is checked first to be bubblewrap's child (bubblewrap, the
+   * the namespace with it; the reaper is found among bubblewrap's children (bubblewrap, the
    * host's own unreaped child, has not reaped it), so its PID names no other process. Without a
    * namespace, the helper's process group is stopped, so that its programs stop spinning while
    * disposal looks for what they started. A read and a signal each: spinning programs stop
@@ -298,14 +298,11 @@ export class ProcessEnvironment implements Environment {
     const bwrap = this._child.pid
     if (!this._serving || this._processExited || bwrap === undefined) return
     if (!this._namespaced) return signalGroup(bwrap, 'SIGSTOP')
-    const reaper = this._reaper
-    if (reaper === undefined || this._namespaceKilled || isChildOf(reaper, bwrap) !== true) return
-    try {
-      process.kill(reaper, 'SIGKILL')
-      this._namespaceKilled = true
-    } catch {
-      // gone meanwhile: dispose() looks as ever
-    }
+    if (this._namespaceKilled) return
+    const reaper = killNamespace(bwrap)
+    if (reaper === undefined) return // no tree formed yet, or gone: dispose() looks as ever
+    this._reaper ??= reaper
+    this._namespaceKilled = true
   }
 
   /**
