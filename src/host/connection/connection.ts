@@ -80,6 +80,11 @@ export class Connection {
     return this._workerExit === undefined && !this.corrupt
   }
 
+  /** Whether a run listens: its program may be running. */
+  get listening(): boolean {
+    return this._listener !== undefined
+  }
+
   get started(): boolean {
     return this._started === true
   }

@@ -116,8 +116,6 @@ export class ProcessEnvironment implements Environment {
   private _reaper: number | undefined
   /** `end()` killed the namespace's reaper: nothing of the namespace can outlive it. */
   private _namespaceKilled = false
-  /** A run listens: its program may be running. */
-  private _serving = false
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
 
@@ -192,7 +190,6 @@ export class ProcessEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._serving = listener !== undefined
     this._frames.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
     this._watch?.watch(listener !== undefined && this.alive)
     this._frames.attach(listener, this._processExited)
@@ -296,7 +293,7 @@ export class ProcessEnvironment implements Environment {
    */
   end(): void {
     const bwrap = this._child.pid
-    if (!this._serving || this._processExited || bwrap === undefined) return
+    if (!this._frames.listening || this._processExited || bwrap === undefined) return
     if (!this._namespaced) return signalGroup(bwrap, 'SIGSTOP')
     if (this._namespaceKilled) return
     const reaper = killNamespace(bwrap)

@@ -81,7 +81,6 @@ export class StreamEnvironment implements Environment {
   private _busyMs = 0
   /** Bytes received since the last run ended (counted only while no run listens). */
   private _idleBytes = 0
-  private _listening = false
   /** Answers the pending sweep, if any. */
   private _swept: ((clean: boolean) => void) | undefined
   private _timer: NodeJS.Timeout | undefined
@@ -126,7 +125,6 @@ export class StreamEnvironment implements Environment {
   attach(listener: EnvironmentListener | undefined): void {
     // An entry line is its frame and a few bytes of tag around it.
     this._reader.limits = lineLimits('entry', this._budget, listener ? frameBytes(this._budget) + 64 : IDLE_LINE_BYTES)
-    this._listening = listener !== undefined
     this._idleBytes = 0
     this._frames.attach(listener, this._ended)
   }
@@ -232,7 +230,7 @@ export class StreamEnvironment implements Environment {
 
   private _receive(chunk: Uint8Array): void {
     if (this._frames.corrupt || this._ended) return
-    if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
+    if (!this._frames.listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
     const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), (raw) => {
       const line = parseEntryLine(raw)
       if (line) this._entryLine(line)
