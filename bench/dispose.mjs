@@ -7,9 +7,8 @@
  * `node bench/run.mjs dispose`; `BENCH_DISPOSE_INFLIGHT` and `BENCH_DISPOSE_RETAINED` change
  * the counts (100 and 300; 20 and 40 with BENCH_QUICK=1), `BENCH_DISPOSE_HOSTS` the hosts.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { startOurs } from './ours.mjs'
-import { fmt, machine, note, now, scale, settle, sleep, summarize, table, target, times } from './stats.mjs'
+import { fmt, loopDelayMonitor, machine, note, now, scale, settle, sleep, summarize, table, target, times } from './stats.mjs'
 
 const IN_FLIGHT = Number(process.env.BENCH_DISPOSE_INFLIGHT) || scale(100, 20)
 const RETAINED = Number(process.env.BENCH_DISPOSE_RETAINED) || scale(300, 40)
@@ -27,8 +26,7 @@ const HOSTS = ALL_HOSTS.filter((host, index) => index === 0 || !process.env.BENC
 
 /** Runs `during` while recording the event loop's delay; resolves its value and the longest block in ms. */
 async function monitored(during) {
-  const histogram = monitorEventLoopDelay({ resolution: 1 })
-  histogram.enable()
+  const histogram = await loopDelayMonitor(1)
   try {
     const value = await during()
     return { value, maxDelayMs: histogram.max / 1e6 }

@@ -7,9 +7,9 @@
 // (monitorEventLoopDelay) against the live pause and resume of the same program: sealing and
 // opening run in the durable worker thread, so the durable rows should stay near the live ones.
 // Run after `npm run build`: node --expose-gc bench/durable-journal.mjs
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime, defineToolGroup } from 'ptc-runtime'
+import { loopDelayMonitor } from './stats.mjs'
 
 const ARGUMENT_MB = 4
 const ROUNDS = Number(process.env.ROUNDS ?? 3)
@@ -36,8 +36,7 @@ async function observe(body) {
     last = now
     peak = Math.max(peak, process.memoryUsage().heapUsed)
   }, 1)
-  const delay = monitorEventLoopDelay({ resolution: 5 })
-  delay.enable()
+  const delay = await loopDelayMonitor(5)
   const result = await body()
   delay.disable()
   clearInterval(sampler)

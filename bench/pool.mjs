@@ -6,9 +6,8 @@
  * leaves out the first `FIRST` runs of each burst (the pool grows over them). The host's
  * event-loop delay during the bursts is beside each row. `node bench/run.mjs pool`.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { startOurs } from './ours.mjs'
-import { fmt, machine, note, now, scale, settle, sleep, summarize, table, target, times } from './stats.mjs'
+import { fmt, loopDelayMonitor, machine, note, now, scale, settle, sleep, summarize, table, target, times } from './stats.mjs'
 
 const RUNS = scale(100, 40)
 const ROUNDS = scale(2, 1)
@@ -23,8 +22,7 @@ const CONFIGS = [
 
 async function burst(ours) {
   const latencies = []
-  const delay = monitorEventLoopDelay({ resolution: 5 })
-  delay.enable()
+  const delay = await loopDelayMonitor(5)
   const start = now()
   for (let index = 0; index < RUNS; index++) {
     const begin = now()

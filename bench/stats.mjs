@@ -4,6 +4,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs'
 import os from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /** `BENCH_QUICK=1`: a smoke run of about a minute; the numbers are noisier. */
@@ -40,6 +41,19 @@ function runnableThreads() {
   } catch {
     return undefined // no procfs: fall back to CPU time
   }
+}
+
+/**
+ * A started `monitorEventLoopDelay` histogram that has taken its first sample: the histogram
+ * records nothing until its timer has fired once, so a block that begins in the same tick as
+ * `enable()` (a synchronous disposal, say) would go unseen. Resolves once that first firing is past.
+ */
+export async function loopDelayMonitor(resolution = 1) {
+  const histogram = monitorEventLoopDelay({ resolution })
+  histogram.enable()
+  await sleep(resolution * 3 + 5)
+  histogram.reset()
+  return histogram
 }
 
 /**

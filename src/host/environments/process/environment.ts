@@ -296,7 +296,7 @@ export class ProcessEnvironment implements Environment {
     if (!this._frames.listening || this._processExited || bwrap === undefined) return
     if (!this._namespaced) return signalGroup(bwrap, 'SIGSTOP')
     if (this._namespaceKilled) return
-    const reaper = killNamespace(bwrap)
+    const reaper = killNamespace(bwrap, this._reaper)
     if (reaper === undefined) return // no tree formed yet, or gone: dispose() looks as ever
     this._reaper ??= reaper
     this._namespaceKilled = true
@@ -313,7 +313,7 @@ export class ProcessEnvironment implements Environment {
    * added 0.4 s to disposal). `dispose` awaits the exit itself.
    */
   private async _endNamespace(): Promise<boolean> {
-    const reaper = this._namespaceKilled ? this._reaper : await inTurn(() => killNamespace(this._child.pid!))
+    const reaper = await inTurn(() => (this._namespaceKilled ? this._reaper : killNamespace(this._child.pid!, this._reaper)))
     if (reaper === undefined) return false
     // Bounded, so that where helpers die a few at a time (turns.ts) a slow one frees its turn.
     await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
