@@ -9,12 +9,12 @@
  * worker message that does not fit the protocol fails the run with `protocol`.
  */
 import { statSync } from 'node:fs'
-import { isRecord } from '../../json/index.js'
 import type { HelperFrame } from '../../protocol/frames.js'
 import { type CallMessage, type DrawsMessage, type HostMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../../protocol/messages.js'
 import type { PtcJsonValue, PtcRunFailure } from '../../seam/types.js'
 import type { EnvironmentListener, Refusal } from '../environments/environment.js'
-import { JsonLines, type JsonLinesLimits } from './json-lines.js'
+import { JsonLines } from './json-lines.js'
+import type { ChannelLimits } from './frame-bounds.js'
 import { unavailableMessage } from '../sandbox/confinement.js'
 
 const DIAGNOSTIC_CHARS = 2_000
@@ -57,22 +57,18 @@ export class Connection {
 
   /** The reader of a tier that hands over the helper's channel as bytes (the process tier). */
   private readonly _reader: JsonLines | undefined
+  /**
+   * Bytes of the helper's channel, for the tier to hand its stream's chunks to as they arrive:
+   * the reader reads each line within the channel's bounds and hands it to `receive`, so a frame
+   * goes from the bytes to this connection and on to the session, nothing in between.
+   */
+  readonly read: (chunk: Buffer) => boolean
 
   /** `limits`: read the helper's channel from bytes (`read`), within these bounds. */
-  constructor(private readonly _hooks: ConnectionHooks, limits?: JsonLinesLimits) {
+  constructor(private readonly _hooks: ConnectionHooks, private readonly _limits?: ChannelLimits) {
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
-    this._reader = limits && new JsonLines(limits)
-  }
-
-  /** The bounds the channel is read within from now on. */
-  set limits(limits: JsonLinesLimits) {
-    if (this._reader) this._reader.limits = limits
-  }
-
-  /** Bytes of the helper's channel: each line is a frame (`receive`). */
-  read(chunk: Buffer): void {
-    if (this.corrupt) return
-    if (!this._reader!.push(chunk, (raw) => (this.receive(raw), !this.corrupt))) this.violation()
+    this._reader = _limits && new JsonLines(_limits.idle, (raw) => !this.corrupt && (this.receive(raw), !this.corrupt), this.violation)
+    this.read = this._reader?.push ?? (() => false)
   }
 
   /** Whether the worker runs and its channel was never tampered with (the tier knows about its process). */
@@ -92,6 +88,8 @@ export class Connection {
   /** `processExited`: the helper's process is gone, which a new listener hears at once. */
   attach(listener: EnvironmentListener | undefined, processExited: boolean): void {
     this._listener = listener
+    // Between runs only short notices come: a program left running cannot make the host parse floods for nobody.
+    if (this._reader) this._reader.limits = listener ? this._limits!.busy : this._limits!.idle
     if (!listener) return
     if (this._workerExit) listener.exit(this._workerExit)
     else if (processExited) listener.exit(this._processFailure('ended'))
@@ -170,7 +168,7 @@ export class Connection {
    * is read from it (the environment is discarded before it serves again), so whatever the
    * program keeps writing costs the host nothing.
    */
-  violation(): void {
+  readonly violation = (): void => {
     if (this.corrupt) return
     this.corrupt = true
     this._hooks.violated()
@@ -241,7 +239,7 @@ function isDirectory(path: string): boolean {
 
 /** The frame `raw` (a parsed line from a helper) stands for, or `undefined` when it is not one. */
 export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
-  if (!isRecord(raw)) return undefined
+  if (!isObject(raw)) return undefined
   switch (raw.type) {
     case 'ready':
       return typeof raw.cwd === 'string' ? { type: 'ready', cwd: raw.cwd } : undefined
@@ -257,6 +255,17 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
   }
 }
 
+const { getPrototypeOf, prototype: ObjectPrototype } = Object
+
+/**
+ * Whether `value` is an object as the reader builds them (json-lines.ts: every object a `{}` of
+ * the host's realm, so no field read reaches a getter): stricter than the project's `isRecord`,
+ * which also takes a null prototype. Every value here comes from that reader; the check is kept
+ * here because it runs for every frame, message, call and output item.
+ */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && getPrototypeOf(value) === ObjectPrototype
+
 const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
 const { isArray } = Array
 
@@ -267,14 +276,14 @@ function parseItems(raw: unknown): OutputItem[] | undefined {
   const items: OutputItem[] = []
   for (const item of raw) {
     if (typeof item === 'string') items.push(item)
-    else if (isRecord(item) && typeof item.attachmentId === 'string') items.push({ attachmentId: item.attachmentId })
+    else if (isObject(item) && typeof item.attachmentId === 'string') items.push({ attachmentId: item.attachmentId })
     else return undefined
   }
   return items
 }
 
 function parseCall(raw: unknown, run: number): CallMessage | undefined {
-  if (!isRecord(raw) || raw.type !== 'call' || raw.run !== run) return undefined
+  if (!isObject(raw) || raw.type !== 'call' || raw.run !== run) return undefined
   const { id, global, name, args } = raw
   if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return undefined
   return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args: args as PtcJsonValue }
@@ -303,7 +312,7 @@ function describe(value: unknown): string {
 
 /** The pid of a subprocess report of any run (one arriving between runs still counts). */
 export function spawnReport(raw: unknown): number | undefined {
-  return isRecord(raw) && raw.type === 'spawned' && isId(raw.pid) ? raw.pid : undefined
+  return isObject(raw) && raw.type === 'spawned' && isId(raw.pid) ? raw.pid : undefined
 }
 
 /**
@@ -323,7 +332,7 @@ export function deliver(listener: EnvironmentListener, raw: unknown): void {
 
 /** Rebuilds a message from the run numbered `run`, or returns why it violates the protocol. */
 function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | string {
-  if (!isRecord(raw)) return 'a message that is not an object'
+  if (!isObject(raw)) return 'a message that is not an object'
   const { type } = raw
   if (raw.run !== run) return `a message for another run (${describe(raw.run)})`
   switch (type) {

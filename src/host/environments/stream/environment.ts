@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type EntryLine, type HelperOptions, type HostLine, STREAM_PROTOCOL_VERSION, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
-import { type FrameBudget, frameBytes, lineLimits } from '../../connection/frame-bounds.js'
+import { type ChannelLimits, type FrameBudget, channelLimits, frameBytes } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
@@ -62,7 +62,8 @@ export class StreamEnvironment implements Environment {
   readonly maxMemoryMb: number
   private readonly _frames: Connection
   private readonly _reader: JsonLines
-  private readonly _budget: FrameBudget
+  /** The entry's lines' bounds while a run listens and between runs. */
+  private readonly _limits: ChannelLimits
   private _stream: PtcByteStream | undefined
   private _release: (() => void | Promise<void>) | undefined
   private _released: Promise<void> | undefined
@@ -88,8 +89,13 @@ export class StreamEnvironment implements Environment {
 
   constructor(launch: StreamLaunch) {
     this.maxMemoryMb = launch.maxMemoryMb
-    this._budget = launch.frameBudget
-    this._reader = new JsonLines(lineLimits('entry', this._budget, IDLE_LINE_BYTES))
+    // An entry line is its frame and a few bytes of tag around it.
+    this._limits = channelLimits('entry', launch.frameBudget, IDLE_LINE_BYTES, frameBytes(launch.frameBudget) + 64)
+    this._reader = new JsonLines(this._limits.idle, (raw) => {
+      const line = parseEntryLine(raw)
+      if (line) this._entryLine(line)
+      return line !== undefined && !this._frames.corrupt
+    })
     this._frames = new Connection({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,
@@ -123,8 +129,7 @@ export class StreamEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    // An entry line is its frame and a few bytes of tag around it.
-    this._reader.limits = lineLimits('entry', this._budget, listener ? frameBytes(this._budget) + 64 : IDLE_LINE_BYTES)
+    this._reader.limits = listener ? this._limits.busy : this._limits.idle
     this._idleBytes = 0
     this._frames.attach(listener, this._ended)
   }
@@ -231,11 +236,7 @@ export class StreamEnvironment implements Environment {
   private _receive(chunk: Uint8Array): void {
     if (this._frames.corrupt || this._ended) return
     if (!this._frames.listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
-    const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), (raw) => {
-      const line = parseEntryLine(raw)
-      if (line) this._entryLine(line)
-      return line !== undefined && !this._frames.corrupt
-    })
+    const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))
     if (whole) return
     if (!this._greeted) return this._refuseEntry('is not a stream entry: its first line is not one')
     this._frames.violation()
