@@ -71,10 +71,11 @@ export class Connection {
     this.read = this._reader?.push ?? (() => false)
   }
 
-  /** Whether the worker runs and its channel was never tampered with (the tier knows about its process). */
-  get alive(): boolean {
-    return this._workerExit === undefined && !this.corrupt
-  }
+  /**
+   * Whether the worker runs and its channel was never tampered with (the tier knows about its
+   * process): a field, not a getter, since every step of a run asks.
+   */
+  alive = true
 
   /** Whether a run listens: its program may be running. */
   get listening(): boolean {
@@ -149,6 +150,7 @@ export class Connection {
       case 'exit':
         if (this._workerExit) return this.violation()
         this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
+        this.alive = false
         return this._listener?.exit(this._workerExit)
       default:
         return this.violation()
@@ -171,6 +173,7 @@ export class Connection {
   readonly violation = (): void => {
     if (this.corrupt) return
     this.corrupt = true
+    this.alive = false
     this._hooks.violated()
     this._listener?.forged()
   }

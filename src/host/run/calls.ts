@@ -346,7 +346,7 @@ export class CallDispatcher {
     }
     if (convert) {
       // As JSON.stringify would, bounded by the budget; what it gives is checked below as any result.
-      const converted = convertResult(label, value, budget, (candidate) => candidate instanceof PtcImage)
+      const converted = convertResult(label, value, budget, PtcImage)
       if (typeof converted === 'string') return fail(converted)
       value = converted.value
       if (value === undefined) {

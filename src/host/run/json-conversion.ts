@@ -25,8 +25,11 @@ export type Conversion =
 export interface ConversionOptions {
   /** JSON bytes the call may resolve; the walk stops once the value is surely larger. */
   maxBytes: number
-  /** Objects kept as they are (host-issued images), checked later by the lossless snapshot. */
-  isLeaf(value: object): boolean
+  /**
+   * The class whose instances are kept as they are (host-issued images), checked later by the
+   * lossless snapshot: a class, not a callback, so the walk never calls out per object.
+   */
+  leaf: abstract new (...args: never) => object
 }
 
 /** Property reads allowed per byte of budget: room for dropped fields beside the kept ones. */
@@ -49,7 +52,7 @@ const DROPPED = Symbol('dropped')
  * null-prototype objects. Never throws: a throwing getter or `toJSON` is a reason naming it.
  */
 export function convertAsJson(value: unknown, options: ConversionOptions): Conversion {
-  const { maxBytes, isLeaf } = options
+  const { maxBytes, leaf } = options
   const maxReads = maxBytes * READS_PER_BYTE + 1024
   const ancestors = new Set<object>()
   let bytes = 0
@@ -65,7 +68,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
       let converted: unknown = value
       // Refused before any of its traps runs (a toJSON lookup would be one).
       if (typeof converted === 'object' && converted !== null && types.isProxy(converted)) return fail('proxy')
-      if ((typeof converted === 'object' && converted !== null && !isLeaf(converted)) || typeof converted === 'bigint') {
+      if ((typeof converted === 'object' && converted !== null && !(converted instanceof leaf)) || typeof converted === 'bigint') {
         const toJSON = (converted as { toJSON?: unknown }).toJSON
         if (typeof toJSON === 'function') {
           try {
@@ -99,7 +102,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
             break
           }
           if (types.isProxy(converted)) return fail('proxy') // what a toJSON returned
-          if (isLeaf(converted)) {
+          if (converted instanceof leaf) {
             bytes += 2
             break
           }
@@ -175,8 +178,8 @@ export function overBudget(label: string, size: string, budget: ResultBudget): s
  * What a namespace with `convertResults` sends for `value`: the converted value (`undefined`
  * included), or the message the program's call rejects with, today's wording for each failure.
  */
-export function convertResult(label: string, value: unknown, budget: ResultBudget, isLeaf: (value: object) => boolean): { value: unknown } | string {
-  const converted = convertAsJson(value, { maxBytes: budget.bytes, isLeaf })
+export function convertResult(label: string, value: unknown, budget: ResultBudget, leaf: ConversionOptions['leaf']): { value: unknown } | string {
+  const converted = convertAsJson(value, { maxBytes: budget.bytes, leaf })
   if (converted.ok) return { value: converted.value }
   if ('overBudget' in converted) return overBudget(label, `more than ${budget.bytes}`, budget)
   return `${label} resolved a value that is not lossless JSON (${converted.reason})`

@@ -133,6 +133,8 @@ export interface RunPolicy {
   readonly key: string
   /** The brokered egress it names, if any. */
   readonly egress: SandboxEgress | undefined
+  /** Whether it confines the program (every mode but `danger-full-access`). */
+  readonly confined: boolean
 }
 
 /** The deployment's policy is one frozen object every run of it carries: worked out once. */
@@ -142,7 +144,7 @@ const runPolicies = new WeakMap<SandboxExecutionPolicy, RunPolicy>()
 export function runPolicy(policy: SandboxExecutionPolicy): RunPolicy {
   let run = runPolicies.get(policy)
   if (run === undefined) {
-    run = { policy, key: policyKey(policy), egress: egressOf(policy) }
+    run = { policy, key: policyKey(policy), egress: egressOf(policy), confined: isConfined(policy.mode) }
     if (Object.isFrozen(policy)) runPolicies.set(policy, run)
   }
   return run
