@@ -27,11 +27,13 @@ export interface ConnectionHooks {
   /** Whether a sandbox policy confines the helper: a failed start is then `sandbox-unavailable`. */
   readonly confined: boolean
   readonly maxMemoryMb: number
+  /** A helper not ready by then never will be: its start fails and it is killed (`kill`). */
+  readonly startTimeoutMs: number
   /** The helper reported ready, in `cwd`. */
   ready(cwd: string): void
   /** The helper's traffic was forged: stop reading its channels. */
   violated(): void
-  /** The helper sent something other than `ready` first: end it. */
+  /** The helper sent something other than `ready` first, or took too long: end it. */
   kill(): void
   /** The worker reported a spawn while no run listened: the next tidy must sweep. */
   spawnedBetweenRuns(): void
@@ -54,6 +56,7 @@ export class Connection {
   private _cwd: string | undefined
   /** A run went to the main thread, which has not answered for it yet (it may refuse the cwd). */
   private _moving = false
+  private readonly _startTimer: NodeJS.Timeout
 
   /** The reader of a tier that hands over the helper's channel as bytes (the process tier). */
   private readonly _reader: JsonLines | undefined
@@ -69,6 +72,11 @@ export class Connection {
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
     this._reader = _limits && new JsonLines(_limits.idle, (raw) => !this.corrupt && (this.receive(raw), !this.corrupt), this.violation)
     this.read = this._reader?.push ?? (() => false)
+    this._startTimer = setTimeout(() => {
+      this.failStart(`the helper did not start within ${_hooks.startTimeoutMs / 1000} s`)
+      this._hooks.kill()
+    }, _hooks.startTimeoutMs)
+    this._startTimer.unref()
   }
 
   /**
@@ -123,6 +131,7 @@ export class Connection {
         return this._hooks.kill()
       }
       this._started = true
+      clearTimeout(this._startTimer)
       this._cwd = frame.cwd
       this._hooks.ready(frame.cwd)
       this._settleReady(undefined)
@@ -158,7 +167,7 @@ export class Connection {
   }
 
   /** Text the helper's process wrote to its stdout or stderr. */
-  output(text: string): void {
+  readonly output = (text: string): void => {
     // V8's fatal report names the memory failure, then prints a long native stack trace.
     if (OUT_OF_MEMORY.test(this._diagnostics.slice(-100) + text)) this._outOfMemory = true
     this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
@@ -205,6 +214,7 @@ export class Connection {
   refuseStart(refusal: Refusal): void {
     if (this._started !== undefined) return
     this._started = false
+    clearTimeout(this._startTimer)
     this._settleReady(refusal)
   }
 

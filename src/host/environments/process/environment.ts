@@ -101,7 +101,6 @@ export class ProcessEnvironment implements Environment {
   /** A spawn was reported since the last tidy: marked processes may exist. */
   private _spawned = false
   private _processExited = false
-  private _timer: NodeJS.Timeout | undefined
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
   private _helper: number | undefined
@@ -131,10 +130,10 @@ export class ProcessEnvironment implements Environment {
     this._frames = new Connection({
       confined: launch.confined,
       maxMemoryMb: launch.maxMemoryMb,
+      startTimeoutMs: START_TIMEOUT_MS,
       ready: () => {
         if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
         this._watch?.measureBaseline()
-        clearTimeout(this._timer)
       },
       violated: () => {
         this._channel.pause()
@@ -164,17 +163,12 @@ export class ProcessEnvironment implements Environment {
     })
     for (const stream of [this._child.stdout!, this._child.stderr!]) {
       stream.setEncoding('utf8')
-      stream.on('data', (text: string) => this._frames.output(text))
+      stream.on('data', this._frames.output)
     }
     // The connection reads the bytes itself, straight from the socket.
     this._channel.on('data', this._frames.read)
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
     this._inbox.on('data', this._frames.violation)
-    this._timer = setTimeout(() => {
-      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
-      this._child.kill('SIGKILL')
-    }, START_TIMEOUT_MS)
-    this._timer.unref()
   }
 
   /** Whether it can serve runs: its worker runs and its channel was never tampered with. */

@@ -84,7 +84,6 @@ export class StreamEnvironment implements Environment {
   private _idleBytes = 0
   /** Answers the pending sweep, if any. */
   private _swept: ((clean: boolean) => void) | undefined
-  private _timer: NodeJS.Timeout | undefined
   private _markExited!: () => void
 
   constructor(launch: StreamLaunch) {
@@ -99,21 +98,14 @@ export class StreamEnvironment implements Environment {
     this._frames = new Connection({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,
+      startTimeoutMs: START_TIMEOUT_MS,
       violated: () => this._stream?.pause?.(), // nothing more is read once corrupt (`_receive` checks)
       kill: () => this._destroy(),
-      ready: (cwd) => {
-        this._cwd = cwd
-        clearTimeout(this._timer)
-      },
+      ready: (cwd) => (this._cwd = cwd),
       spawnedBetweenRuns: () => (this._spawned = true),
     })
     this.ready = this._frames.ready
     this.exited = new Promise((resolve) => (this._markExited = resolve))
-    this._timer = setTimeout(() => {
-      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
-      this._destroy()
-    }, START_TIMEOUT_MS)
-    this._timer.unref()
     const start: HostLine = ['start', {
       protocol: STREAM_PROTOCOL_VERSION,
       helper: { ...launch.helper, subprocessMarker: randomUUID() },
@@ -307,7 +299,6 @@ export class StreamEnvironment implements Environment {
   private _end(describe: string): void {
     if (this._ended) return
     this._ended = true
-    clearTimeout(this._timer)
     clearTimeout(this._lostGrace)
     this._swept?.(false)
     this._frames.ended(describe)
