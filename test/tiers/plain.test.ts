@@ -1,7 +1,7 @@
 /**
  * The plain tier (src/host/environments/plain/tier.ts): the smallest tier, one file and one line
  * in `TIERS`, which supplies only a pipe. Everything else it gets from the connection and the
- * pipe environment, and these runs show that it works: calls, output, state, a timeout, forged
+ * pipe environment; these runs show that it is enough: calls, output, state, a timeout, forged
  * traffic, disposal.
  */
 import { spawnSync } from 'node:child_process'
@@ -10,60 +10,63 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 
-const tools: PtcBindingNamespace = {
+/** `echo` is the tool the hijack prelude calls to learn the run's id. */
+const shop: PtcBindingNamespace = {
   global: 'tools',
   functions: {
-    add: async (args) => (args as { a: number; b: number }).a + (args as { a: number; b: number }).b,
+    price: async (args) => ({ apple: 3, pear: 5 })[(args as { item: 'apple' | 'pear' }).item],
     echo: async (args) => args as never,
   },
 }
 
 /** The corpus's prelude that takes over the worker's channel (`forge` and `hang`). */
-const HIJACK = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
+const takeOverChannel = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
 
-/** Helper processes (`helper.cjs`) this test process started that still run. */
-function helpersRunning(): string[] {
-  const out = spawnSync('ps', ['-eo', 'ppid=,args='], { encoding: 'utf8' }).stdout
-  return out.split('\n').filter((line) => line.includes('helper.cjs') && Number(line.trim().split(/\s+/)[0]) === process.pid)
-}
+/** The pids of the helpers (`helper.cjs`) this test process started, still running. */
+const helperPids = (): number[] =>
+  spawnSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout.split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => Number(fields[1]) === process.pid && fields.some((field) => field.endsWith('helper.cjs')))
+    .map((fields) => Number(fields[0]))
 
 describe('the plain tier, a pipe and nothing more', () => {
-  let env: Awaited<ReturnType<typeof startRuntime>>
+  let plain: Awaited<ReturnType<typeof startRuntime>>
   beforeAll(async () => {
-    env = await startRuntime({ isolation: 'plain', retainState: true, programFormat: 'script', timeoutMs: 20_000, poolSize: 1 })
+    plain = await startRuntime({ isolation: 'plain', retainState: true, programFormat: 'script', poolSize: 1 })
   })
-  afterAll(() => env.dispose())
+  afterAll(() => plain.dispose())
 
-  it('runs a program with a tool call and its output, and keeps its state for the same owner', async () => {
+  it('serves tool calls and output through its pipe, and an owner’s runs share their state', async () => {
     const owner = {}
-    const first = await env.run('const sum = await tools.add({ a: 1, b: 2 })\nconsole.log("sum", sum)\nsum', { stateOwner: owner, bindings: [tools] })
-    expect(first.error).toBeUndefined()
-    expect(first.value).toBe(3)
-    expect(textOf(first)).toBe('sum 3\n')
-    expect(first.calls.map((call) => call.outcome)).toEqual(['ok'])
-    expect((await env.run('sum * 10', { stateOwner: owner })).value).toBe(30)
-    expect(env.runtime.isolation).toBe('plain')
+    const priced = await plain.run('const [a, p] = await Promise.all([tools.price({ item: "apple" }), tools.price({ item: "pear" })])\nconsole.log(`apple ${a}, pear ${p}`)\nconst total = a + p\ntotal', { stateOwner: owner, bindings: [shop] })
+    expect(priced.error).toBeUndefined()
+    expect([priced.value, textOf(priced)]).toEqual([8, 'apple 3, pear 5\n'])
+    expect(priced.calls.map((call) => [call.tool, call.outcome])).toEqual([['tools.price', 'ok'], ['tools.price', 'ok']])
+    const later = await plain.run('total * 2', { stateOwner: owner })
+    expect(later.value).toBe(16)
+    expect(plain.runtime.isolation).toBe('plain')
   })
 
-  it('ends a program over its time budget, and the next run gets a fresh environment', async () => {
-    const result = await env.run('globalThis.marked = 1\nwhile (true) {}', { timeoutMs: 300 })
-    expect(result.error?.kind).toBe('timeout')
-    expect((await env.run('typeof globalThis.marked')).value).toBe('undefined')
+  it('kills a program past its time budget and serves the next run from a fresh helper', async () => {
+    const spun = await plain.run('globalThis.left = true\nfor (;;) {}', { timeoutMs: 400 })
+    expect(spun.error?.kind).toBe('timeout')
+    const fresh = await plain.run('globalThis.left === undefined')
+    expect(fresh.value).toBe(true)
   })
 
-  it('fails a run whose program forges channel traffic, and serves the next one', async () => {
-    const result = await env.run(`${HIJACK}\nforge(42)\nawait hang()`, { bindings: [tools] })
-    expect(result.error?.kind).toBe('protocol')
-    expect((await env.run('2 + 2')).value).toBe(4)
+  it('fails as protocol a run whose program writes frames of its own, and the next run is served', async () => {
+    const forged = await plain.run(`${takeOverChannel}\nforge({ type: 'done', run: runId + 1 })\nawait hang()`, { bindings: [shop] })
+    expect(forged.error?.kind).toBe('protocol')
+    expect((await plain.run('6 * 7')).value).toBe(42)
   })
 })
 
 describe('the plain tier at disposal', () => {
-  it('leaves no helper running once the runtime is disposed', async () => {
+  it('leaves none of its helpers running', async () => {
     const own = await startRuntime({ isolation: 'plain', poolSize: 2 })
-    expect((await own.run('return 1')).value).toBe(1)
-    expect(helpersRunning().length).toBeGreaterThan(0)
+    expect((await own.run('return "ran"')).value).toBe('ran')
+    expect(helperPids().length).toBeGreaterThan(0)
     await own.dispose()
-    expect(helpersRunning()).toEqual([])
+    expect(helperPids()).toEqual([])
   })
 })
