@@ -48,7 +48,7 @@ export class Admission {
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace
       // root (or, for the deployment's policy, to the deployment's cwd when it names one).
-      const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
+      const sandboxPolicy = request.sandboxPolicy === undefined ? this._sandbox.policy : this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
       const start = request.sandboxPolicy === undefined ? this._sandbox.defaultCwd : sandboxPolicy.workspaceRoot
       const cwd = existingDirectory(request.cwd ?? start, 'cwd')
       // One rule for a cwd the host names, whether in the configuration or in a request: under

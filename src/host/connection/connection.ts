@@ -33,6 +33,8 @@ export interface ConnectionHooks {
   ready(cwd: string): void
   /** The helper's traffic was forged: stop reading its channels. */
   violated(): void
+  /** The worker is gone or its channel was tampered with: the environment serves no more (`alive`). */
+  dead?(): void
   /** The helper sent something other than `ready` first, or took too long: end it. */
   kill(): void
   /** The worker reported a spawn while no run listened: the next tidy must sweep. */
@@ -160,6 +162,7 @@ export class Connection {
         if (this._workerExit) return this.violation()
         this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
         this.alive = false
+        this._hooks.dead?.()
         return this._listener?.exit(this._workerExit)
       default:
         return this.violation()
@@ -183,6 +186,7 @@ export class Connection {
     if (this.corrupt) return
     this.corrupt = true
     this.alive = false
+    this._hooks.dead?.()
     this._hooks.violated()
     this._listener?.forged()
   }

@@ -61,6 +61,8 @@ export class PipeEnvironment implements Environment {
   private readonly _connection: Connection
   private readonly _pipe: Pipe
   private _ended = false
+  /** Whether it can serve runs: its helper runs and its channel was never tampered with. */
+  alive = true
   /** A subprocess was reported: the pipe cannot search for it, so the environment is not kept. */
   private _spawned = false
 
@@ -72,6 +74,7 @@ export class PipeEnvironment implements Environment {
       ready: () => undefined,
       violated: () => undefined, // the reader reads nothing more once the connection is corrupt
       kill: () => this._pipe.kill(),
+      dead: () => (this.alive = false),
       spawnedBetweenRuns: () => (this._spawned = true),
     }, launch.channelLimits)
     this.ready = this._connection.ready
@@ -85,15 +88,13 @@ export class PipeEnvironment implements Environment {
       ended: (describe, died) => {
         if (this._ended) return
         this._ended = true
+        this.alive = false
         connection.ended(describe, died)
         exited()
       },
     })
   }
 
-  get alive(): boolean {
-    return !this._ended && this._connection.alive
-  }
 
   attach(listener: EnvironmentListener | undefined): void {
     this._connection.attach(listener, this._ended)

@@ -11,7 +11,7 @@ import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import { locateCommand } from '../../system/commands.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
-import { type RunPolicy, checkPolicy, checkRoots, isConfined, policyInstructions, policyKey, resolveRoots, runPolicy } from './policy.js'
+import { type RunPolicy, checkPolicy, isConfined, policyInstructions, policyKey, resolveRoots, runPolicy } from './policy.js'
 import { privatePlaces, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { DEPENDENCY_PATHS, RUNTIME_PATHS } from './runtime-files.js'
@@ -171,6 +171,29 @@ export class Sandbox {
     }
     return wrapper
   }
+}
+
+const writableRoots = (policy: SandboxExecutionPolicy) =>
+  policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
+
+
+/**
+ * Why the writable roots of `policy` cannot be bound as given, or `undefined` when they can;
+ * checked at every run. A root whose path passes through a symlink is refused: a program
+ * that can write where the symlink lies (another run's writable root) could have planted it
+ * to redirect this run's writes outside the tree.
+ */
+function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
+  for (const root of writableRoots(policy)) {
+    let resolved: string
+    try {
+      resolved = realpathSync(root)
+    } catch {
+      return `the writable root ${root} no longer exists`
+    }
+    if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
+  }
+  return undefined
 }
 
 /** The message of a run that could not start because its confinement could not be set up. */

@@ -85,6 +85,8 @@ export class ProcessEnvironment implements Environment {
   readonly maxMemoryMb: number
   /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
   readonly confined: boolean
+  /** Whether it can serve runs: its worker runs and its channel was never tampered with (a field: every step of a run asks). */
+  alive = true
   private readonly _child: ChildProcess
   private readonly _channel: Socket
   /** The worker's own descriptor for host messages (INBOX_FD). */
@@ -140,6 +142,7 @@ export class ProcessEnvironment implements Environment {
         this._inbox.pause()
       },
       kill: () => this._child.kill('SIGKILL'),
+      dead: () => (this.alive = false),
       spawnedBetweenRuns: () => (this._spawned = true),
     }, launch.channelLimits)
     this.ready = this._frames.ready
@@ -169,11 +172,6 @@ export class ProcessEnvironment implements Environment {
     this._channel.on('data', this._frames.read)
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
     this._inbox.on('data', this._frames.violation)
-  }
-
-  /** Whether it can serve runs: its worker runs and its channel was never tampered with. */
-  get alive(): boolean {
-    return !this._processExited && this._frames.alive
   }
 
   attach(listener: EnvironmentListener | undefined): void {
@@ -384,6 +382,7 @@ export class ProcessEnvironment implements Environment {
   private async _ended(describe: string, died: boolean): Promise<void> {
     if (this._processExited) return
     this._processExited = true
+    this.alive = false
     this._watch?.watch(false)
     // Frames written just before the exit may still be unread: give the pipes a moment to end.
     const closed = this._streams.map((stream) => new Promise<void>((resolve) => {
