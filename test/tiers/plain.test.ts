@@ -61,12 +61,25 @@ describe('the plain tier, a pipe and nothing more', () => {
   })
 })
 
+const gone = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch {
+    return true
+  }
+}
+
 describe('the plain tier at disposal', () => {
-  it('leaves none of its helpers running', async () => {
-    const own = await startRuntime({ isolation: 'plain', poolSize: 2 })
-    expect((await own.run('return "ran"')).value).toBe('ran')
+  it('leaves none of its helpers running, nor a subprocess a program left in a session of its own', async () => {
+    const own = await startRuntime({ isolation: 'plain', poolSize: 2, retainState: true })
+    const owner = {}
+    const left = await own.run('const { spawn } = await import("node:child_process")\nreturn spawn("sleep", ["600"], { detached: true, stdio: "ignore" }).pid', { stateOwner: owner })
+    const pid = left.value as number
+    expect(Number.isInteger(pid)).toBe(true)
     expect(helperPids().length).toBeGreaterThan(0)
     await own.dispose()
     expect(helperPids()).toEqual([])
+    expect(gone(pid)).toBe(true)
   })
 })

@@ -7,9 +7,9 @@
  * routing and whether the environment is alive are the connection's (connection.ts), once for
  * every tier built this way; the run's history is the host's (`historyOf`).
  *
- * A pipe gives no way to find what a program started outside the helper's process group, so an
- * environment that reported a subprocess is not kept, and `tidy(thorough)` does not keep one it
- * cannot search.
+ * What a program started is the tier's to find, if it can (`Pipe.sweep`): without a sweep, an
+ * environment whose program reported a subprocess is not kept, and `tidy(thorough)` does not keep
+ * one it cannot search.
  */
 import { encodeFrame } from '../../protocol/frames.js'
 import type { HostMessage } from '../../protocol/messages.js'
@@ -27,6 +27,8 @@ export interface Pipe {
   busyMs(): number
   /** Whether the pipe keeps the host process alive (an idle environment must not). */
   hold(held: boolean): void
+  /** Optional: kills what the program started, found from outside the helper; resolves whether none is left. */
+  sweep?(): Promise<boolean>
 }
 
 /** Where a pipe hands what arrives. Each is bound: give them to the pipe's events as they are. */
@@ -113,7 +115,10 @@ export class PipeEnvironment implements Environment {
   }
 
   async tidy(thorough: boolean): Promise<boolean> {
-    return this.alive && !thorough && !this._spawned
+    if (!this.alive) return false
+    if (!thorough && !this._spawned) return true
+    this._spawned = false
+    return this._pipe.sweep !== undefined && (await this._pipe.sweep())
   }
 
   async audit(): Promise<boolean> {
@@ -135,5 +140,6 @@ export class PipeEnvironment implements Environment {
       this._pipe.kill()
     }
     await this.exited
+    await this._pipe.sweep?.()
   }
 }

@@ -1,13 +1,13 @@
 /**
  * `isolation: 'plain'`: a helper process with nothing around it: no bubblewrap, no PID
- * namespace, no memory cap of the kernel's, no search for what a program started (an
- * environment whose program reported a subprocess is not kept). Trusted programs only, like
- * the thread tier; use `process` (the default) for anything else.
+ * namespace, no memory cap of the kernel's. What a program started is found by its children and
+ * the marker it inherits, and killed after a run that reported one and at disposal. Trusted
+ * programs only, like the thread tier; use `process` (the default) for anything else.
  *
  * It is the smallest tier, and the example of adding one (ARCHITECTURE.md): this file and its
  * line in `tiers.ts`. It supplies only its pipe, the helper's descriptors: a frame written to
  * one of them, the channel's bytes handed to the connection as they arrive, the helper's exit,
- * SIGKILL to its process group, and its CPU time. The environment around the pipe is
+ * SIGKILL to its process group, its CPU time, and its sweep. The environment around the pipe is
  * `PipeEnvironment` (`../pipe.ts`). Tested by test/tiers/plain.test.ts.
  */
 import { spawn } from 'node:child_process'
@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
-import { cpuMsOfTree } from '../../../system/process-sweep.js'
+import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
 import { rehearsalProgram } from '../../run/programs.js'
 import { PipeEnvironment } from '../pipe.js'
@@ -38,7 +38,9 @@ export class PlainTier implements Tier {
     const { config } = this._setting
     const launch = { channelLimits: this._limits, startTimeoutMs: 30_000, maxMemoryMb: config.maxMemoryMb }
     return new PipeEnvironment(launch, (ends) => {
-      const options: HelperOptions = { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), subprocessMarker: randomUUID() }
+      // Every subprocess of the program inherits the marker, which finds it wherever it went.
+      const marker = randomUUID()
+      const options: HelperOptions = { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), subprocessMarker: marker }
       // Its own session and process group, so that one signal ends it and what it started.
       const child = spawn(process.execPath, ['--no-warnings', HELPER_FILE, JSON.stringify(options)], {
         cwd: config.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
@@ -51,8 +53,17 @@ export class PlainTier implements Tier {
       for (const stream of [child.stdout!, child.stderr!]) stream.setEncoding('utf8').on('data', ends.output)
       channel.on('data', ends.frames)
       inbox.on('data', ends.forged)
-      // 'close' follows the exit once its descriptors are drained: every frame it wrote was read.
-      child.on('close', (code, signal) => ends.ended(signal ? `was killed by ${signal}` : `exited with code ${code}`, signal !== null))
+      child.on('exit', (code, signal) => {
+        const end = () => {
+          ends.ended(signal ? `was killed by ${signal}` : `exited with code ${code}`, signal !== null)
+          for (const stream of streams) stream.destroy()
+        }
+        // Frames written just before the exit may still be unread: the channel's end first, or a
+        // moment (a subprocess may hold the descriptor open).
+        if (channel.readableEnded || channel.destroyed) return end()
+        channel.once('close', end)
+        setTimeout(end, 100)
+      })
       child.on('error', (error) => child.pid === undefined && ends.ended(`could not be started (${error.message})`, false))
       return {
         write: (frame, to, written) => void (to === 'channel' ? channel : inbox).write(frame, written && (() => written())),
@@ -66,6 +77,11 @@ export class PlainTier implements Tier {
         busyMs: () => (child.pid === undefined ? 0 : cpuMsOfTree(child.pid)),
         hold: (held) => {
           for (const handle of [child, ...streams]) held ? handle.ref() : handle.unref()
+        },
+        sweep: async () => {
+          const children = child.pid === undefined ? [] : childrenOf(child.pid)
+          await killProcessTrees(new Set(children), marker)
+          return true
         },
       }
     })
