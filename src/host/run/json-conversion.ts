@@ -1,6 +1,6 @@
 /**
- * What a tool as people write it resolves, converted as `JSON.stringify` would before the
- * lossless check: `toJSON` is called (a `Date` becomes its ISO string), boxed primitives are
+ * What a tool as people write it resolves, converted as `JSON.stringify` would, into a fresh
+ * copy that is lossless JSON by construction (so the lossless check does not walk it again): `toJSON` is called (a `Date` becomes its ISO string), boxed primitives are
  * unwrapped, `-0` becomes `0`, object properties whose value is `undefined` are dropped and
  * array elements that are `undefined` become `null`, and a top-level `undefined` stays
  * `undefined`. Where `JSON.stringify` would lose a value silently or throw, the conversion fails
@@ -16,9 +16,9 @@
 import { types } from 'node:util'
 import { type PathNode, type Slot, describeThrown, renderPath } from '../../json/path.js'
 
-/** What {@link convertAsJson} gives: the converted value, or why there is none. */
+/** What {@link convertAsJson} gives: the converted value and the leaves it kept, in the order met, or why there is none. */
 export type Conversion =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; leaves: object[] }
   | { ok: false; reason: string }
   | { ok: false; overBudget: true }
 
@@ -55,6 +55,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
   const { maxBytes, leaf } = options
   const maxReads = maxBytes * READS_PER_BYTE + 1024
   const ancestors = new Set<object>()
+  const leaves: object[] = []
   let bytes = 0
   let reads = 0
   let frame: Frame | null = null
@@ -82,7 +83,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
       let opened: Frame | null = null
       switch (typeof converted) {
         case 'undefined':
-          if (frame === null) return { ok: true, value: undefined }
+          if (frame === null) return { ok: true, value: undefined, leaves }
           converted = frame.keys === null ? null : DROPPED
           break
         case 'number':
@@ -103,6 +104,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
           }
           if (types.isProxy(converted)) return fail('proxy') // what a toJSON returned
           if (converted instanceof leaf) {
+            leaves.push(converted)
             bytes += 2
             break
           }
@@ -134,7 +136,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
 
       // The next property to read, closing finished containers on the way up.
       for (;;) {
-        if (frame === null) return { ok: true, value: rootCopy }
+        if (frame === null) return { ok: true, value: rootCopy, leaves }
         if (frame.index < frame.length) break
         ancestors.delete(frame.source)
         frame = frame.parent
@@ -176,11 +178,12 @@ export function overBudget(label: string, size: string, budget: ResultBudget): s
 
 /**
  * What a namespace with `convertResults` sends for `value`: the converted value (`undefined`
- * included), or the message the program's call rejects with, today's wording for each failure.
+ * included) and the `leaf` instances it holds, or the message the program's call rejects with,
+ * today's wording for each failure.
  */
-export function convertResult(label: string, value: unknown, budget: ResultBudget, leaf: ConversionOptions['leaf']): { value: unknown } | string {
+export function convertResult(label: string, value: unknown, budget: ResultBudget, leaf: ConversionOptions['leaf']): { value: unknown; leaves: object[] } | string {
   const converted = convertAsJson(value, { maxBytes: budget.bytes, leaf })
-  if (converted.ok) return { value: converted.value }
+  if (converted.ok) return { value: converted.value, leaves: converted.leaves }
   if ('overBudget' in converted) return overBudget(label, `more than ${budget.bytes}`, budget)
   return `${label} resolved a value that is not lossless JSON (${converted.reason})`
 }
