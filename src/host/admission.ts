@@ -9,9 +9,8 @@ import { snapshotJson } from '../json/index.js'
 import { validateBindings } from '../seam/names.js'
 import { PROGRAM_LANGUAGES } from '../seam/types.js'
 import type { PtcHoldDecision, PtcRunRequest, PtcRunSpec } from '../seam/types.js'
-import { type RunPolicy, runPolicy } from './sandbox/policy.js'
 import type { WorkerPtcRuntimeConfig } from './config.js'
-import type { Sandbox } from './sandbox/confinement.js'
+import type { AdmittedPolicy, Sandbox } from './sandbox/confinement.js'
 import { typeEraser } from './run/typescript-eraser.js'
 import { pythonRuntime } from '../python/runtime.js'
 
@@ -49,7 +48,7 @@ export class Admission {
     if (this._sandbox) {
       // Every run of a sandboxed deployment carries its policy; cwd defaults to its workspace
       // root (or, for the deployment's policy, to the deployment's cwd when it names one).
-      const sandboxPolicy = this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
+      const sandboxPolicy = request.sandboxPolicy === undefined ? this._sandbox.policy : this._sandbox.resolvePolicy(request.sandboxPolicy, `${NAME}: sandboxPolicy`)
       const start = request.sandboxPolicy === undefined ? this._sandbox.defaultCwd : sandboxPolicy.workspaceRoot
       const cwd = existingDirectory(request.cwd ?? start, 'cwd')
       // One rule for a cwd the host names, whether in the configuration or in a request: under
@@ -83,8 +82,11 @@ export class Admission {
     throw new TypeError(`${NAME}: language 'python' is unavailable on isolation '${tier}': its programs run in ${where}, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'`)
   }
 
-  /** Checks a spec handed to `run`; resolves its sandbox policy (every run of a sandboxed deployment has one), once for the run. */
-  check(spec: PtcRunSpec): RunPolicy | undefined {
+  /**
+   * Checks a spec handed to `run`; resolves its sandbox policy (every run of a sandboxed
+   * deployment has one) and whether it can be confined here, once for the run.
+   */
+  check(spec: PtcRunSpec): AdmittedPolicy | undefined {
     if (typeof spec !== 'object' || spec === null) throw new TypeError(`${NAME}: run() needs a spec from resolve()`)
     if (typeof spec.program !== 'string') throw new TypeError(`${NAME}: spec.program must be a string`)
     if (typeof spec.cwd !== 'string' || !path.isAbsolute(spec.cwd)) {
@@ -109,7 +111,9 @@ export class Admission {
     } catch (error) {
       throw new TypeError(`${NAME}: ${(error as Error).message}`)
     }
-    return this._sandbox && runPolicy(this._sandbox.resolvePolicy(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`))
+    const policy = this._sandbox?.admit(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
+    checkPause(spec.pause, 'spec.pause')
+    return policy
   }
 
   private _resolveTimeout(timeoutMs: unknown): number | null {

@@ -50,7 +50,8 @@ export const Config = Schema.object({
   /**
    * Where each environment's worker lives: `process` (a helper process of its own, the
    * boundary for untrusted programs), `thread` (this process; trusted programs only),
-   * `container` (a helper in a container of its own, `container` options), or
+   * `container` (a helper in a container of its own, `container` options), `plain` (a helper
+   * process with no confinement, the smallest tier; trusted programs only), or
    * `{ provider }` (a helper in a sandbox the deployer's provider acquires per environment), or
    * `{ stream }` (a helper at the far end of a byte stream the deployer opens per environment).
    */

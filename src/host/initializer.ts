@@ -11,7 +11,8 @@ import type { ProgramCache } from './run/programs.js'
 
 export class EnvironmentInitializer {
   private _source: string | undefined
-  private _blocked: string | undefined
+  /** Why runs are refused now, if they are (a field: every run asks). Set only here. */
+  blocked: string | undefined
 
   constructor(
     private readonly _programs: ProgramCache,
@@ -19,11 +20,6 @@ export class EnvironmentInitializer {
     /** Aborts every run and ends every retained environment, with `reason`. */
     private readonly _drain: (reason: string) => Promise<void>,
   ) {}
-
-  /** Why runs are refused now, if they are. */
-  get blocked(): string | undefined {
-    return this._blocked
-  }
 
   /** `admitted`: a run was already taken, so it is too late to register. */
   register(program: unknown, admitted: boolean): () => Promise<void> {
@@ -48,9 +44,9 @@ export class EnvironmentInitializer {
   }
 
   private async _unregister(): Promise<void> {
-    this._blocked = 'the environment initializer is being unregistered'
+    this.blocked = 'the environment initializer is being unregistered'
     await this._drain('the environment initializer was unregistered')
     this._source = undefined
-    this._blocked = undefined
+    this.blocked = undefined
   }
 }

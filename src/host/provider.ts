@@ -20,7 +20,7 @@ import type {
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
 import { type Environment, historyOf } from './environments/environment.js'
-import { Admission, NAME, checkDecision, checkPause, checkStateOwner } from './admission.js'
+import { Admission, NAME, checkDecision, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { ByteBudget } from './egress/byte-budget.js'
 import { egressNamespace } from './egress/broker.js'
@@ -31,8 +31,8 @@ import { executionInstructions } from './instructions.js'
 import { OutputLedger } from './run/output-ledger.js'
 import { OwnerQueues } from './run/owners.js'
 import { ProgramCache, declaredBy, overlongProgram } from './run/programs.js'
-import { DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
-import { type RunPolicy, runPolicy, sandboxFacts } from './sandbox/policy.js'
+import { type AdmittedPolicy, DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
+import { type RunPolicy, sandboxFacts } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './run/session.js'
 import { EnvironmentSource } from './environments/pool.js'
 import { type Tier, tierOf } from './environments/tiers.js'
@@ -157,7 +157,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** Runs an admitted spec under `policy`, resolved once at admission; a durable run records into (or replays) `journal`. */
-  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: RunPolicy | undefined): Promise<PtcRunResult> {
+  private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: AdmittedPolicy | undefined): Promise<PtcRunResult> {
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
     const answers = new RunAnswers(this._holds, (result) => this._reported(policy, result))
@@ -236,10 +236,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
   /**
    * The journal of a run that pauses durably (the request's `pause`, else the deployment's for a
    * one-shot run), or undefined. Throws on a durable pause the deployment cannot sign or a run
-   * with a state owner cannot take.
+   * with a state owner cannot take. `spec.pause` was checked at admission.
    */
   private _journalFor(spec: PtcRunSpec): CallJournal | undefined {
-    checkPause(spec.pause, 'spec.pause')
     const retained = spec.stateOwner !== undefined && this._config.retainState
     if (spec.pause === 'durable' && retained) {
       throw new TypeError(`${NAME}: pause 'durable' cannot take a run with a stateOwner: a replay starts in a fresh environment, without what earlier runs left in the owner's`)
@@ -278,12 +277,12 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await this._sandbox?.start()
     // A deployment whose own policy cannot be confined here fails where its developer looks, at
     // start, instead of failing every run in front of the model.
-    const unconfinable = this._sandbox?.unavailable(this._sandbox.policy)
+    const unconfinable = this._sandbox?.unavailable(this._sandbox.deployment)
     if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
     // Before the pool spawns: every Python environment then restores the snapshot.
     if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
-    const pooled = this._sandbox ? this._keyOf(runPolicy(this._sandbox.policy)) : UNCONFINED
+    const pooled = this._sandbox ? this._keyOf(this._sandbox.deployment) : UNCONFINED
     const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
     const { poolSize, poolMemoryMb } = this._config
     const { spareMb } = this._tier
@@ -309,9 +308,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
 
   /** `result` with the sandbox facts of its run: the policy's, or those of a tier that confines by construction. */
   private _reported(policy: RunPolicy | undefined, result: PtcRunResult): PtcRunResult {
-    if (policy) return this._sandbox!.report(policy.policy, result)
-    const { confinement } = this._tier
-    return confinement ? { ...result, sandbox: sandboxFacts(confinement.policy, result) } : result
+    const facts = policy?.policy ?? this._tier.confinement?.policy
+    return facts ? { ...result, sandbox: sandboxFacts(facts, result) } : result
   }
 
   /** Aborts every admitted run, waits for them, and ends every retained environment. */
@@ -322,11 +320,11 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await Promise.allSettled(live.map((entry) => entry.done))
   }
 
-  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: RunPolicy | undefined, answers: RunAnswers, journal: CallJournal | undefined): Promise<PtcRunResult> {
+  private async _dispatch(spec: PtcRunSpec, signal: AbortSignal, policy: AdmittedPolicy | undefined, answers: RunAnswers, journal: CallJournal | undefined): Promise<PtcRunResult> {
     const limit = this._config.maxOutputBytes
     if (signal.aborted) return failure(limit, 'abort', abortMessage(signal.reason))
     // Never run unconfined what a policy says to confine.
-    const unavailable = policy && this._sandbox!.unavailable(policy.policy)
+    const unavailable = policy?.unavailable
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
     const language = spec.language ?? this.language
     const tooLong = overlongProgram(spec.program, this._config.maxProgramBytes)
@@ -391,7 +389,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** Refuses a run after disposal or while the initializer is being unregistered, then checks its spec and returns its policy. */
-  private _checkSpec(spec: PtcRunSpec): RunPolicy | undefined {
+  private _checkSpec(spec: PtcRunSpec): AdmittedPolicy | undefined {
     if (this._disposed) throw new Error(`${NAME}: run() after disposal`)
     if (this._initializer.blocked) throw new Error(`${NAME}: run() refused while ${this._initializer.blocked}`)
     return this._admission.check(spec)

@@ -9,20 +9,20 @@ const open: JsonLinesLimits = { maxLineBytes: 1 << 24, maxDepth: 1 << 20, shape:
 
 /** Every line of `text` pushed in pieces of `size` bytes, or `'refused'`. */
 function lines(text: string, size: number, limits = open): unknown[] | 'refused' {
-  const reader = new JsonLines(limits)
-  const bytes = Buffer.from(text)
   const values: unknown[] = []
+  const reader = new JsonLines(limits, (value) => (values.push(value), true))
+  const bytes = Buffer.from(text)
   for (let at = 0; at < bytes.length; at += size) {
-    if (!reader.push(bytes.subarray(at, at + size), (value) => (values.push(value), true))) return 'refused'
+    if (!reader.push(bytes.subarray(at, at + size))) return 'refused'
   }
   return values
 }
 
 /** How many bytes of `text` the reader took before it refused the line (or its length). */
 function refusedAt(text: string, limits: JsonLinesLimits): number {
-  const reader = new JsonLines(limits)
+  const reader = new JsonLines(limits, () => true)
   const bytes = Buffer.from(text)
-  for (let at = 0; at < bytes.length; at++) if (!reader.push(bytes.subarray(at, at + 1), () => true)) return at
+  for (let at = 0; at < bytes.length; at++) if (!reader.push(bytes.subarray(at, at + 1))) return at
   return bytes.length
 }
 
@@ -104,9 +104,11 @@ describe('the host reader of lines of JSON', () => {
     expect(readMessage('{"type":"done"}\n{"type":"done"}', lineLimits('message', budget))).toBeUndefined()
   })
 
-  it('stays refused after a refusal, whatever follows', () => {
-    const reader = new JsonLines(open)
-    expect(reader.push(Buffer.from('[1,]\n'), () => true)).toBe(false)
-    expect(reader.push(Buffer.from('[1]\n'), () => true)).toBe(false)
+  it('stays refused after a refusal, whatever follows, and says so once', () => {
+    let refusals = 0
+    const reader = new JsonLines(open, () => true, () => refusals++)
+    expect(reader.push(Buffer.from('[1,]\n'))).toBe(false)
+    expect(reader.push(Buffer.from('[1]\n'))).toBe(false)
+    expect(refusals).toBe(1)
   })
 })

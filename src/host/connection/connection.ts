@@ -9,12 +9,12 @@
  * worker message that does not fit the protocol fails the run with `protocol`.
  */
 import { statSync } from 'node:fs'
-import { isRecord } from '../../json/index.js'
 import type { HelperFrame } from '../../protocol/frames.js'
 import { type CallMessage, type DrawsMessage, type HostMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../../protocol/messages.js'
 import type { PtcJsonValue, PtcRunFailure } from '../../seam/types.js'
 import type { EnvironmentListener, Refusal } from '../environments/environment.js'
-import { JsonLines, type JsonLinesLimits } from './json-lines.js'
+import { JsonLines } from './json-lines.js'
+import type { ChannelLimits } from './frame-bounds.js'
 import { unavailableMessage } from '../sandbox/confinement.js'
 
 const DIAGNOSTIC_CHARS = 2_000
@@ -27,11 +27,15 @@ export interface ConnectionHooks {
   /** Whether a sandbox policy confines the helper: a failed start is then `sandbox-unavailable`. */
   readonly confined: boolean
   readonly maxMemoryMb: number
+  /** A helper not ready by then never will be: its start fails and it is killed (`kill`). */
+  readonly startTimeoutMs: number
   /** The helper reported ready, in `cwd`. */
   ready(cwd: string): void
   /** The helper's traffic was forged: stop reading its channels. */
   violated(): void
-  /** The helper sent something other than `ready` first: end it. */
+  /** The worker is gone or its channel was tampered with: the environment serves no more (`alive`). */
+  dead?(): void
+  /** The helper sent something other than `ready` first, or took too long: end it. */
   kill(): void
   /** The worker reported a spawn while no run listened: the next tidy must sweep. */
   spawnedBetweenRuns(): void
@@ -54,31 +58,34 @@ export class Connection {
   private _cwd: string | undefined
   /** A run went to the main thread, which has not answered for it yet (it may refuse the cwd). */
   private _moving = false
+  private readonly _startTimer: NodeJS.Timeout
 
   /** The reader of a tier that hands over the helper's channel as bytes (the process tier). */
   private readonly _reader: JsonLines | undefined
+  /**
+   * Bytes of the helper's channel, for the tier to hand its stream's chunks to as they arrive:
+   * the reader reads each line within the channel's bounds and hands it to `receive`, so a frame
+   * goes from the bytes to this connection and on to the session, nothing in between.
+   */
+  readonly read: (chunk: Buffer) => boolean
 
   /** `limits`: read the helper's channel from bytes (`read`), within these bounds. */
-  constructor(private readonly _hooks: ConnectionHooks, limits?: JsonLinesLimits) {
+  constructor(private readonly _hooks: ConnectionHooks, private readonly _limits?: ChannelLimits) {
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
-    this._reader = limits && new JsonLines(limits)
+    this._reader = _limits && new JsonLines(_limits.idle, (raw) => !this.corrupt && (this.receive(raw), !this.corrupt), this.violation)
+    this.read = this._reader?.push ?? (() => false)
+    this._startTimer = setTimeout(() => {
+      this.failStart(`the helper did not start within ${_hooks.startTimeoutMs / 1000} s`)
+      this._hooks.kill()
+    }, _hooks.startTimeoutMs)
+    this._startTimer.unref()
   }
 
-  /** The bounds the channel is read within from now on. */
-  set limits(limits: JsonLinesLimits) {
-    if (this._reader) this._reader.limits = limits
-  }
-
-  /** Bytes of the helper's channel: each line is a frame (`receive`). */
-  read(chunk: Buffer): void {
-    if (this.corrupt) return
-    if (!this._reader!.push(chunk, (raw) => (this.receive(raw), !this.corrupt))) this.violation()
-  }
-
-  /** Whether the worker runs and its channel was never tampered with (the tier knows about its process). */
-  get alive(): boolean {
-    return this._workerExit === undefined && !this.corrupt
-  }
+  /**
+   * Whether the worker runs and its channel was never tampered with (the tier knows about its
+   * process): a field, not a getter, since every step of a run asks.
+   */
+  alive = true
 
   /** Whether a run listens: its program may be running. */
   get listening(): boolean {
@@ -92,6 +99,8 @@ export class Connection {
   /** `processExited`: the helper's process is gone, which a new listener hears at once. */
   attach(listener: EnvironmentListener | undefined, processExited: boolean): void {
     this._listener = listener
+    // Between runs only short notices come: a program left running cannot make the host parse floods for nobody.
+    if (this._reader) this._reader.limits = listener ? this._limits!.busy : this._limits!.idle
     if (!listener) return
     if (this._workerExit) listener.exit(this._workerExit)
     else if (processExited) listener.exit(this._processFailure('ended'))
@@ -124,6 +133,7 @@ export class Connection {
         return this._hooks.kill()
       }
       this._started = true
+      clearTimeout(this._startTimer)
       this._cwd = frame.cwd
       this._hooks.ready(frame.cwd)
       this._settleReady(undefined)
@@ -151,6 +161,8 @@ export class Connection {
       case 'exit':
         if (this._workerExit) return this.violation()
         this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
+        this.alive = false
+        this._hooks.dead?.()
         return this._listener?.exit(this._workerExit)
       default:
         return this.violation()
@@ -158,7 +170,7 @@ export class Connection {
   }
 
   /** Text the helper's process wrote to its stdout or stderr. */
-  output(text: string): void {
+  readonly output = (text: string): void => {
     // V8's fatal report names the memory failure, then prints a long native stack trace.
     if (OUT_OF_MEMORY.test(this._diagnostics.slice(-100) + text)) this._outOfMemory = true
     this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
@@ -170,9 +182,11 @@ export class Connection {
    * is read from it (the environment is discarded before it serves again), so whatever the
    * program keeps writing costs the host nothing.
    */
-  violation(): void {
+  readonly violation = (): void => {
     if (this.corrupt) return
     this.corrupt = true
+    this.alive = false
+    this._hooks.dead?.()
     this._hooks.violated()
     this._listener?.forged()
   }
@@ -204,6 +218,7 @@ export class Connection {
   refuseStart(refusal: Refusal): void {
     if (this._started !== undefined) return
     this._started = false
+    clearTimeout(this._startTimer)
     this._settleReady(refusal)
   }
 
@@ -241,7 +256,7 @@ function isDirectory(path: string): boolean {
 
 /** The frame `raw` (a parsed line from a helper) stands for, or `undefined` when it is not one. */
 export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
-  if (!isRecord(raw)) return undefined
+  if (!isObject(raw)) return undefined
   switch (raw.type) {
     case 'ready':
       return typeof raw.cwd === 'string' ? { type: 'ready', cwd: raw.cwd } : undefined
@@ -257,6 +272,17 @@ export function parseHelperFrame(raw: unknown): HelperFrame | undefined {
   }
 }
 
+const { getPrototypeOf, prototype: ObjectPrototype } = Object
+
+/**
+ * Whether `value` is an object as the reader builds them (json-lines.ts: every object a `{}` of
+ * the host's realm, so no field read reaches a getter): stricter than the project's `isRecord`,
+ * which also takes a null prototype. Every value here comes from that reader; the check is kept
+ * here because it runs for every frame, message, call and output item.
+ */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && getPrototypeOf(value) === ObjectPrototype
+
 const FAILURE_KINDS: ReadonlySet<string> = new Set<WorkerFailureKind>(['exception', 'invalid-output', 'output-limit'])
 const { isArray } = Array
 
@@ -267,14 +293,14 @@ function parseItems(raw: unknown): OutputItem[] | undefined {
   const items: OutputItem[] = []
   for (const item of raw) {
     if (typeof item === 'string') items.push(item)
-    else if (isRecord(item) && typeof item.attachmentId === 'string') items.push({ attachmentId: item.attachmentId })
+    else if (isObject(item) && typeof item.attachmentId === 'string') items.push({ attachmentId: item.attachmentId })
     else return undefined
   }
   return items
 }
 
 function parseCall(raw: unknown, run: number): CallMessage | undefined {
-  if (!isRecord(raw) || raw.type !== 'call' || raw.run !== run) return undefined
+  if (!isObject(raw) || raw.type !== 'call' || raw.run !== run) return undefined
   const { id, global, name, args } = raw
   if (!isId(id) || typeof global !== 'string' || typeof name !== 'string') return undefined
   return args === undefined ? { type: 'call', run, id, global, name } : { type: 'call', run, id, global, name, args: args as PtcJsonValue }
@@ -303,7 +329,7 @@ function describe(value: unknown): string {
 
 /** The pid of a subprocess report of any run (one arriving between runs still counts). */
 export function spawnReport(raw: unknown): number | undefined {
-  return isRecord(raw) && raw.type === 'spawned' && isId(raw.pid) ? raw.pid : undefined
+  return isObject(raw) && raw.type === 'spawned' && isId(raw.pid) ? raw.pid : undefined
 }
 
 /**
@@ -323,7 +349,7 @@ export function deliver(listener: EnvironmentListener, raw: unknown): void {
 
 /** Rebuilds a message from the run numbered `run`, or returns why it violates the protocol. */
 function parseWorkerMessage(raw: unknown, run: number): WorkerMessage | string {
-  if (!isRecord(raw)) return 'a message that is not an object'
+  if (!isObject(raw)) return 'a message that is not an object'
   const { type } = raw
   if (raw.run !== run) return `a message for another run (${describe(raw.run)})`
   switch (type) {

@@ -81,3 +81,23 @@ const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => Jso
 export function lineLimits(kind: keyof typeof SHAPES, budget: FrameBudget, maxLineBytes = frameBytes(budget)): JsonLinesLimits {
   return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: SHAPES[kind](budget) }
 }
+
+/**
+ * The longest helper frame accepted while no run listens: only short notices (`exit`, `forged`)
+ * come then, so a program left running between runs cannot make the host parse floods for nobody.
+ */
+export const IDLE_FRAME_BYTES = 64 * 1024
+
+/** The bounds of a channel while a run listens (`busy`) and between runs (`idle`). */
+export interface ChannelLimits {
+  readonly busy: JsonLinesLimits
+  readonly idle: JsonLinesLimits
+}
+
+/**
+ * A channel's bounds of one kind, worked out once per tier (they depend on the configuration
+ * only) and shared by its environments: a reader only reads them.
+ */
+export function channelLimits(kind: keyof typeof SHAPES, budget: FrameBudget, idleBytes: number, busyBytes = frameBytes(budget)): ChannelLimits {
+  return { busy: lineLimits(kind, budget, busyBytes), idle: lineLimits(kind, budget, idleBytes) }
+}

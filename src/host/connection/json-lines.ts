@@ -77,10 +77,13 @@ const enum Expect {
 /**
  * Splits a byte stream into lines and parses each as it arrives. `push` hands every complete
  * line's value to `line`, in order, and returns false as soon as a line breaks a bound or is not
- * JSON, or `line` returns false; nothing after that is read (the reader stays failed).
+ * JSON, or `line` returns false; nothing after that is read (the reader stays failed), and
+ * `refused` hears it once. `push` is bound, so a tier hands it its stream's bytes directly: a
+ * line goes from the bytes to `line` with nothing in between.
  */
 export class JsonLines {
-  private _limits: JsonLinesLimits
+  /** The bounds from now on (a line in progress is held to them too). */
+  limits: JsonLinesLimits
   private _failed = false
   /** Bytes of the line in progress read by earlier pushes. */
   private _bytes = 0
@@ -102,23 +105,26 @@ export class JsonLines {
   private _boundDepth = -1
   private _boundStart = 0
 
-  constructor(limits: JsonLinesLimits) {
-    this._limits = limits
-  }
-
-  /** The bounds from now on (a line in progress is held to them too). */
-  set limits(limits: JsonLinesLimits) {
-    this._limits = limits
+  constructor(
+    limits: JsonLinesLimits,
+    private readonly _line: (value: unknown) => boolean,
+    private readonly _refused?: () => void,
+  ) {
+    this.limits = limits
   }
 
   /** Reads `chunk`; false once the stream is refused (see the class). */
-  push(chunk: Buffer, line: (value: unknown) => boolean): boolean {
+  readonly push = (chunk: Buffer): boolean => {
     if (this._failed) return false
     this._lineStart = -this._bytes
-    const ok = this._read(chunk, line)
-    if (ok) this._bytes = chunk.length - this._lineStart
-    else this._fail()
-    return ok
+    const ok = this._read(chunk, this._line)
+    if (ok) {
+      this._bytes = chunk.length - this._lineStart
+      return true
+    }
+    this._fail()
+    this._refused?.()
+    return false
   }
 
   private _fail(): void {
@@ -143,7 +149,7 @@ export class JsonLines {
       }
       // The line's length so far, checked at each token: nothing is built past a bound.
       const offset = at - this._lineStart
-      if (offset > this._limits.maxLineBytes) return false
+      if (offset > this.limits.maxLineBytes) return false
       if (byte === NEWLINE) {
         if (this._expect !== Expect.End) return false
         const value = this._root
@@ -195,16 +201,16 @@ export class JsonLines {
       }
       if (at < 0) return at === -1
     }
-    return length - this._lineStart <= this._limits.maxLineBytes
+    return length - this._lineStart <= this.limits.maxLineBytes
   }
 
   private _open(isArray: boolean, offset: number): boolean {
     const stack = this._stack
-    if (stack.length >= this._limits.maxDepth) return false
+    if (stack.length >= this.limits.maxDepth) return false
     let shape: JsonShape | undefined
     if (this._boundDepth < 0) {
       const parent = stack[stack.length - 1]
-      shape = parent === undefined ? this._limits.shape : placeIn(parent)
+      shape = parent === undefined ? this.limits.shape : placeIn(parent)
       if (shape === undefined || (shape.kinds !== 'any' && shape.kinds !== (isArray ? 'array' : 'object'))) return false
       if (shape.bytes !== Infinity) {
         this._boundEnd = offset + shape.bytes
@@ -272,7 +278,7 @@ export class JsonLines {
   }
 
   private _keep(chunk: Buffer, start: number, kind: 'string' | 'scalar'): number {
-    if (chunk.length - this._lineStart > this._limits.maxLineBytes || chunk.length - this._lineStart > this._boundEnd) return -2
+    if (chunk.length - this._lineStart > this.limits.maxLineBytes || chunk.length - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && chunk.length - start > MAX_NUMBER_CHARS) return -2
     this._partialKind = kind
     this._partialBytes = chunk.length - start
@@ -292,7 +298,7 @@ export class JsonLines {
     if (end === -2) return -2
     const taken = end === -1 ? chunk.length : kind === 'string' ? end + 1 : end
     this._partialBytes += taken
-    if (taken - this._lineStart > this._limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
+    if (taken - this._lineStart > this.limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
     if (kind === 'scalar' && this._partialBytes > MAX_NUMBER_CHARS) return -2
     if (kind === 'string') {
       const pieces = this._partialString!

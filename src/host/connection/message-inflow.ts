@@ -57,16 +57,15 @@ export class MessageInflow {
   private _readInSlices(text: string): void {
     if (text.length > this._limits.maxLineBytes) return this._done(undefined)
     const bytes = Buffer.from(text)
-    const reader = new JsonLines(this._limits)
     let read: { value: unknown } | undefined
-    const line = (value: unknown) => read === undefined && ((read = { value }), true)
+    const reader = new JsonLines(this._limits, (value) => read === undefined && ((read = { value }), true))
     let at = 0
     const slice = () => {
       const end = Math.min(at + SLICE_BYTES, bytes.length)
-      if (!reader.push(bytes.subarray(at, end), line)) return this._done(undefined)
+      if (!reader.push(bytes.subarray(at, end))) return this._done(undefined)
       at = end
       if (at < bytes.length) return void setImmediate(slice)
-      this._done(reader.push(LINE_END, line) ? read : undefined)
+      this._done(reader.push(LINE_END) ? read : undefined)
     }
     slice()
   }
@@ -87,8 +86,7 @@ const LINE_END = Buffer.from('\n')
 export function readMessage(text: string, limits: JsonLinesLimits): { value: unknown } | undefined {
   // Past the bound in UTF-16 units, it is past it in bytes too: nothing is copied.
   if (text.length > limits.maxLineBytes) return undefined
-  const reader = new JsonLines(limits)
   let read: { value: unknown } | undefined
-  const line = (value: unknown) => read === undefined && ((read = { value }), true)
-  return reader.push(Buffer.from(text), line) && reader.push(LINE_END, line) ? read : undefined
+  const reader = new JsonLines(limits, (value) => read === undefined && ((read = { value }), true))
+  return reader.push(Buffer.from(text)) && reader.push(LINE_END) ? read : undefined
 }

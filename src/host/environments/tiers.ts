@@ -1,9 +1,11 @@
 /**
  * The tiers a deployment can choose with `config.isolation`. A new tier is a module of its own
- * implementing `Tier` (`tier.ts`) and one line here; a tier reached over a byte stream needs no
- * module at all (`isolation: { provider }` or `{ stream }`).
+ * implementing `Tier` (`tier.ts`) and one line here (`plain/tier.ts` is the smallest: a pipe and
+ * nothing more); a tier reached over a byte stream needs no module at all (`isolation: { provider }`
+ * or `{ stream }`).
  */
 import { ContainerTier } from './container/tier.js'
+import { PlainTier } from './plain/tier.js'
 import { ProcessTier } from './process/tier.js'
 import { type PtcSandboxProvider, type PtcStreamFactory, streamProvider } from './stream/provider.js'
 import { StreamTier } from './stream/tier.js'
@@ -14,6 +16,7 @@ export const TIERS = {
   process: () => new ProcessTier(),
   thread: () => new ThreadTier(),
   container: () => new ContainerTier(),
+  plain: () => new PlainTier(),
 } satisfies Record<string, () => Tier>
 
 export type TierName = keyof typeof TIERS

@@ -344,40 +344,45 @@ export class CallDispatcher {
       this._finish(entry, 'error', message, resultBytes)
       return { type: 'reply', run: this._run, id, ok: false, message }
     }
+    let badImage: string | undefined
+    const images = new Map<object, Record<string, string | number>>()
+    const keep = (candidate: object) => {
+      if (!(candidate instanceof PtcImage)) return undefined
+      const attachment = checkImage(candidate)
+      if (typeof attachment === 'string') {
+        badImage ??= attachment
+        return candidate
+      }
+      images.set(candidate, { path: candidate.path, ...attachment })
+      this._host.issued(attachment)
+      return candidate
+    }
+    let result: PtcJsonValue
     if (convert) {
-      // As JSON.stringify would, bounded by the budget; what it gives is checked below as any result.
-      const converted = convertResult(label, value, budget, (candidate) => candidate instanceof PtcImage)
+      // As JSON.stringify would, bounded by the budget, into a fresh copy of lossless JSON
+      // (json-conversion.ts refuses what the lossless check would): only its images are left to check.
+      const converted = convertResult(label, value, budget, PtcImage)
       if (typeof converted === 'string') return fail(converted)
-      value = converted.value
-      if (value === undefined) {
+      if (converted.value === undefined) {
         this._finish(entry, 'ok', undefined, 0)
         return { type: 'reply', run: this._run, id, ok: true, value: [] }
       }
+      for (const leaf of converted.leaves) keep(leaf)
+      if (badImage !== undefined) return fail(`${label} resolved an invalid PtcImage: ${badImage}`)
+      result = converted.value as PtcJsonValue
+    } else {
+      if (value === undefined) return fail(`${label} resolved undefined; tools must resolve JSON values (use null for nothing)`)
+      const snapshot = snapshotJson(value, { leaf: keep })
+      if (badImage !== undefined) return fail(`${label} resolved an invalid PtcImage: ${badImage}`)
+      if (!snapshot.ok) return fail(`${label} resolved a value that is not lossless JSON (${snapshot.reason})`)
+      result = snapshot.value
     }
-    if (value === undefined) return fail(`${label} resolved undefined; tools must resolve JSON values (use null for nothing)`)
-    let badImage: string | undefined
-    const images = new Map<object, Record<string, string | number>>()
-    const snapshot = snapshotJson(value, {
-      leaf: (candidate) => {
-        if (!(candidate instanceof PtcImage)) return undefined
-        const attachment = checkImage(candidate)
-        if (typeof attachment === 'string') {
-          badImage ??= attachment
-          return candidate
-        }
-        images.set(candidate, { path: candidate.path, ...attachment })
-        this._host.issued(attachment)
-        return candidate
-      },
-    })
-    if (badImage !== undefined) return fail(`${label} resolved an invalid PtcImage: ${badImage}`)
-    if (!snapshot.ok) return fail(`${label} resolved a value that is not lossless JSON (${snapshot.reason})`)
     // An image counts as its path and attachment, what the program receives for it.
-    resultBytes = jsonByteLength(snapshot.value)
+    resultBytes = jsonByteLength(result)
     if (resultBytes > budget.bytes) {
       return fail(overBudget(label, String(resultBytes), budget))
     }
-    const tokens = encodeWire(snapshot.value, (leaf) => images.get(leaf)!)
+    const tokens = encodeWire(result, (leaf) => images.get(leaf)!)
     this._finish(entry, 'ok', undefined, resultBytes)
     return { type: 'reply', run: this._run, id, ok: true, value: tokens }
   }

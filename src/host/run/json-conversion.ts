@@ -1,6 +1,6 @@
 /**
- * What a tool as people write it resolves, converted as `JSON.stringify` would before the
- * lossless check: `toJSON` is called (a `Date` becomes its ISO string), boxed primitives are
+ * What a tool as people write it resolves, converted as `JSON.stringify` would, into a fresh
+ * copy that is lossless JSON by construction (so the lossless check does not walk it again): `toJSON` is called (a `Date` becomes its ISO string), boxed primitives are
  * unwrapped, `-0` becomes `0`, object properties whose value is `undefined` are dropped and
  * array elements that are `undefined` become `null`, and a top-level `undefined` stays
  * `undefined`. Where `JSON.stringify` would lose a value silently or throw, the conversion fails
@@ -16,17 +16,20 @@
 import { types } from 'node:util'
 import { type PathNode, type Slot, describeThrown, renderPath } from '../../json/path.js'
 
-/** What {@link convertAsJson} gives: the converted value, or why there is none. */
+/** What {@link convertAsJson} gives: the converted value and the leaves it kept, in the order met, or why there is none. */
 export type Conversion =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; leaves: object[] }
   | { ok: false; reason: string }
   | { ok: false; overBudget: true }
 
 export interface ConversionOptions {
   /** JSON bytes the call may resolve; the walk stops once the value is surely larger. */
   maxBytes: number
-  /** Objects kept as they are (host-issued images), checked later by the lossless snapshot. */
-  isLeaf(value: object): boolean
+  /**
+   * The class whose instances are kept as they are (host-issued images), checked later by the
+   * lossless snapshot: a class, not a callback, so the walk never calls out per object.
+   */
+  leaf: abstract new (...args: never) => object
 }
 
 /** Property reads allowed per byte of budget: room for dropped fields beside the kept ones. */
@@ -49,9 +52,10 @@ const DROPPED = Symbol('dropped')
  * null-prototype objects. Never throws: a throwing getter or `toJSON` is a reason naming it.
  */
 export function convertAsJson(value: unknown, options: ConversionOptions): Conversion {
-  const { maxBytes, isLeaf } = options
+  const { maxBytes, leaf } = options
   const maxReads = maxBytes * READS_PER_BYTE + 1024
   const ancestors = new Set<object>()
+  const leaves: object[] = []
   let bytes = 0
   let reads = 0
   let frame: Frame | null = null
@@ -65,7 +69,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
       let converted: unknown = value
       // Refused before any of its traps runs (a toJSON lookup would be one).
       if (typeof converted === 'object' && converted !== null && types.isProxy(converted)) return fail('proxy')
-      if ((typeof converted === 'object' && converted !== null && !isLeaf(converted)) || typeof converted === 'bigint') {
+      if ((typeof converted === 'object' && converted !== null && !(converted instanceof leaf)) || typeof converted === 'bigint') {
         const toJSON = (converted as { toJSON?: unknown }).toJSON
         if (typeof toJSON === 'function') {
           try {
@@ -79,7 +83,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
       let opened: Frame | null = null
       switch (typeof converted) {
         case 'undefined':
-          if (frame === null) return { ok: true, value: undefined }
+          if (frame === null) return { ok: true, value: undefined, leaves }
           converted = frame.keys === null ? null : DROPPED
           break
         case 'number':
@@ -99,7 +103,8 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
             break
           }
           if (types.isProxy(converted)) return fail('proxy') // what a toJSON returned
-          if (isLeaf(converted)) {
+          if (converted instanceof leaf) {
+            leaves.push(converted)
             bytes += 2
             break
           }
@@ -131,7 +136,7 @@ export function convertAsJson(value: unknown, options: ConversionOptions): Conve
 
       // The next property to read, closing finished containers on the way up.
       for (;;) {
-        if (frame === null) return { ok: true, value: rootCopy }
+        if (frame === null) return { ok: true, value: rootCopy, leaves }
         if (frame.index < frame.length) break
         ancestors.delete(frame.source)
         frame = frame.parent
@@ -173,11 +178,12 @@ export function overBudget(label: string, size: string, budget: ResultBudget): s
 
 /**
  * What a namespace with `convertResults` sends for `value`: the converted value (`undefined`
- * included), or the message the program's call rejects with, today's wording for each failure.
+ * included) and the `leaf` instances it holds, or the message the program's call rejects with,
+ * today's wording for each failure.
  */
-export function convertResult(label: string, value: unknown, budget: ResultBudget, isLeaf: (value: object) => boolean): { value: unknown } | string {
-  const converted = convertAsJson(value, { maxBytes: budget.bytes, isLeaf })
-  if (converted.ok) return { value: converted.value }
+export function convertResult(label: string, value: unknown, budget: ResultBudget, leaf: ConversionOptions['leaf']): { value: unknown; leaves: object[] } | string {
+  const converted = convertAsJson(value, { maxBytes: budget.bytes, leaf })
+  if (converted.ok) return { value: converted.value, leaves: converted.leaves }
   if ('overBudget' in converted) return overBudget(label, `more than ${budget.bytes}`, budget)
   return `${label} resolved a value that is not lossless JSON (${converted.reason})`
 }

@@ -5,8 +5,9 @@
  * makes itself (an instrumented HTTP client) nest under it. Only names, outcomes, byte sizes
  * and error messages are recorded: never arguments, results or the program's source.
  *
- * Without the package, or without a registered tracer provider, this costs one failed lookup
- * per process, or the API's no-op spans.
+ * Without the package, this costs one failed lookup per process; without a registered tracer
+ * provider (a run span that records nothing and carries no trace), one no-op span per run, and
+ * its calls make none.
  */
 import { createRequire } from 'node:module'
 import type * as OtelApi from '@opentelemetry/api'
@@ -41,13 +42,14 @@ export interface RunTelemetry {
 /** The instrumentation scope name spans are recorded under. */
 export const TRACER_NAME = 'ptc-runtime'
 
-/** Starts the span of a run, a child of the caller's active span; undefined without the API. */
+/** Starts the span of a run, a child of the caller's active span; undefined without the API or a tracer that records or propagates. */
 export function startRunTelemetry(): RunTelemetry | undefined {
   const otelApi = otel()
   if (otelApi === null) return undefined
-  const { trace, context, SpanStatusCode } = otelApi
+  const { trace, context, SpanStatusCode, isSpanContextValid } = otelApi
   const tracer = trace.getTracer(TRACER_NAME)
   const runSpan = tracer.startSpan('ptc.run')
+  if (!runSpan.isRecording() && !isSpanContextValid(runSpan.spanContext())) return undefined
   const runContext = trace.setSpan(context.active(), runSpan)
   return {
     call(tool) {

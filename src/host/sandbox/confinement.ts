@@ -11,7 +11,7 @@ import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import { locateCommand } from '../../system/commands.js'
 import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
-import { checkPolicy, checkRoots, isConfined, policyInstructions, policyKey, resolveRoots, sandboxFacts } from './policy.js'
+import { type RunPolicy, checkPolicy, isConfined, policyInstructions, policyKey, resolveRoots, runPolicy } from './policy.js'
 import { privatePlaces, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { DEPENDENCY_PATHS, RUNTIME_PATHS } from './runtime-files.js'
@@ -33,9 +33,16 @@ export interface SandboxConfig {
 /** The configuration of a deployment that leaves `sandbox` out: the default confinement. */
 export const DEFAULT_SANDBOX: SandboxConfig = { mode: 'workspace-write', bwrapPath: 'bwrap' }
 
+/** A run's policy as admission resolved it, with why it cannot be confined here, if it cannot. */
+export interface AdmittedPolicy extends RunPolicy {
+  readonly unavailable: string | undefined
+}
+
 export class Sandbox {
   /** The deployment default, applied to requests without an explicit policy. */
   readonly policy: SandboxExecutionPolicy
+  /** The deployment's policy as its runs carry it, worked out once. */
+  readonly deployment: RunPolicy
   /**
    * Where runs of the default policy start: the deployment's `cwd` when it names one (shown
    * read-only), otherwise the workspace root.
@@ -69,6 +76,7 @@ export class Sandbox {
     // unchanged needs no second check.
     this.policy = deepFreeze(resolveRoots(checkPolicy({ ..._config, workspaceRoot, readableRoots }, 'config.sandbox')))
     this.defaultCwd = _config.workspaceRoot === undefined && cwd !== undefined ? this.policy.readableRoots!.at(-1)! : this.policy.workspaceRoot
+    this.deployment = runPolicy(this.policy)
   }
 
   /** One paragraph for `executionInstructions` about what the default policy lets programs do. */
@@ -121,9 +129,19 @@ export class Sandbox {
     this._problem = problem && `${problem}${userNamespaceAdvice(problem)}. ${OPT_OUT}`
   }
 
-  /** Why runs under `policy` cannot be confined here, or `undefined` when they can. */
-  unavailable(policy: SandboxExecutionPolicy): string | undefined {
-    return isConfined(policy.mode) ? this._problem ?? checkRoots(policy) : undefined
+  /**
+   * A run's policy, resolved once at admission and carried to its result: the spec's explicit
+   * one (validated; errors name `field`) or the deployment's, and why it cannot be confined here
+   * (the roots are checked at every run).
+   */
+  admit(policy: unknown, field: string): AdmittedPolicy {
+    const run = policy === undefined || policy === this.policy ? this.deployment : runPolicy(checkPolicy(policy, field))
+    return { ...run, unavailable: this.unavailable(run) }
+  }
+
+  /** Why runs under `run` cannot be confined here, or `undefined` when they can. */
+  unavailable(run: RunPolicy): string | undefined {
+    return run.confined ? this._problem ?? checkRoots(run.policy) : undefined
   }
 
   /**
@@ -153,11 +171,29 @@ export class Sandbox {
     }
     return wrapper
   }
+}
 
-  /** `result` with the sandbox facts of a run under `policy`. */
-  report(policy: SandboxExecutionPolicy, result: PtcRunResult): PtcRunResult {
-    return { ...result, sandbox: sandboxFacts(policy, result) }
+const writableRoots = (policy: SandboxExecutionPolicy) =>
+  policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
+
+
+/**
+ * Why the writable roots of `policy` cannot be bound as given, or `undefined` when they can;
+ * checked at every run. A root whose path passes through a symlink is refused: a program
+ * that can write where the symlink lies (another run's writable root) could have planted it
+ * to redirect this run's writes outside the tree.
+ */
+function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
+  for (const root of writableRoots(policy)) {
+    let resolved: string
+    try {
+      resolved = realpathSync(root)
+    } catch {
+      return `the writable root ${root} no longer exists`
+    }
+    if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
   }
+  return undefined
 }
 
 /** The message of a run that could not start because its confinement could not be set up. */

@@ -91,9 +91,6 @@ export function checkPolicy(policy: unknown, field: string): SandboxExecutionPol
   }
 }
 
-const writableRoots = (policy: SandboxExecutionPolicy) =>
-  policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
-
 /**
  * `policy` with its roots replaced by their real paths. For the deployment's own policy only:
  * a symlink the host wrote into its configuration is the host's intent, so it is followed once,
@@ -102,25 +99,6 @@ const writableRoots = (policy: SandboxExecutionPolicy) =>
 export function resolveRoots(policy: SandboxExecutionPolicy): SandboxExecutionPolicy {
   const real = (roots: string[] | undefined) => (roots ?? []).map((root) => realpathSync(root))
   return { ...policy, workspaceRoot: realpathSync(policy.workspaceRoot), writableRoots: real(policy.writableRoots), readableRoots: real(policy.readableRoots) }
-}
-
-/**
- * Why the writable roots of `policy` cannot be bound as given, or `undefined` when they can;
- * checked at every run. A root whose path passes through a symlink is refused: a program
- * that can write where the symlink lies (another run's writable root) could have planted it
- * to redirect this run's writes outside the tree.
- */
-export function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
-  for (const root of writableRoots(policy)) {
-    let resolved: string
-    try {
-      resolved = realpathSync(root)
-    } catch {
-      return `the writable root ${root} no longer exists`
-    }
-    if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
-  }
-  return undefined
 }
 
 /**
@@ -133,6 +111,8 @@ export interface RunPolicy {
   readonly key: string
   /** The brokered egress it names, if any. */
   readonly egress: SandboxEgress | undefined
+  /** Whether it confines the program (every mode but `danger-full-access`). */
+  readonly confined: boolean
 }
 
 /** The deployment's policy is one frozen object every run of it carries: worked out once. */
@@ -142,7 +122,7 @@ const runPolicies = new WeakMap<SandboxExecutionPolicy, RunPolicy>()
 export function runPolicy(policy: SandboxExecutionPolicy): RunPolicy {
   let run = runPolicies.get(policy)
   if (run === undefined) {
-    run = { policy, key: policyKey(policy), egress: egressOf(policy) }
+    run = { policy, key: policyKey(policy), egress: egressOf(policy), confined: isConfined(policy.mode) }
     if (Object.isFrozen(policy)) runPolicies.set(policy, run)
   }
   return run

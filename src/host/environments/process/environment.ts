@@ -17,7 +17,7 @@ import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../../../protocol/frames.js'
-import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
+import type { ChannelLimits } from '../../connection/frame-bounds.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { Connection } from '../../connection/connection.js'
@@ -42,12 +42,6 @@ const KILLED_EXIT_MS = 1_000
 const EXIT_DRAIN_MS = 100
 /** How often the end of a namespace's reaper is looked for once bwrap has exited. */
 const REAPER_POLL_MS = 2
-/**
- * The longest frame accepted while no run listens: only short notices (`exit`, `forged`) come
- * then, so a program left running between runs cannot make the host parse floods for nobody.
- */
-const IDLE_FRAME_BYTES = 64 * 1024
-
 /**
  * Runs first inside bubblewrap's namespaces, then becomes the helper (keeping PID 2): caps the
  * processes and threads of this user namespace, that is of this environment alone, at `$1`
@@ -77,8 +71,8 @@ export interface ProcessLaunch {
   baselineKb: number
   maxOldGenerationSizeMb: number
   rehearsal?: ProgramCode
-  /** The budgets the helper's frames are read within, as they arrive (frame-bounds.ts). */
-  frameBudget: FrameBudget
+  /** The bounds the helper's frames are read within, as they arrive (frame-bounds.ts `channelLimits`). */
+  channelLimits: ChannelLimits
   /** The environment's budget of processes and memory, sampled while it serves a run (with a wrapper only). */
   budget?: NamespaceBudget
 }
@@ -91,6 +85,8 @@ export class ProcessEnvironment implements Environment {
   readonly maxMemoryMb: number
   /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
   readonly confined: boolean
+  /** Whether it can serve runs: its worker runs and its channel was never tampered with (a field: every step of a run asks). */
+  alive = true
   private readonly _child: ChildProcess
   private readonly _channel: Socket
   /** The worker's own descriptor for host messages (INBOX_FD). */
@@ -98,7 +94,6 @@ export class ProcessEnvironment implements Environment {
   private readonly _streams: Socket[]
   /** What the helper says, and what it means for the environment and its run. */
   private readonly _frames: Connection
-  private readonly _budget: FrameBudget
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
   /** Writable roots bubblewrap bound, checked from outside before each run. */
@@ -108,7 +103,6 @@ export class ProcessEnvironment implements Environment {
   /** A spawn was reported since the last tidy: marked processes may exist. */
   private _spawned = false
   private _processExited = false
-  private _timer: NodeJS.Timeout | undefined
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
   private _helper: number | undefined
@@ -123,7 +117,6 @@ export class ProcessEnvironment implements Environment {
     this.confined = launch.confined
     this._namespaced = launch.wrapper !== undefined
     this.maxMemoryMb = launch.maxMemoryMb
-    this._budget = launch.frameBudget
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
@@ -139,18 +132,19 @@ export class ProcessEnvironment implements Environment {
     this._frames = new Connection({
       confined: launch.confined,
       maxMemoryMb: launch.maxMemoryMb,
+      startTimeoutMs: START_TIMEOUT_MS,
       ready: () => {
         if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
         this._watch?.measureBaseline()
-        clearTimeout(this._timer)
       },
       violated: () => {
         this._channel.pause()
         this._inbox.pause()
       },
       kill: () => this._child.kill('SIGKILL'),
+      dead: () => (this.alive = false),
       spawnedBetweenRuns: () => (this._spawned = true),
-    }, lineLimits('frame', this._budget, IDLE_FRAME_BYTES))
+    }, launch.channelLimits)
     this.ready = this._frames.ready
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
@@ -172,25 +166,15 @@ export class ProcessEnvironment implements Environment {
     })
     for (const stream of [this._child.stdout!, this._child.stderr!]) {
       stream.setEncoding('utf8')
-      stream.on('data', (text: string) => this._frames.output(text))
+      stream.on('data', this._frames.output)
     }
-    this._channel.on('data', (chunk: Buffer) => this._frames.read(chunk))
+    // The connection reads the bytes itself, straight from the socket.
+    this._channel.on('data', this._frames.read)
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
-    this._inbox.on('data', () => this._frames.violation())
-    this._timer = setTimeout(() => {
-      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
-      this._child.kill('SIGKILL')
-    }, START_TIMEOUT_MS)
-    this._timer.unref()
-  }
-
-  /** Whether it can serve runs: its worker runs and its channel was never tampered with. */
-  get alive(): boolean {
-    return !this._processExited && this._frames.alive
+    this._inbox.on('data', this._frames.violation)
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._frames.limits = lineLimits('frame', this._budget, listener ? undefined : IDLE_FRAME_BYTES)
     this._watch?.watch(listener !== undefined && this.alive)
     this._frames.attach(listener, this._processExited)
   }
@@ -398,6 +382,7 @@ export class ProcessEnvironment implements Environment {
   private async _ended(describe: string, died: boolean): Promise<void> {
     if (this._processExited) return
     this._processExited = true
+    this.alive = false
     this._watch?.watch(false)
     // Frames written just before the exit may still be unread: give the pipes a moment to end.
     const closed = this._streams.map((stream) => new Promise<void>((resolve) => {

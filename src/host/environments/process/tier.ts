@@ -5,7 +5,7 @@
  * known and killed with it.
  */
 import { dataBaseline } from '../../../system/memory-limit.js'
-import { frameBudget } from '../../connection/frame-bounds.js'
+import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
 import { ProcessEnvironment } from './environment.js'
 import { rehearsalProgram } from '../../run/programs.js'
 import { locateCommand } from '../../../system/commands.js'
@@ -22,10 +22,13 @@ export class ProcessTier implements Tier {
   private _namespaces: string | undefined
   /** What a fresh helper reserves before any program runs; the memory budget comes on top. */
   private _baselineKb = 0
+  /** The bounds of every helper's channel: they depend on the configuration only. */
+  private _limits!: ChannelLimits
 
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
     const { config } = setting
+    this._limits = channelLimits('frame', config, IDLE_FRAME_BYTES)
     this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
     const configured = config.sandbox === 'none' ? undefined : config.sandbox?.bwrapPath
     const bwrap = process.platform === 'linux' ? locateCommand(configured ?? 'bwrap') : undefined
@@ -48,7 +51,7 @@ export class ProcessTier implements Tier {
       baselineKb: this._baselineKb,
       maxOldGenerationSizeMb,
       rehearsal: rehearsalProgram(config.language),
-      frameBudget: frameBudget(config),
+      channelLimits: this._limits,
     })
   }
 }

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type EntryLine, type HelperOptions, type HostLine, STREAM_PROTOCOL_VERSION, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
-import { type FrameBudget, frameBytes, lineLimits } from '../../connection/frame-bounds.js'
+import { type ChannelLimits, type FrameBudget, channelLimits, frameBytes } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
 import type { HostMessage } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
@@ -62,7 +62,8 @@ export class StreamEnvironment implements Environment {
   readonly maxMemoryMb: number
   private readonly _frames: Connection
   private readonly _reader: JsonLines
-  private readonly _budget: FrameBudget
+  /** The entry's lines' bounds while a run listens and between runs. */
+  private readonly _limits: ChannelLimits
   private _stream: PtcByteStream | undefined
   private _release: (() => void | Promise<void>) | undefined
   private _released: Promise<void> | undefined
@@ -83,31 +84,28 @@ export class StreamEnvironment implements Environment {
   private _idleBytes = 0
   /** Answers the pending sweep, if any. */
   private _swept: ((clean: boolean) => void) | undefined
-  private _timer: NodeJS.Timeout | undefined
   private _markExited!: () => void
 
   constructor(launch: StreamLaunch) {
     this.maxMemoryMb = launch.maxMemoryMb
-    this._budget = launch.frameBudget
-    this._reader = new JsonLines(lineLimits('entry', this._budget, IDLE_LINE_BYTES))
+    // An entry line is its frame and a few bytes of tag around it.
+    this._limits = channelLimits('entry', launch.frameBudget, IDLE_LINE_BYTES, frameBytes(launch.frameBudget) + 64)
+    this._reader = new JsonLines(this._limits.idle, (raw) => {
+      const line = parseEntryLine(raw)
+      if (line) this._entryLine(line)
+      return line !== undefined && !this._frames.corrupt
+    })
     this._frames = new Connection({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,
+      startTimeoutMs: START_TIMEOUT_MS,
       violated: () => this._stream?.pause?.(), // nothing more is read once corrupt (`_receive` checks)
       kill: () => this._destroy(),
-      ready: (cwd) => {
-        this._cwd = cwd
-        clearTimeout(this._timer)
-      },
+      ready: (cwd) => (this._cwd = cwd),
       spawnedBetweenRuns: () => (this._spawned = true),
     })
     this.ready = this._frames.ready
     this.exited = new Promise((resolve) => (this._markExited = resolve))
-    this._timer = setTimeout(() => {
-      this._frames.failStart(`the helper did not start within ${START_TIMEOUT_MS / 1000} s`)
-      this._destroy()
-    }, START_TIMEOUT_MS)
-    this._timer.unref()
     const start: HostLine = ['start', {
       protocol: STREAM_PROTOCOL_VERSION,
       helper: { ...launch.helper, subprocessMarker: randomUUID() },
@@ -123,8 +121,7 @@ export class StreamEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    // An entry line is its frame and a few bytes of tag around it.
-    this._reader.limits = lineLimits('entry', this._budget, listener ? frameBytes(this._budget) + 64 : IDLE_LINE_BYTES)
+    this._reader.limits = listener ? this._limits.busy : this._limits.idle
     this._idleBytes = 0
     this._frames.attach(listener, this._ended)
   }
@@ -231,11 +228,7 @@ export class StreamEnvironment implements Environment {
   private _receive(chunk: Uint8Array): void {
     if (this._frames.corrupt || this._ended) return
     if (!this._frames.listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
-    const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length), (raw) => {
-      const line = parseEntryLine(raw)
-      if (line) this._entryLine(line)
-      return line !== undefined && !this._frames.corrupt
-    })
+    const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))
     if (whole) return
     if (!this._greeted) return this._refuseEntry('is not a stream entry: its first line is not one')
     this._frames.violation()
@@ -306,7 +299,6 @@ export class StreamEnvironment implements Environment {
   private _end(describe: string): void {
     if (this._ended) return
     this._ended = true
-    clearTimeout(this._timer)
     clearTimeout(this._lostGrace)
     this._swept?.(false)
     this._frames.ended(describe)

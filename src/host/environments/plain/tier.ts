@@ -1,0 +1,89 @@
+/**
+ * `isolation: 'plain'`: a helper process with nothing around it: no bubblewrap, no PID
+ * namespace, no memory cap of the kernel's. What a program started is found by its children and
+ * the marker it inherits, and killed after a run that reported one and at disposal. Trusted
+ * programs only, like the thread tier; use `process` (the default) for anything else.
+ *
+ * It is the smallest tier, and the example of adding one (ARCHITECTURE.md): this file and its
+ * line in `tiers.ts`. It supplies only its pipe, the helper's descriptors: a frame written to
+ * one of them, the channel's bytes handed to the connection as they arrive, the helper's exit,
+ * SIGKILL to its process group, its CPU time, and its sweep. The environment around the pipe is
+ * `PipeEnvironment` (`../pipe.ts`). Tested by test/tiers/plain.test.ts.
+ */
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
+import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
+import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
+import { rehearsalProgram } from '../../run/programs.js'
+import { PipeEnvironment } from '../pipe.js'
+import type { Tier, TierSetting } from '../tier.js'
+
+const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
+
+export class PlainTier implements Tier {
+  readonly name = 'plain'
+  readonly confines = false
+  private _setting!: TierSetting
+  private _limits!: ChannelLimits
+
+  async start(setting: TierSetting): Promise<void> {
+    this._setting = setting
+    this._limits = channelLimits('frame', setting.config, IDLE_FRAME_BYTES)
+  }
+
+  spawn(): PipeEnvironment {
+    const { config } = this._setting
+    const launch = { channelLimits: this._limits, startTimeoutMs: 30_000, maxMemoryMb: config.maxMemoryMb }
+    return new PipeEnvironment(launch, (ends) => {
+      // Every subprocess of the program inherits the marker, which finds it wherever it went.
+      const marker = randomUUID()
+      const options: HelperOptions = { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), subprocessMarker: marker }
+      // Its own session and process group, so that one signal ends it and what it started.
+      const child = spawn(process.execPath, ['--no-warnings', HELPER_FILE, JSON.stringify(options)], {
+        cwd: config.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
+      })
+      const stdio = child.stdio as unknown as Socket[]
+      const [channel, inbox] = [stdio[CHANNEL_FD]!, stdio[INBOX_FD]!]
+      const streams = [child.stdout as Socket, child.stderr as Socket, channel, inbox]
+      // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
+      for (const stream of streams) stream.on('error', () => undefined)
+      for (const stream of [child.stdout!, child.stderr!]) stream.setEncoding('utf8').on('data', ends.output)
+      channel.on('data', ends.frames)
+      inbox.on('data', ends.forged)
+      child.on('exit', (code, signal) => {
+        const end = () => {
+          ends.ended(signal ? `was killed by ${signal}` : `exited with code ${code}`, signal !== null)
+          for (const stream of streams) stream.destroy()
+        }
+        // Frames written just before the exit may still be unread: the channel's end first, or a
+        // moment (a subprocess may hold the descriptor open).
+        if (channel.readableEnded || channel.destroyed) return end()
+        channel.once('close', end)
+        setTimeout(end, 100)
+      })
+      child.on('error', (error) => child.pid === undefined && ends.ended(`could not be started (${error.message})`, false))
+      return {
+        write: (frame, to, written) => void (to === 'channel' ? channel : inbox).write(frame, written && (() => written())),
+        kill: () => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        },
+        busyMs: () => (child.pid === undefined ? 0 : cpuMsOfTree(child.pid)),
+        hold: (held) => {
+          for (const handle of [child, ...streams]) held ? handle.ref() : handle.unref()
+        },
+        sweep: async () => {
+          const children = child.pid === undefined ? [] : childrenOf(child.pid)
+          await killProcessTrees(new Set(children), marker)
+          return true
+        },
+      }
+    })
+  }
+}
