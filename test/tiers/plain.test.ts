@@ -2,7 +2,7 @@
  * The plain tier (src/host/environments/plain/tier.ts): the smallest tier, one file and one line
  * in `TIERS`, which supplies only a pipe. Everything else it gets from the connection and the
  * pipe environment; these runs show that it is enough: calls, output, state, a timeout, forged
- * traffic, disposal.
+ * traffic, the memory budget, disposal.
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -58,6 +58,20 @@ describe('the plain tier, a pipe and nothing more', () => {
     const forged = await plain.run(`${takeOverChannel}\nforge({ type: 'done', run: runId + 1 })\nawait hang()`, { bindings: [shop] })
     expect(forged.error?.kind).toBe('protocol')
     expect((await plain.run('6 * 7')).value).toBe(42)
+  })
+})
+
+describe('the plain tier and the memory budget', () => {
+  it('stops a program that allocates past maxMemoryMb, naming it, and serves the next run', async () => {
+    const capped = await startRuntime({ isolation: 'plain', maxMemoryMb: 256, maxOldGenerationSizeMb: 128, timeoutMs: 30_000 })
+    try {
+      const result = await capped.run('const kept = []; for (let i = 0; i < 16; i++) kept.push(Buffer.alloc(128 * 1024 * 1024, 1)); return kept.length')
+      expect(result.error?.kind).toBe('worker-exit')
+      expect(result.error?.message).toMatch(/memory budget of 256 MiB \(maxMemoryMb\)|the program ran out of memory/)
+      expect((await capped.run('return 1')).value).toBe(1)
+    } finally {
+      await capped.dispose()
+    }
   })
 })
 

@@ -51,7 +51,7 @@ export interface PipeLaunch {
   readonly channelLimits: ChannelLimits
   /** How long the helper may take to report ready. */
   readonly startTimeoutMs: number
-  /** The memory budget the diagnostics name when the helper ran out of memory. */
+  /** The memory budget the kernel holds for the helper: what the diagnostics and a refused allocation name. */
   readonly maxMemoryMb: number
 }
 
@@ -60,6 +60,7 @@ export class PipeEnvironment implements Environment {
   readonly exited: Promise<void>
   /** Disposal kills the helper's process group, and searches nothing. */
   readonly disposalSearches = false
+  readonly maxMemoryMb: number
   private readonly _connection: Connection
   private readonly _pipe: Pipe
   private _ended = false
@@ -69,6 +70,7 @@ export class PipeEnvironment implements Environment {
   private _spawned = false
 
   constructor(launch: PipeLaunch, open: PipeOpener) {
+    this.maxMemoryMb = launch.maxMemoryMb
     this._connection = new Connection({
       confined: false,
       maxMemoryMb: launch.maxMemoryMb,

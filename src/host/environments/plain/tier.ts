@@ -1,8 +1,10 @@
 /**
- * `isolation: 'plain'`: a helper process with nothing around it: no bubblewrap, no PID
- * namespace, no memory cap of the kernel's. What a program started is found by its children and
- * the marker it inherits, and killed after a run that reported one and at disposal. Trusted
- * programs only, like the thread tier; use `process` (the default) for anything else.
+ * `isolation: 'plain'`: a helper process with no confinement around it: no bubblewrap, no PID
+ * namespace. The kernel still holds its memory budget (`ulimit -d`, as for every helper) and
+ * runs it behind the host (SCHED_IDLE, `nice` 10): memory-limit.ts. What a program started is
+ * found by its children and the marker it inherits, and killed after a run that reported one
+ * and at disposal. Trusted programs only, like the thread tier; use `process` (the default) for
+ * anything else.
  *
  * It is the smallest tier, and the example of adding one (ARCHITECTURE.md): this file and its
  * line in `tiers.ts`. It supplies only its pipe, the helper's descriptors: a frame written to
@@ -15,6 +17,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
+import { LIMITS_SCRIPT, dataBaseline } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
 import { rehearsalProgram } from '../../run/programs.js'
@@ -28,10 +31,13 @@ export class PlainTier implements Tier {
   readonly confines = false
   private _setting!: TierSetting
   private _limits!: ChannelLimits
+  /** What a fresh helper reserves (KiB), to which the memory budget is added. */
+  private _baselineKb = 0
 
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
     this._limits = channelLimits('frame', setting.config, IDLE_FRAME_BYTES)
+    this._baselineKb = await dataBaseline(setting.config.maxOldGenerationSizeMb)
   }
 
   spawn(): PipeEnvironment {
@@ -42,7 +48,10 @@ export class PlainTier implements Tier {
       const marker = randomUUID()
       const options: HelperOptions = { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), subprocessMarker: marker }
       // Its own session and process group, so that one signal ends it and what it started.
-      const child = spawn(process.execPath, ['--no-warnings', HELPER_FILE, JSON.stringify(options)], {
+      const limitKb = String(this._baselineKb + config.maxMemoryMb * 1024)
+      const helper = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
+      // The shell sets the limits and becomes the helper (exec): the child's PID is the helper's.
+      const child = spawn('/bin/sh', ['-c', LIMITS_SCRIPT, 'ptc-helper', limitKb, ...helper], {
         cwd: config.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
       })
       const stdio = child.stdio as unknown as Socket[]
