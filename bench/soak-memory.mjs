@@ -41,6 +41,18 @@ function residentBySource() {
   return resident
 }
 
+/**
+ * The process's threads: Node's and V8's own, plus one per live worker (a pooled spare's
+ * included), whose memory RSS counts while it lives. Undefined off Linux.
+ */
+function threads() {
+  try {
+    return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1])
+  } catch {
+    return undefined
+  }
+}
+
 /** The host isolate's young generation as V8 holds it now (semi-spaces and new large objects), in MiB. */
 function youngGeneration() {
   let bytes = 0
@@ -69,9 +81,9 @@ export async function settledMemory() {
     await sleep(40)
     const usage = process.memoryUsage()
     const young = youngGeneration()
-    if (!best || usage.rss < best.usage.rss) best = { usage, young }
+    if (!best || usage.rss < best.usage.rss) best = { usage, young, threads: threads() }
   }
-  const { usage, young } = best
+  const { usage, young, threads: threadCount } = best
   const { malloc, other, arenas } = residentBySource()
   return {
     rss: usage.rss / MIB,
@@ -83,5 +95,6 @@ export async function settledMemory() {
     malloc,
     other,
     arenas,
+    threads: threadCount,
   }
 }

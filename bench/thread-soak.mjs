@@ -72,7 +72,7 @@ while (done < TOTAL) {
   const row = { runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) }
   rows.push(row)
   // A line per checkpoint on stderr, so a soak cut short still tells where it stood.
-  console.error(`thread-soak: ${row.runs} runs, RSS ${fmt(row.rss)} MiB (malloc ${fmt(row.malloc)} in ${row.arenas} arena heaps, other anonymous ${fmt(row.other)}, young generation ${fmt(row.young)}), heap ${fmt(row.heap)} of ${fmt(row.heapTotal)} MiB, external ${fmt(row.external)} MiB, ${fmt(row.runsPerSecond)} runs/s`)
+  console.error(`thread-soak: ${row.runs} runs, RSS ${fmt(row.rss)} MiB (malloc ${fmt(row.malloc)} in ${row.arenas} arena heaps, other anonymous ${fmt(row.other)}, young generation ${fmt(row.young)}), ${row.threads} threads, heap ${fmt(row.heap)} of ${fmt(row.heapTotal)} MiB, external ${fmt(row.external)} MiB, ${fmt(row.runsPerSecond)} runs/s`)
 }
 await ours.dispose()
 const soakSeconds = (performance.now() - began) / 1000
@@ -85,8 +85,8 @@ function growth(soak) {
 }
 
 const percent = (ratio) => `${ratio >= 0 ? '+' : ''}${fmt(ratio * 100)} %`
-const memoryHeader = ['runs', 'RSS', 'vs warm', 'malloc (arena heaps)', 'other anonymous', 'young generation', 'heap used', 'heap total', 'external', 'runs/s']
-const memoryRow = (row, warm) => [row.runs, fmt(row.rss), percent(row.rss / warm.rss - 1), row.malloc === undefined ? '-' : `${fmt(row.malloc)} (${row.arenas})`, row.other === undefined ? '-' : fmt(row.other), fmt(row.young), fmt(row.heap), fmt(row.heapTotal), fmt(row.external), fmt(row.runsPerSecond)]
+const memoryHeader = ['runs', 'RSS', 'vs warm', 'malloc (arena heaps)', 'other anonymous', 'young generation', 'threads', 'heap used', 'heap total', 'external', 'runs/s']
+const memoryRow = (row, warm) => [row.runs, fmt(row.rss), percent(row.rss / warm.rss - 1), row.malloc === undefined ? '-' : `${fmt(row.malloc)} (${row.arenas})`, row.other === undefined ? '-' : fmt(row.other), fmt(row.young), row.threads ?? '-', fmt(row.heap), fmt(row.heapTotal), fmt(row.external), fmt(row.runsPerSecond)]
 
 const ourGrowth = growth(rows)
 const { warm, last } = ourGrowth
@@ -97,7 +97,7 @@ target(`RSS after ${TOTAL} runs within ${LIMIT * 100} % of RSS after ${warm.runs
 // without it too, so that its moment can neither hide growth nor invent it.
 const beyondYoung = (row) => row.rss - row.young
 target(`RSS less the host's young generation, the same comparison`, `${fmt(beyondYoung(warm))} -> ${fmt(beyondYoung(last))} MiB (${percent(beyondYoung(last) / beyondYoung(warm) - 1)})`, beyondYoung(last) <= beyondYoung(warm) * (1 + LIMIT))
-note(`runs that ended with the wrong value or kind: ${wrong}; malloc: resident memory of glibc's arenas (the main one's [heap] and every 64 MiB-aligned arena heap, counted in parentheses), where worker threads allocate; other anonymous: the rest not backed by files (V8's heap pages, the host's young generation among them, thread stacks, large mmapped chunks); young generation: what V8 holds for the host isolate's new objects, sized by its allocation rate. Each sample follows a full collection that gives back what V8 holds beyond need (Node 22 onwards; Node 20's V8 cannot be asked to from JavaScript, so there the young generation may stand anywhere up to its limit). MALLOC_ARENA_MAX in the environment bounds the arenas.`)
+note(`runs that ended with the wrong value or kind: ${wrong}; malloc: resident memory of glibc's arenas (the main one's [heap] and every 64 MiB-aligned arena heap, counted in parentheses), where worker threads allocate; other anonymous: the rest not backed by files (V8's heap pages, the host's young generation among them, thread stacks, large mmapped chunks); young generation: what V8 holds for the host isolate's new objects, sized by its allocation rate; threads: the process's, one per live worker (pooled spares included) beside Node's own, whose memory RSS counts. Each sample follows a full collection that gives back what V8 holds beyond need (Node 22 onwards; Node 20's V8 cannot be asked to from JavaScript, so there the young generation may stand anywhere up to its limit). MALLOC_ARENA_MAX in the environment bounds the arenas.`)
 // After ours is printed and judged, so a soak cut short during the baseline has told the library's figures.
 const baseline = await bareWorkerBaseline()
 if (baseline.length > 0) {
