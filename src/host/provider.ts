@@ -34,7 +34,7 @@ import { ProgramCache, declaredBy, overlongProgram } from './run/programs.js'
 import { type AdmittedPolicy, DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
 import { type RunPolicy, sandboxFacts } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './run/session.js'
-import { EnvironmentSource } from './environments/pool.js'
+import { type EnvironmentKey, EnvironmentSource } from './environments/pool.js'
 import { type Tier, tierOf } from './environments/tiers.js'
 import { typeEraser } from './run/typescript-eraser.js'
 import { pythonRuntime } from '../python/runtime.js'
@@ -43,8 +43,13 @@ import { isDurableToken } from './durable/record.js'
 import { DurableTokens } from './durable/tokens.js'
 import type { CallJournal } from './durable/journal.js'
 
+/** What a run's environment must be: the sandbox policy it is spawned under, if any, named by `id`. */
+interface PolicyKey extends EnvironmentKey {
+  readonly policy?: SandboxExecutionPolicy
+}
+
 /** The environment key of runs without a sandbox policy. */
-const UNCONFINED = ''
+const UNCONFINED: PolicyKey = { id: '' }
 
 /**
  * Runs each program in a fresh Node worker (or the state owner's retained one), hosted in a
@@ -61,7 +66,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _admission: Admission
   private readonly _initializer: EnvironmentInitializer
   private readonly _programs: ProgramCache
-  private readonly _owners: OwnerQueues
+  private readonly _owners: OwnerQueues<PolicyKey>
   private readonly _live = new Set<{ abort: AbortController; done: Promise<unknown> }>()
   /** Runs paused on a held call, by hold id, until `resume` answers them or they expire. */
   private readonly _holds: HeldRuns
@@ -73,10 +78,9 @@ export class WorkerPtcRuntime extends PtcRuntime {
    */
   private readonly _sandbox: Sandbox | undefined
   /** The policies of environment keys in use, to spawn from a key. */
-  private readonly _policies = new Map<string, SandboxExecutionPolicy>()
   /** Bytes of fetch responses the egress broker holds at once for every environment together. */
   private readonly _fetchBytes: ByteBudget
-  private _source: EnvironmentSource | undefined
+  private _source: EnvironmentSource<PolicyKey> | undefined
   private _disposed = false
   private _admitted = false
 
@@ -283,7 +287,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     const pooled = this._sandbox ? this._keyOf(this._sandbox.deployment) : UNCONFINED
-    const spawn = (key: string) => this._tier.spawn({ policy: this._policies.get(key) })
+    const spawn = (key: PolicyKey) => this._tier.spawn({ policy: key.policy })
     const { poolSize, poolMemoryMb } = this._config
     const { spareMb } = this._tier
     const ceiling = spareMb === undefined ? poolSize : Math.max(poolSize, Math.floor(poolMemoryMb / spareMb))
@@ -395,13 +399,12 @@ export class WorkerPtcRuntime extends PtcRuntime {
     return this._admission.check(spec)
   }
 
-  /** The environment key of `policy`, remembered so that the source can spawn from a key. */
-  private _keyOf(policy: RunPolicy, language: PtcProgramLanguage = this.language): string {
+  /** The environment key of `policy`: its id, and the policy to spawn under, carried with the run. */
+  private _keyOf(policy: RunPolicy, language: PtcProgramLanguage = this.language): PolicyKey {
     // A confined helper shows Pyodide's directory only when it was spawned after Python was
     // first needed: a Python run on a runtime of another language never takes such a spare.
-    const key = language === 'python' && this.language !== 'python' ? `${policy.key}\u0000python` : policy.key
-    this._policies.set(key, policy.policy)
-    return key
+    const id = language === 'python' && this.language !== 'python' ? `${policy.key}\u0000python` : policy.key
+    return { id, policy: policy.policy }
   }
 }
 

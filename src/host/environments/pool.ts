@@ -28,7 +28,16 @@ const DRAIN_WAIT_MS = 10_000
  */
 const STARTING_AT_ONCE = 2 * availableParallelism()
 
-export class EnvironmentSource {
+/**
+ * What a run's environment must be. Environments of one `id` are interchangeable; the rest of
+ * a key is what spawning one needs (a sandbox policy), carried with the run that asks, so the
+ * source remembers nothing per key but the pooled one.
+ */
+export interface EnvironmentKey {
+  readonly id: string
+}
+
+export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
   /** Spares, oldest first: started or still starting. */
   private readonly _idle: Environment[] = []
   /** Every environment spawned that has not exited, wherever it is: for `endAll`. */
@@ -46,13 +55,13 @@ export class EnvironmentSource {
 
   /**
    * @param _spawn starts a fresh environment for a key (a sandbox policy's).
-   * @param _pooledKey the key whose environments are pre-spawned.
+   * @param _pooled the key whose environments are pre-spawned.
    * @param bounds how many: `poolSize` at least (0: none, on demand only), more under demand up to the memory cap.
    * @param _capacity how many more the tier can start now: no spare is spawned while it is 0.
    */
   constructor(
-    private readonly _spawn: (key: string) => Environment,
-    private readonly _pooledKey: string | undefined,
+    private readonly _spawn: (key: K) => Environment,
+    private readonly _pooled: K | undefined,
     bounds: PoolBounds,
     private readonly _capacity: () => number = () => Number.POSITIVE_INFINITY,
   ) {
@@ -69,16 +78,17 @@ export class EnvironmentSource {
    * environment died before its program started; a spare still starting may be dying the same
    * way (the OOM killer picks starting helpers), so only a started one or a fresh spawn will do.
    */
-  take(key: string, use: 'one-shot' | 'retained', retry = false): Environment {
+  take(key: K, use: 'one-shot' | 'retained', retry = false): Environment {
     let environment: Environment | undefined
-    if (key === this._pooledKey) {
+    const pooled = key.id === this._pooled?.id
+    if (pooled) {
       environment = this._takeSpare(retry)
       this._demand.took(environment !== undefined && this._started.has(environment), performance.now())
       this._watchIdle()
     }
     environment ??= this._spawnTracked(key)
     environment.hold(true)
-    if (key === this._pooledKey) {
+    if (pooled) {
       if (use === 'retained') this._scheduleRefill()
       else void environment.exited.then(() => this._scheduleRefill())
     }
@@ -130,7 +140,7 @@ export class EnvironmentSource {
     }
   }
 
-  private _spawnTracked(key: string): Environment {
+  private _spawnTracked(key: K): Environment {
     const environment = this._spawn(key)
     this._spawned.add(environment)
     void environment.exited.then(() => this._spawned.delete(environment))
@@ -159,7 +169,7 @@ export class EnvironmentSource {
   }
 
   private _scheduleRefill(): void {
-    if (this._closed || this._refill || this._starting > 0 || this._pooledKey === undefined || this._idle.length >= this._demand.target) return
+    if (this._closed || this._refill || this._starting > 0 || this._pooled === undefined || this._idle.length >= this._demand.target) return
     this._refill = setImmediate(() => {
       this._refill = undefined
       this._fill()
@@ -175,8 +185,8 @@ export class EnvironmentSource {
    */
   private _fill(): void {
     if (this._starting > 0) return
-    while (!this._closed && this._pooledKey !== undefined && this._idle.length < this._demand.target && this._starting < STARTING_AT_ONCE && this._capacity() > 0) {
-      const environment = this._spawnTracked(this._pooledKey)
+    while (!this._closed && this._pooled !== undefined && this._idle.length < this._demand.target && this._starting < STARTING_AT_ONCE && this._capacity() > 0) {
+      const environment = this._spawnTracked(this._pooled)
       environment.hold(false)
       this._idle.push(environment)
       this._starting++

@@ -6,6 +6,7 @@
  */
 import type { PtcRunResult } from '../../seam/types.js'
 import type { Environment } from '../environments/environment.js'
+import type { EnvironmentKey } from '../environments/pool.js'
 import { EXITED_NOTICE, UNSTOPPED_NOTICE, lostNotice } from './endings.js'
 import type { Disposition, Settlement } from './session.js'
 import { abortMessage } from './foreign-message.js'
@@ -13,20 +14,20 @@ import { abortMessage } from './foreign-message.js'
 /** Runs one program on the owner's environment; `notice` is the line it must print first. */
 export type ExecuteRetained = (environment: Environment, notice: string | undefined, signal: AbortSignal) => Promise<Settlement>
 
-export interface OwnerHooks {
+export interface OwnerHooks<K extends EnvironmentKey> {
   /**
    * A never-used environment for `key` (the sandbox policy the run needs); `retry`: the run's
    * first environment died before its program started.
    */
-  take(key: string, retry?: boolean): Environment
+  take(key: K, retry?: boolean): Environment
   /** Disposes or keeps `environment` as its last run decided; resolves once that is done. */
   settle(environment: Environment, disposition: Disposition): Promise<void>
   /** The result of a run that was aborted before it started. */
   aborted(message: string): PtcRunResult
 }
 
-interface Ticket {
-  key: string
+interface Ticket<K extends EnvironmentKey> {
+  key: K
   execute: ExecuteRetained
   signal: AbortSignal
   /** Aborts the run once it started (release and disposal use it). */
@@ -35,34 +36,34 @@ interface Ticket {
   onAbort(): void
 }
 
-interface Slot {
+interface Slot<K extends EnvironmentKey> {
   environment?: Environment
   /** The key the environment was made for. */
-  key?: string
-  queue: Ticket[]
-  running?: Ticket
+  key?: K
+  queue: Ticket<K>[]
+  running?: Ticket<K>
   idle?: NodeJS.Timeout
   /** Set by `release` while a run is in progress: called when it has settled. */
   wake?: () => void
 }
 
-export class OwnerQueues {
-  private readonly _slots = new Map<object, Slot>()
+export class OwnerQueues<K extends EnvironmentKey> {
+  private readonly _slots = new Map<object, Slot<K>>()
   /** Notices for owners whose environment is gone; weak, so a forgotten owner costs nothing. */
   private readonly _notices = new WeakMap<object, string>()
 
   constructor(
-    private readonly _hooks: OwnerHooks,
+    private readonly _hooks: OwnerHooks<K>,
     private readonly _idleMs: number,
   ) {}
 
   /** Queues a run for `owner` behind its earlier runs; resolves with its result. */
-  run(owner: object, key: string, execute: ExecuteRetained, signal: AbortSignal): Promise<PtcRunResult> {
+  run(owner: object, key: K, execute: ExecuteRetained, signal: AbortSignal): Promise<PtcRunResult> {
     let slot = this._slots.get(owner)
     if (!slot) this._slots.set(owner, (slot = { queue: [] }))
     const current = slot
     return new Promise((resolve) => {
-      const ticket: Ticket = {
+      const ticket: Ticket<K> = {
         key,
         execute,
         signal,
@@ -109,7 +110,7 @@ export class OwnerQueues {
     await Promise.all([...this._slots.keys()].map((owner) => this.release(owner, reason)))
   }
 
-  private async _pump(owner: object, slot: Slot): Promise<void> {
+  private async _pump(owner: object, slot: Slot<K>): Promise<void> {
     if (slot.running) return
     const ticket = slot.queue.shift()
     if (!ticket) return
@@ -119,7 +120,7 @@ export class OwnerQueues {
     let notice = this._notices.get(owner)
     this._notices.delete(owner)
     let environment = slot.environment
-    if (environment && (!environment.alive || slot.key !== ticket.key)) {
+    if (environment && (!environment.alive || slot.key?.id !== ticket.key.id)) {
       // The environment died between runs (a timer the last program left called process.exit)
       // or the run needs another sandbox policy: either way the state is gone.
       notice = environment.alive ? lostNotice('the sandbox policy changed') : EXITED_NOTICE
@@ -174,7 +175,7 @@ export class OwnerQueues {
   }
 
   /** The owner was idle for idleMs: its environment ends, and its next run is told. */
-  private async _expire(owner: object, slot: Slot): Promise<void> {
+  private async _expire(owner: object, slot: Slot<K>): Promise<void> {
     const environment = slot.environment
     if (this._slots.get(owner) !== slot || slot.running || slot.queue.length > 0 || !environment) return
     slot.environment = undefined
@@ -183,7 +184,7 @@ export class OwnerQueues {
     await this._hooks.settle(environment, 'discard')
   }
 
-  private _forgetIfEmpty(owner: object, slot: Slot): void {
+  private _forgetIfEmpty(owner: object, slot: Slot<K>): void {
     if (this._slots.get(owner) === slot && !slot.running && slot.queue.length === 0 && !slot.environment) this._slots.delete(owner)
   }
 }
