@@ -98,3 +98,23 @@ export async function settledMemory() {
     threads: threadCount,
   }
 }
+
+/**
+ * The soak's loop: `each()` `total` times, `lanes` at a time, and after every `checkpoint` runs
+ * a row of settled memory and the lap's runs per second, handed to `sampled`.
+ */
+export async function soak({ total, checkpoint, lanes }, each, sampled) {
+  let done = 0
+  while (done < total) {
+    const before = done
+    const until = Math.min(total, done + checkpoint)
+    const lapStart = performance.now()
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (done < until) await each(done++)
+      }),
+    )
+    const lapMs = performance.now() - lapStart
+    sampled({ runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) })
+  }
+}

@@ -7,7 +7,7 @@
  * and the soak's growth beyond it is the library's. Prints one JSON line per checkpoint.
  */
 import { MessageChannel, Worker } from 'node:worker_threads'
-import { settledMemory } from './soak-memory.mjs'
+import { soak } from './soak-memory.mjs'
 
 const TOTAL = Number(process.env.BENCH_SOAK_RUNS)
 const CHECKPOINT = Number(process.env.BENCH_SOAK_CHECKPOINT)
@@ -42,21 +42,7 @@ async function oneWorker() {
   port1.close()
 }
 
-let done = 0
-while (done < TOTAL) {
-  const before = done
-  const until = Math.min(TOTAL, done + CHECKPOINT)
-  const lapStart = performance.now()
-  await Promise.all(
-    Array.from({ length: LANES }, async () => {
-      while (done < until) {
-        done++
-        await oneWorker()
-      }
-    }),
-  )
-  const lapMs = performance.now() - lapStart
-  const row = { runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) }
+await soak({ total: TOTAL, checkpoint: CHECKPOINT, lanes: LANES }, oneWorker, (row) => {
   console.error(`thread-soak baseline: ${row.runs} bare workers, RSS ${row.rss.toFixed(1)} MiB (malloc ${row.malloc?.toFixed(1)}, young generation ${row.young.toFixed(1)})`)
   console.log(JSON.stringify(row))
-}
+})

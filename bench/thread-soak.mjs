@@ -15,7 +15,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { startOurs } from './ours.mjs'
-import { settledMemory } from './soak-memory.mjs'
+import { soak } from './soak-memory.mjs'
 import { fmt, machine, note, scale, table, target } from './stats.mjs'
 
 const TOTAL = Number(process.env.BENCH_SOAK_RUNS) || scale(20_000, 4_000)
@@ -52,28 +52,17 @@ const tools = { global: 'tools', functions: { echo: async (value) => value } }
 
 const ours = await startOurs({ isolation: 'thread' })
 const rows = []
-let done = 0
 let wrong = 0
 const began = performance.now()
-while (done < TOTAL) {
-  const before = done
-  const until = Math.min(TOTAL, done + CHECKPOINT)
-  const lapStart = performance.now()
-  await Promise.all(
-    Array.from({ length: LANES }, async () => {
-      while (done < until) {
-        const { program, value, kind } = PROGRAMS[done++ % PROGRAMS.length]
-        const result = await ours.run({ program, bindings: [tools] })
-        if (kind ? result.error?.kind !== kind : result.value !== value) wrong++
-      }
-    }),
-  )
-  const lapMs = performance.now() - lapStart
-  const row = { runs: done, ...(await settledMemory()), runsPerSecond: (done - before) / (lapMs / 1000) }
+await soak({ total: TOTAL, checkpoint: CHECKPOINT, lanes: LANES }, async (index) => {
+  const { program, value, kind } = PROGRAMS[index % PROGRAMS.length]
+  const result = await ours.run({ program, bindings: [tools] })
+  if (kind ? result.error?.kind !== kind : result.value !== value) wrong++
+}, (row) => {
   rows.push(row)
   // A line per checkpoint on stderr, so a soak cut short still tells where it stood.
   console.error(`thread-soak: ${row.runs} runs, RSS ${fmt(row.rss)} MiB (malloc ${fmt(row.malloc)} in ${row.arenas} arena heaps, other anonymous ${fmt(row.other)}, young generation ${fmt(row.young)}), ${row.threads} threads, heap ${fmt(row.heap)} of ${fmt(row.heapTotal)} MiB, external ${fmt(row.external)} MiB, ${fmt(row.runsPerSecond)} runs/s`)
-}
+})
 await ours.dispose()
 const soakSeconds = (performance.now() - began) / 1000
 
