@@ -7,7 +7,7 @@
  * the event loop back once a turn has used `TURN_MS`: timers, I/O and the host's other work get
  * in between.
  */
-import { HOST_FIRST } from './host-first.js'
+import { locateCommand } from './commands.js'
 
 /** The longest the queue holds the event loop before it yields. */
 const TURN_MS = 5
@@ -57,13 +57,12 @@ export function inTurn<T>(work: () => T): Promise<T> {
 /**
  * Helpers torn down at once. Killing a helper wakes every thread of it to die, and unmapping its
  * memory is real work for the kernel: a hundred killed in one go keep both cores busy with dying
- * threads for a quarter of a second. Where the kernel orders helpers behind the host
- * (host-first.ts), they die behind it too, so all of them are killed at once and none spins on
- * while it waits its turn; elsewhere (no `chrt`, or autogroups) the host would wait behind
- * them, so a few die at a time (measured with autogroups, 300 idle helpers on two busy cores:
- * all at once held the event loop up to 180 ms; 16 at a time, 40 ms, disposal 2.1 s against 1.5).
+ * threads for a quarter of a second. Where helpers run in the SCHED_IDLE class (`chrt` is
+ * installed: memory-limit.ts), they die in it too and the host always comes first, so all of
+ * them are killed at once and none spins on while it waits its turn; elsewhere, at `nice` 10
+ * alone, the host would wait behind them, so a few die at a time.
  */
-const TEARDOWNS = HOST_FIRST ? Number.POSITIVE_INFINITY : 16
+const TEARDOWNS = (locateCommand('chrt') ?? locateCommand('chrt', '/usr/bin:/bin')) === undefined ? 8 : Number.POSITIVE_INFINITY
 let tearingDown = 0
 const teardownQueue: Array<() => void> = []
 
