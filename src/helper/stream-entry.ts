@@ -21,7 +21,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { type Socket, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, STREAM_PROTOCOL_VERSION, type StreamStart, encodeLine } from '../protocol/frames.js'
-import { LIMITS_SCRIPT, dataBaseline, nodeBuild } from '../system/memory-limit.js'
+import { dataBaseline, limitedCommand, nodeBuild } from '../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../system/process-sweep.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
@@ -77,8 +77,7 @@ async function start(options: StreamStart): Promise<void> {
   // Measuring costs a Node start; the container image runs the host's own Node, measured already.
   const { baseline } = options
   const baselineKb = baseline.node === nodeBuild() ? baseline.kb : await dataBaseline(options.helper.maxOldGenerationSizeMb)
-  const limitKb = baselineKb + options.maxMemoryMb * 1024
-  const child = spawn('/bin/sh', ['-c', LIMITS_SCRIPT, 'ptc-helper', String(limitKb), ...node], {
+  const child = spawn('/bin/sh', limitedCommand(baselineKb, options.maxMemoryMb, node), {
     env: {},
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],

@@ -23,9 +23,17 @@ import { execFile } from 'node:child_process'
  * once per Node binary and heap cap (`dataBaseline`), plus the budget: the program may
  * allocate `maxMemoryMb` beyond what its fresh environment holds.
  */
-export const LIMITS_SCRIPT =
+const LIMITS_SCRIPT =
   '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; shift; ' +
   'chrt --idle --pid 0 $$ >/dev/null 2>&1; command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
+
+/**
+ * The `/bin/sh` arguments that run `command` under `LIMITS_SCRIPT`, its writable memory capped at
+ * `maxMemoryMb` beyond `baselineKb`, what a fresh helper reserves (`dataBaseline`).
+ */
+export function limitedCommand(baselineKb: number, maxMemoryMb: number, command: readonly string[]): string[] {
+  return ['-c', LIMITS_SCRIPT, 'ptc-helper', String(baselineKb + maxMemoryMb * 1024), ...command]
+}
 
 /** A helper's own code and heap beyond the bare reservation the probe measures. */
 const HELPER_MARGIN_KB = 64 * 1024

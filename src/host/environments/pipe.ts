@@ -99,7 +99,6 @@ export class PipeEnvironment implements Environment {
     })
   }
 
-
   attach(listener: EnvironmentListener | undefined): void {
     this._connection.attach(listener, this._ended)
   }

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
-import { LIMITS_SCRIPT, dataBaseline } from '../../../system/memory-limit.js'
+import { dataBaseline, limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
 import { rehearsalProgram } from '../../run/programs.js'
@@ -25,6 +25,8 @@ import { PipeEnvironment } from '../pipe.js'
 import type { Tier, TierSetting } from '../tier.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
+/** How long a helper may take to report ready: a Node start and its worker's, on a loaded machine. */
+const START_TIMEOUT_MS = 30_000
 
 export class PlainTier implements Tier {
   readonly name = 'plain'
@@ -42,16 +44,15 @@ export class PlainTier implements Tier {
 
   spawn(): PipeEnvironment {
     const { config } = this._setting
-    const launch = { channelLimits: this._limits, startTimeoutMs: 30_000, maxMemoryMb: config.maxMemoryMb }
+    const launch = { channelLimits: this._limits, startTimeoutMs: START_TIMEOUT_MS, maxMemoryMb: config.maxMemoryMb }
     return new PipeEnvironment(launch, (ends) => {
       // Every subprocess of the program inherits the marker, which finds it wherever it went.
       const marker = randomUUID()
       const options: HelperOptions = { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), subprocessMarker: marker }
-      // Its own session and process group, so that one signal ends it and what it started.
-      const limitKb = String(this._baselineKb + config.maxMemoryMb * 1024)
       const helper = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
-      // The shell sets the limits and becomes the helper (exec): the child's PID is the helper's.
-      const child = spawn('/bin/sh', ['-c', LIMITS_SCRIPT, 'ptc-helper', limitKb, ...helper], {
+      // The shell sets the limits and becomes the helper (exec): the child's PID is the helper's,
+      // in a session and process group of its own, so that one signal ends it and what it started.
+      const child = spawn('/bin/sh', limitedCommand(this._baselineKb, config.maxMemoryMb, helper), {
         cwd: config.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
       })
       const stdio = child.stdio as unknown as Socket[]
