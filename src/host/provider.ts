@@ -77,7 +77,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
    * then carries a policy (the default confinement when the deployment names none).
    */
   private readonly _sandbox: Sandbox | undefined
-  /** The policies of environment keys in use, to spawn from a key. */
   /** Bytes of fetch responses the egress broker holds at once for every environment together. */
   private readonly _fetchBytes: ByteBudget
   private _source: EnvironmentSource<PolicyKey> | undefined
