@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
+import { helperCpuGroup, holdCpuGroup } from '../../../system/cpu-group.js'
 import { dataBaseline, limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
@@ -35,11 +36,18 @@ export class PlainTier implements Tier {
   private _limits!: ChannelLimits
   /** What a fresh helper reserves (KiB), to which the memory budget is added. */
   private _baselineKb = 0
+  /** Its hold on the host's helper CPU group (cpu-group.ts), from its start to its stop. */
+  private _releaseCpuGroup: (() => void) | undefined
 
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
     this._limits = channelLimits('frame', setting.config, IDLE_FRAME_BYTES)
     this._baselineKb = await dataBaseline(setting.config.maxOldGenerationSizeMb)
+    this._releaseCpuGroup = holdCpuGroup()
+  }
+
+  stop(): void {
+    this._releaseCpuGroup?.()
   }
 
   spawn(): PipeEnvironment {
@@ -52,7 +60,7 @@ export class PlainTier implements Tier {
       const helper = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
       // The shell sets the limits and becomes the helper (exec): the child's PID is the helper's,
       // in a session and process group of its own, so that one signal ends it and what it started.
-      const child = spawn('/bin/sh', limitedCommand(this._baselineKb, config.maxMemoryMb, helper), {
+      const child = spawn('/bin/sh', limitedCommand(this._baselineKb, config.maxMemoryMb, helper, helperCpuGroup()), {
         cwd: config.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
       })
       const stdio = child.stdio as unknown as Socket[]

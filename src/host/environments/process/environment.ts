@@ -21,6 +21,7 @@ import type { ChannelLimits } from '../../connection/frame-bounds.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { Connection } from '../../connection/connection.js'
+import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from '../../../system/process-sweep.js'
 import type { HelperWrapper } from '../../sandbox/bwrap.js'
@@ -128,7 +129,7 @@ export class ProcessEnvironment implements Environment {
     if (launch.wrapper && launch.budget) {
       this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
     }
-    const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command)
+    const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())
     this._frames = new Connection({
       confined: launch.confined,
       maxMemoryMb: launch.maxMemoryMb,

@@ -4,6 +4,7 @@
  * still gets a PID namespace of its own when bubblewrap works here, so that its processes are
  * known and killed with it.
  */
+import { holdCpuGroup } from '../../../system/cpu-group.js'
 import { dataBaseline } from '../../../system/memory-limit.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
 import { ProcessEnvironment } from './environment.js'
@@ -24,6 +25,8 @@ export class ProcessTier implements Tier {
   private _baselineKb = 0
   /** The bounds of every helper's channel: they depend on the configuration only. */
   private _limits!: ChannelLimits
+  /** Its hold on the host's helper CPU group (cpu-group.ts), from its start to its stop. */
+  private _releaseCpuGroup: (() => void) | undefined
 
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
@@ -33,6 +36,11 @@ export class ProcessTier implements Tier {
     const configured = config.sandbox === 'none' ? undefined : config.sandbox?.bwrapPath
     const bwrap = process.platform === 'linux' ? locateCommand(configured ?? 'bwrap') : undefined
     if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
+    this._releaseCpuGroup = holdCpuGroup()
+  }
+
+  stop(): void {
+    this._releaseCpuGroup?.()
   }
 
   spawn({ policy }: EnvironmentDescription): ProcessEnvironment {
