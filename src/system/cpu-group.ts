@@ -151,7 +151,12 @@ export function helperCpuGroup(): string | undefined {
   try {
     mkdirSync(group)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EEXIST') {
+      // Not ours to make (no permission, a read-only hierarchy): no need to ask again.
+      if (code !== 'ENOENT') directory = undefined
+      return undefined
+    }
   }
   // A new group's weight is the kernel's default, that of one ordinary process (v1 `cpu.shares`
   // 1024, v2 `cpu.weight` 100): nothing to write.
