@@ -21,8 +21,12 @@ import type { Environment, EnvironmentListener, Refusal } from './environment.js
 
 /** What a tier's pipe does, once opened. Only the first four are asked of every pipe. */
 export interface Pipe {
-  /** Writes `frame` to the helper's main thread (`channel`) or its worker (`inbox`); `written` once it left the host. */
-  write(frame: HostFrame, to: 'channel' | 'inbox', written?: () => void): void
+  /**
+   * Writes a frame to the helper's main thread (`channel`) or its worker (`inbox`); `written`
+   * once it left the host. `frame` is its JSON text, without the line's end: each pipe frames it
+   * its own way (a line of its own on a descriptor, or inside a tagged line).
+   */
+  write(frame: string, to: 'channel' | 'inbox', written?: () => void): void
   /** Ends the helper and what it started, now; its end follows through `ended`. */
   kill(): void
   /** How long the helper has been busy, in milliseconds from any fixed point (its CPU time). */
@@ -44,7 +48,7 @@ export interface Pipe {
   /** The traffic was forged: stop reading (the connection reads nothing more either way). */
   pause?(): void
   /** Before a run is written: a refusal (a root the pipe finds tampered with) fails it there. */
-  refuses?(message: HostMessage): Refusal | undefined
+  readonly refuses?: (message: HostMessage) => Refusal | undefined
   /** Checks a program's first subprocess report since the last tidy: false when it names someone else's process. */
   adopt?(pid: number): boolean
   /** The helper is gone or corrupt, and a tidy gives it up: kills what it may have left outside its tree. */
@@ -110,6 +114,8 @@ export class PipeEnvironment implements Environment {
   private readonly _pipe: Pipe
   private readonly _fixedCwd: boolean
   private _startCwd: string | undefined
+  /** Whether a run listens (its program may be running). */
+  private _listening = false
   /** The helper's end was seen: a new listener hears it at once. */
   private _ended = false
   /** Whether it can serve runs: its helper runs and its channel was never tampered with (a field: every step of a run asks). */
@@ -163,7 +169,8 @@ export class PipeEnvironment implements Environment {
   }
 
   attach(listener: EnvironmentListener | undefined): void {
-    this._pipe.listening?.(listener !== undefined && this.alive)
+    this._listening = listener !== undefined
+    this._pipe.listening?.(this._listening && this.alive)
     this._connection.attach(listener, this._ended)
   }
 
@@ -174,8 +181,10 @@ export class PipeEnvironment implements Environment {
       if (refusal) return this._connection.refuse(refusal)
       if (this._fixedCwd) message = { ...message, cwd: this._startCwd! }
     }
-    const frame: HostFrame = { type: 'relay', message }
-    if (this._connection.route(message) === 'channel') this._pipe.write(frame, 'channel')
+    // The host's own frame, of its own realm: plain JSON text (the helper's side writes with jsonText).
+    const frame = JSON.stringify({ type: 'relay', message } satisfies HostFrame)
+    // Only a run may have to move the helper first (the connection knows where it is).
+    if (message.type === 'run' && this._connection.route(message) === 'channel') this._pipe.write(frame, 'channel')
     // Written once it left the host: a worker that stops reading leaves it pending.
     else this._pipe.write(frame, 'inbox', written)
   }
@@ -213,11 +222,11 @@ export class PipeEnvironment implements Environment {
   }
 
   end(): void {
-    if (this._connection.listening && !this._ended) this._pipe.end?.()
+    if (this._listening && !this._ended) this._pipe.end?.()
   }
 
   async dispose(): Promise<void> {
-    this.attach(undefined)
+    if (this._listening) this.attach(undefined)
     if (this._pipe.close) return this._pipe.close()
     if (!this._ended) {
       this._pipe.hold(true) // an idle (unref'd) pipe would let the host exit before the helper's end arrives

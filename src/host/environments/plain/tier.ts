@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type HelperOptions, INBOX_FD, encodeFrame } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
 import { dataBaseline, limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
@@ -77,7 +77,7 @@ export class PlainTier implements Tier {
       })
       child.on('error', (error) => child.pid === undefined && ends.ended(`could not be started (${error.message})`, false))
       return {
-        write: (frame, to, written) => void (to === 'channel' ? channel : inbox).write(encodeFrame(frame), written && (() => written())),
+        write: (frame, to, written) => void (to === 'channel' ? channel : inbox).write(`${frame}\n`, written && (() => written())),
         kill: () => {
           try {
             if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')

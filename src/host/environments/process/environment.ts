@@ -20,7 +20,7 @@ import { constants, release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type HelperOptions, type HostFrame, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
 import type { ChannelLimits } from '../../connection/frame-bounds.js'
 import type { ProgramCode } from '../../../protocol/messages.js'
 import type { Refusal } from '../environment.js'
@@ -118,6 +118,9 @@ class ProcessPipe implements Pipe {
   private _namespaceKilled = false
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
+  private _watching = false
+  /** Checks the roots before each run, when bubblewrap bound any. */
+  readonly refuses?: () => Refusal | undefined
 
   constructor(launch: ProcessLaunch, private readonly _ends: PipeEnds) {
     this._namespaced = launch.wrapper !== undefined
@@ -139,6 +142,7 @@ class ProcessPipe implements Pipe {
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     this._roots = launch.wrapper?.roots ?? []
+    if (this._roots.length > 0) this.refuses = () => this._rootsTampered()
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
     this._inbox = (this._child.stdio as unknown as Socket[])[INBOX_FD]!
     this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel, this._inbox]
@@ -165,7 +169,7 @@ class ProcessPipe implements Pipe {
   }
 
   listening(listening: boolean): void {
-    this._watch?.watch(listening)
+    if (this._watch && listening !== this._watching) this._watch.watch((this._watching = listening))
   }
 
   pause(): void {
@@ -177,16 +181,10 @@ class ProcessPipe implements Pipe {
     this._child.kill('SIGKILL')
   }
 
-  /** A root replaced by a symlink while bubblewrap was mounting it would redirect writes. */
-  refuses(): Refusal | undefined {
-    const roots = this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
-    return roots === undefined ? undefined : { kind: 'sandbox-unavailable', message: unavailableMessage(roots) }
-  }
-
-  write(frame: HostFrame, to: 'channel' | 'inbox', written?: () => void): void {
-    if (to === 'channel') this._channel.write(encodeFrame(frame))
+  write(frame: string, to: 'channel' | 'inbox', written?: () => void): void {
+    if (to === 'channel') this._channel.write(`${frame}\n`)
     // Written once the kernel took it: a worker that stops reading leaves it pending.
-    else this._inbox.write(encodeFrame(frame), written)
+    else this._inbox.write(`${frame}\n`, written)
   }
 
   /**
@@ -316,6 +314,12 @@ class ProcessPipe implements Pipe {
     })
   }
 
+  /** A root replaced by a symlink while bubblewrap was mounting it would redirect writes. */
+  private _rootsTampered(): Refusal | undefined {
+    const roots = checkHelperRoots(this._helperPid(), this._roots)
+    return roots === undefined ? undefined : { kind: 'sandbox-unavailable', message: unavailableMessage(roots) }
+  }
+
   /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */
   private _helperPid(): number | undefined {
     if (this._helper !== undefined) return this._helper
@@ -364,7 +368,7 @@ class ProcessPipe implements Pipe {
   private _ended(describe: string, died: boolean): void {
     if (this._processExited) return
     this._processExited = true
-    this._watch?.watch(false)
+    this.listening(false)
     this._ends.ended(describe, died, this._drained())
   }
 

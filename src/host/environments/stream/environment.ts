@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type EntryLine, type HelperOptions, type HostFrame, type HostLine, STREAM_PROTOCOL_VERSION, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
+import { type EntryLine, type HelperOptions, type HostLine, STREAM_PROTOCOL_VERSION, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
 import { type ChannelLimits, type FrameBudget, channelLimits, frameBytes } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
 import { nodeBuild } from '../../../system/memory-limit.js'
@@ -123,8 +123,10 @@ class StreamPipe implements Pipe {
     this._stream?.pause?.()
   }
 
-  write(frame: HostFrame, to: 'channel' | 'inbox', written?: () => void): void {
-    this._write([to, frame], written)
+  /** The frame inside its tagged line (`["inbox",frame]`, what `encodeLine` writes for it). */
+  write(frame: string, to: 'channel' | 'inbox', written?: () => void): void {
+    if (!this._stream || this._closed) return
+    this._stream.write(`["${to}",${frame}]\n`, written && (() => written()))
   }
 
   /** The entry kills what the program left: in the far helper's tree, its marker, or its whole namespace. */
