@@ -8,7 +8,7 @@ import { durableKeys } from './durable/record.js'
 import type { PtcDurableStore } from './durable/store.js'
 import { PROGRAM_FORMATS, PROGRAM_LANGUAGES, SANDBOX_MODES } from '../seam/types.js'
 import type { WorkerPtcRuntimeOptions } from './options.js'
-import { TIERS, type TierName } from './environments/tiers.js'
+import { TIER_NAMES } from './environments/tiers.js'
 import type { PtcSandboxProvider, PtcStreamFactory } from './environments/stream/provider.js'
 
 /** `setTimeout` clamps longer delays to 1 ms, so no budget may exceed this. */
@@ -56,7 +56,7 @@ export const Config = Schema.object({
    * `{ stream }` (a helper at the far end of a byte stream the deployer opens per environment).
    */
   isolation: Schema.union([
-    ...(Object.keys(TIERS) as TierName[]),
+    ...TIER_NAMES,
     Schema.object({ provider: Schema.any().required() as Schema<PtcSandboxProvider> }),
     Schema.object({ stream: Schema.function().required() as Schema<PtcStreamFactory> }),
   ]).default('process'),

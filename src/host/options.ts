@@ -7,11 +7,16 @@
 import type { PtcProgramFormat, PtcProgramLanguage, SandboxMode, SandboxNetwork } from '../seam/types.js'
 import type { PtcDurableStore } from './durable/store.js'
 import type { PtcSandboxProvider, PtcStreamFactory } from './environments/stream/provider.js'
+import type { TierName } from './environments/tiers.js'
 
 /** The configuration `createPtcRuntime(options)` and `ctx.plugin(WorkerPtcRuntime, options)` accept; every field is optional. */
 export interface WorkerPtcRuntimeOptions {
-  /** Where each environment's worker lives: `'process'` (default), `'thread'`, `'container'`, `'plain'` (a helper process with no confinement; trusted programs only), `{ provider }` or `{ stream }`. */
-  isolation?: 'process' | 'thread' | 'container' | 'plain' | { provider: PtcSandboxProvider } | { stream: PtcStreamFactory }
+  /**
+   * Where each environment's worker lives: a tier's name (`TIERS`: `'process'`, the default;
+   * `'thread'`; `'container'`; `'plain'`, a helper process with no confinement, trusted programs
+   * only), `{ provider }` or `{ stream }`.
+   */
+  isolation?: TierName | { provider: PtcSandboxProvider } | { stream: PtcStreamFactory }
   /** The container tier's engine, image, OCI runtime and extra `run` arguments (`isolation: 'container'` only). */
   container?: { engine?: string; image?: string; runtime?: string; args?: string[] }
   /** Time budget of a run that does not set its own, in ms; default 120 000. */

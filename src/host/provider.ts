@@ -19,7 +19,7 @@ import type {
   SandboxMode,
 } from '../seam/types.js'
 import { ProgramSyntaxError } from '../transform/index.js'
-import { type Environment, historyOf } from './environments/environment.js'
+import { type Environment, type EnvironmentHistory, historyOf } from './environments/environment.js'
 import { Admission, NAME, checkDecision, checkStateOwner } from './admission.js'
 import { Config, type WorkerPtcRuntimeConfig, checkConfig } from './config.js'
 import { ByteBudget } from './egress/byte-budget.js'
@@ -341,7 +341,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
     }
-    const lowerFor = (environment: Environment) => this._programs.lowerFor(spec.program, language, historyOf(environment), initializer)
+    const lowerFor = (history: EnvironmentHistory) => this._programs.lowerFor(spec.program, language, history, initializer)
     const egress = policy?.egress
     const plan: RunPlan = {
       program,
@@ -371,21 +371,26 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const key = policy ? this._keyOf(policy, language) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
-        const lowered = lowerFor(environment)
-        const declared = declaredBy(historyOf(environment), lowered, initializer)
-        const settlement = await runSession(environment, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
-        if (settlement.disposition === 'keep') for (const name of declared) historyOf(environment).carried.add(name)
+        const history = historyOf(environment)
+        const lowered = lowerFor(history)
+        const declared = declaredBy(history, lowered, initializer)
+        const settlement = await runSession(environment, history, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
+        if (settlement.disposition === 'keep') for (const name of declared) history.carried.add(name)
         return settlement
       }, signal)
     }
+    const oneShot = (environment: Environment) => {
+      const history = historyOf(environment)
+      return runSession(environment, history, { ...plan, program: lowerFor(history), oneShot: true })
+    }
     let environment = this._source!.take(key, 'one-shot')
-    let settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
+    let settlement = await oneShot(environment)
     if (settlement.unstarted && !signal.aborted) {
       // Its environment died before the program started (a pooled helper killed while idle):
       // nothing ran, so it runs once more in a fresh one.
       await this._source!.settle(environment, settlement.disposition)
       environment = this._source!.take(key, 'one-shot', true)
-      settlement = await runSession(environment, { ...plan, program: lowerFor(environment), oneShot: true })
+      settlement = await oneShot(environment)
     }
     await this._source!.settle(environment, settlement.disposition)
     return settlement.result

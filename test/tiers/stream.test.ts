@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
 import { parseEntryLine } from '../../src/protocol/frames.js'
 import { startRuntime, textOf } from '../helpers/runtime.js'
 import { SandboxService, localStream, running } from '../helpers/stream.js'
+import { describePipeTier } from './pipe-tier-suite.js'
 
 const tools: PtcBindingNamespace = {
   global: 'tools',
@@ -15,14 +16,13 @@ const tools: PtcBindingNamespace = {
   },
 }
 
-/** The corpus's prelude that takes over the worker's channel (`forge` and `hang`). */
-const HIJACK = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
-
 /** Entry processes (`stream-entry.cjs`) this test process started that still run. */
 function entriesRunning(): string[] {
   const out = spawnSync('ps', ['-eo', 'ppid=,args='], { encoding: 'utf8' }).stdout
   return out.split('\n').filter((line) => line.includes('stream-entry.cjs') && Number(line.trim().split(/\s+/)[0]) === process.pid)
 }
+
+describePipeTier({ name: 'stream', isolation: { stream: localStream }, running: entriesRunning, endsDetachedSubprocesses: false })
 
 describe('the stream tier, over a local stream', () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
@@ -35,31 +35,6 @@ describe('the stream tier, over a local stream', () => {
     const refusal = "WorkerPtcRuntime: language 'python' is unavailable on isolation 'stream': its programs run in the far helper's working directory, which has no Pyodide of the host's; use isolation 'process' (the default) or 'thread'"
     expect(() => env.runtime.resolve({ program: 'return 1', bindings: [], language: 'python' })).toThrow(refusal)
     await expect(startRuntime({ isolation: { stream: localStream }, language: 'python' })).rejects.toThrow(refusal)
-  })
-
-  it('runs a program with tool calls and keeps its state for the same owner', async () => {
-    const owner = {}
-    const first = await env.run('const sum = await tools.add({ a: 1, b: 2 })\nconsole.log("sum", sum)\nsum', { stateOwner: owner, bindings: [tools] })
-    expect(first.error).toBeUndefined()
-    expect(first.value).toBe(3)
-    expect(textOf(first)).toBe('sum 3\n')
-    expect(first.calls.map((call) => call.outcome)).toEqual(['ok'])
-    const second = await env.run('sum * 10', { stateOwner: owner })
-    expect(second.value).toBe(30)
-    expect(env.runtime.isolation).toBe('stream')
-  })
-
-  it('ends a program over its time budget, and the next run gets a fresh environment', async () => {
-    const result = await env.run('globalThis.marked = 1\nwhile (true) {}', { timeoutMs: 300 })
-    expect(result.error?.kind).toBe('timeout')
-    expect((await env.run('typeof globalThis.marked')).value).toBe('undefined')
-  })
-
-  it('holds a program to its memory budget, and the host survives', async () => {
-    const result = await env.run('const kept = []\nwhile (true) kept.push(Buffer.alloc(16 * 1024 * 1024, 1))')
-    expect(result.error?.kind).toBe('worker-exit')
-    expect(result.error?.message).toMatch(/memory/)
-    expect((await env.run('1 + 1')).value).toBe(2)
   })
 
   it('kills a subprocess a retained run left before the next run', async () => {
@@ -84,12 +59,6 @@ describe('the stream tier, over a local stream', () => {
     } finally {
       rmSync(path.join(process.cwd(), name), { force: true })
     }
-  })
-
-  it('fails a run whose program forges channel traffic, and serves the next one', async () => {
-    const result = await env.run(`${HIJACK}\nforge(42)\nawait hang()`, { bindings: [tools] })
-    expect(result.error?.kind).toBe('protocol')
-    expect((await env.run('2 + 2')).value).toBe(4)
   })
 })
 

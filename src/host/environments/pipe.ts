@@ -1,129 +1,216 @@
 /**
  * An environment over a pipe: all a tier supplies when its environments are a helper
- * (src/helper/main.ts) reached through bytes. The tier opens the pipe (`PipeOpener`): it writes
- * a frame, hands over what arrives (the channel's bytes, the helper's stdout and stderr, bytes on
- * the worker's inbox, which only the program can have written), reports the helper's exit,
- * kills it, and says its busy time. Readiness and its timeout, the frame caps and forgery, cwd
- * routing and whether the environment is alive are the connection's (connection.ts), once for
- * every tier built this way; the run's history is the host's (`historyOf`).
+ * (src/helper/main.ts) reached through bytes, whether from the helper's descriptors (the process
+ * and plain tiers) or from tagged lines on a stream (the stream tiers). The tier opens the pipe
+ * (`PipeOpener`): it writes a frame, hands over what arrives, reports the helper's end, kills it,
+ * says its busy time, and, where it can, finds what a program started (`sweep`, `audit`) and ends
+ * the helper its own way at disposal (`close`, `end`). Readiness and its timeout, the frame caps
+ * and forgery, cwd routing and whether the environment is alive are the connection's
+ * (connection.ts), once for every tier built this way; the run's history is the host's
+ * (`historyOf`).
  *
- * What a program started is the tier's to find, if it can (`Pipe.sweep`): without a sweep, an
- * environment whose program reported a subprocess is not kept, and `tidy(thorough)` does not keep
- * one it cannot search.
+ * Without a sweep, an environment whose program reported a subprocess is not kept, and
+ * `tidy(thorough)` does not keep one it cannot search.
  */
-import { encodeFrame } from '../../protocol/frames.js'
+import type { HostFrame } from '../../protocol/frames.js'
 import type { HostMessage } from '../../protocol/messages.js'
 import { Connection } from '../connection/connection.js'
 import type { ChannelLimits } from '../connection/frame-bounds.js'
+import { unavailableMessage } from '../sandbox/confinement.js'
 import type { Environment, EnvironmentListener, Refusal } from './environment.js'
 
-/** What a tier's pipe does, once opened. */
+/** What a tier's pipe does, once opened. Only the first four are asked of every pipe. */
 export interface Pipe {
-  /** Writes `frame` to the helper's main thread (`channel`) or its worker (`inbox`); `written` once it left the host. */
+  /**
+   * Writes a frame to the helper's main thread (`channel`) or its worker (`inbox`); `written`
+   * once it left the host. `frame` is its JSON text, without the line's end: each pipe frames it
+   * its own way (a line of its own on a descriptor, or inside a tagged line).
+   */
   write(frame: string, to: 'channel' | 'inbox', written?: () => void): void
-  /** Ends the helper and what it started, now (SIGKILL); its exit follows through `ended`. */
+  /** Ends the helper and what it started, now; its end follows through `ended`. */
   kill(): void
   /** How long the helper has been busy, in milliseconds from any fixed point (its CPU time). */
   busyMs(): number
   /** Whether the pipe keeps the host process alive (an idle environment must not). */
   hold(held: boolean): void
-  /** Optional: kills what the program started, found from outside the helper; resolves whether none is left. */
-  sweep?(): Promise<boolean>
+  /**
+   * Kills what the program started, found from outside the helper; resolves whether none is
+   * left. `marked`: also what carries the environment's marker (after a run that reported a
+   * subprocess, or `tidy(thorough)`).
+   */
+  sweep?(marked: boolean): Promise<boolean>
+  /** The look after a kept run's result (`Environment.audit`); without it, only a reported subprocess fails it. */
+  audit?(): Promise<boolean>
+  /** The helper reported ready, in `cwd`. */
+  ready?(cwd: string): void
+  /** A run listens (`true`) or none does: what the pipe watches or how much it reads may change. */
+  listening?(listening: boolean): void
+  /** The traffic was forged: stop reading (the connection reads nothing more either way). */
+  pause?(): void
+  /** Before a run is written: a refusal (a root the pipe finds tampered with) fails it there. */
+  readonly refuses?: (message: HostMessage) => Refusal | undefined
+  /** Checks a program's first subprocess report since the last tidy: false when it names someone else's process. */
+  adopt?(pid: number): boolean
+  /** The helper is gone or corrupt, and a tidy gives it up: kills what it may have left outside its tree. */
+  abandon?(): Promise<void>
+  /** Runtime disposal's first step while a run is served, in one synchronous step (`Environment.end`). */
+  end?(): void
+  /** Ends the helper and everything it started, its own way; resolves once all is gone. Default: `kill`, its end, `sweep`. */
+  close?(): Promise<void>
+  /** Resolves once what carries the helper is released too (a stream's sandbox); default: at `ended`. */
+  readonly released?: Promise<void>
 }
 
-/** Where a pipe hands what arrives. Each is bound: give them to the pipe's events as they are. */
+/** Where a pipe hands what arrives, and the environment's promises. Each is bound: give them to events as they are. */
 export interface PipeEnds {
-  /** Bytes of the helper's channel. */
+  /** Bytes of the helper's channel (pipes whose launch gives `channelLimits`). */
   readonly frames: (chunk: Buffer) => void
-  /** Bytes where nothing genuine arrives (the worker's inbox): forged by the program. */
+  /** One parsed frame of the helper's channel (pipes that read their own framing). */
+  readonly frame: (raw: unknown) => void
+  /** Traffic nobody genuine sends (bytes on the worker's inbox): forged by the program. */
   readonly forged: () => void
   /** Text the helper's process wrote to its stdout or stderr. */
   readonly output: (text: string) => void
-  /** The helper's process ended, after everything it wrote was handed over; `died`: by a signal. */
-  readonly ended: (describe: string, died: boolean) => void
+  /** The kernel ended the helper for its memory. */
+  readonly outOfMemory: () => void
+  /** The pipe stopped the helper over its budget: the run fails with `message`. */
+  readonly overBudget: (message: string) => void
+  /** The helper will never start, for a reason of the deployment's (`sandbox-unavailable`). */
+  readonly refuseStart: (problem: string) => void
+  /**
+   * The helper ended (`died`: by a signal): the environment serves no more at once, and the
+   * connection hears it once `drained` (what the helper wrote just before may still arrive).
+   */
+  readonly ended: (describe: string, died: boolean, drained?: Promise<void>) => void
+  /** The environment's readiness and its end (`Environment.exited`), for a pipe's own disposal. */
+  readonly whenReady: Promise<Refusal | undefined>
+  readonly whenExited: Promise<void>
 }
 
 /** Opens a tier's pipe: starts the helper and wires what arrives to `ends`. */
 export type PipeOpener = (ends: PipeEnds) => Pipe
 
 export interface PipeLaunch {
-  /** The bounds of the helper's frames (frame-bounds.ts `channelLimits`). */
-  readonly channelLimits: ChannelLimits
+  /** The bounds of the helper's frames (frame-bounds.ts `channelLimits`); absent: the pipe reads its own framing. */
+  readonly channelLimits?: ChannelLimits
   /** How long the helper may take to report ready. */
   readonly startTimeoutMs: number
   /** The memory budget the kernel holds for the helper: what the diagnostics and a refused allocation name. */
   readonly maxMemoryMb: number
+  /** Whether a sandbox policy confines the helper: a failed start is then `sandbox-unavailable`. */
+  readonly confined?: boolean
+  /** Whether `close` finds and kills what the program started by itself (`Environment.disposalSearches`). */
+  readonly disposalSearches?: boolean
+  /** The helper runs every program where it started (a host path means nothing there): a run's cwd is replaced by it. */
+  readonly fixedCwd?: boolean
 }
 
 export class PipeEnvironment implements Environment {
   readonly ready: Promise<Refusal | undefined>
   readonly exited: Promise<void>
-  /** Disposal kills the helper's process group, and searches nothing. */
-  readonly disposalSearches = false
+  readonly disposalSearches: boolean
   readonly maxMemoryMb: number
   private readonly _connection: Connection
   private readonly _pipe: Pipe
+  private readonly _fixedCwd: boolean
+  private _startCwd: string | undefined
+  /** Whether a run listens (its program may be running). */
+  private _listening = false
+  /** The helper's end was seen: a new listener hears it at once. */
   private _ended = false
-  /** Whether it can serve runs: its helper runs and its channel was never tampered with. */
+  /** Whether it can serve runs: its helper runs and its channel was never tampered with (a field: every step of a run asks). */
   alive = true
-  /** A subprocess was reported: the pipe cannot search for it, so the environment is not kept. */
+  /** A subprocess was reported since the last tidy: the next one sweeps, or gives the environment up. */
   private _spawned = false
 
   constructor(launch: PipeLaunch, open: PipeOpener) {
     this.maxMemoryMb = launch.maxMemoryMb
-    this._connection = new Connection({
-      confined: false,
+    this.disposalSearches = launch.disposalSearches ?? false
+    this._fixedCwd = launch.fixedCwd ?? false
+    const connection = (this._connection = new Connection({
+      confined: launch.confined ?? false,
       maxMemoryMb: launch.maxMemoryMb,
       startTimeoutMs: launch.startTimeoutMs,
-      ready: () => undefined,
-      violated: () => undefined, // the reader reads nothing more once the connection is corrupt
+      ready: (cwd) => {
+        this._startCwd = cwd
+        this._pipe.ready?.(cwd)
+      },
+      violated: () => this._pipe.pause?.(),
       kill: () => this._pipe.kill(),
       dead: () => (this.alive = false),
       spawnedBetweenRuns: () => (this._spawned = true),
-    }, launch.channelLimits)
-    this.ready = this._connection.ready
+    }, launch.channelLimits))
+    this.ready = connection.ready
     let exited!: () => void
     this.exited = new Promise((resolve) => (exited = resolve))
-    const connection = this._connection
     this._pipe = open({
       frames: connection.read,
+      frame: (raw) => connection.receive(raw),
       forged: connection.violation,
       output: connection.output,
-      ended: (describe, died) => {
+      outOfMemory: () => connection.outOfMemory(),
+      overBudget: (message) => connection.overBudget(message),
+      refuseStart: (problem) => connection.refuseStart({ kind: 'sandbox-unavailable', message: unavailableMessage(problem) }),
+      ended: (describe, died, drained) => {
         if (this._ended) return
         this._ended = true
         this.alive = false
-        connection.ended(describe, died)
-        exited()
+        const heard = () => {
+          connection.ended(describe, died)
+          if (!this._pipe.released) exited()
+        }
+        if (drained) void drained.then(heard)
+        else heard()
       },
+      whenReady: this.ready,
+      whenExited: this.exited,
     })
+    void this._pipe.released?.then(exited)
   }
 
   attach(listener: EnvironmentListener | undefined): void {
+    this._listening = listener !== undefined
+    this._pipe.listening?.(this._listening && this.alive)
     this._connection.attach(listener, this._ended)
   }
 
   send(message: HostMessage, written?: () => void): void {
     if (!this.alive) return
-    const frame = encodeFrame({ type: 'relay', message })
-    if (this._connection.route(message) === 'channel') this._pipe.write(frame, 'channel')
+    if (message.type === 'run') {
+      const refusal = this._pipe.refuses?.(message)
+      if (refusal) return this._connection.refuse(refusal)
+      if (this._fixedCwd) message = { ...message, cwd: this._startCwd! }
+    }
+    // The host's own frame, of its own realm: plain JSON text (the helper's side writes with jsonText).
+    const frame = JSON.stringify({ type: 'relay', message } satisfies HostFrame)
+    // Only a run may have to move the helper first (the connection knows where it is).
+    if (message.type === 'run' && this._connection.route(message) === 'channel') this._pipe.write(frame, 'channel')
+    // Written once it left the host: a worker that stops reading leaves it pending.
     else this._pipe.write(frame, 'inbox', written)
   }
 
-  adoptSubprocess(): boolean {
+  /** Only the first report since the last tidy is checked (by the pipe): the sweep finds the rest from outside. */
+  adoptSubprocess(pid: number): boolean {
+    if (this._spawned) return true
     this._spawned = true
-    return true
+    return this._pipe.adopt?.(pid) ?? true
   }
 
   async tidy(thorough: boolean): Promise<boolean> {
-    if (!this.alive) return false
-    if (!thorough && !this._spawned) return true
+    if (!this.alive) {
+      await this._pipe.abandon?.()
+      return false
+    }
+    const reported = thorough || this._spawned
     this._spawned = false
-    return this._pipe.sweep !== undefined && (await this._pipe.sweep())
+    if (!reported) return true
+    // An environment that died meanwhile is not kept, whatever the sweep found.
+    return this._pipe.sweep !== undefined && (await this._pipe.sweep(true)) && this.alive
   }
 
   async audit(): Promise<boolean> {
-    return this.alive && !this._spawned
+    if (!this.alive) return false
+    return this._pipe.audit ? (await this._pipe.audit()) && this.alive : !this._spawned
   }
 
   busyMs(): number {
@@ -134,13 +221,18 @@ export class PipeEnvironment implements Environment {
     this._pipe.hold(held)
   }
 
+  end(): void {
+    if (this._listening && !this._ended) this._pipe.end?.()
+  }
+
   async dispose(): Promise<void> {
-    this._connection.attach(undefined, this._ended)
+    if (this._listening) this.attach(undefined)
+    if (this._pipe.close) return this._pipe.close()
     if (!this._ended) {
       this._pipe.hold(true) // an idle (unref'd) pipe would let the host exit before the helper's end arrives
       this._pipe.kill()
     }
     await this.exited
-    await this._pipe.sweep?.()
+    await this._pipe.sweep?.(true)
   }
 }

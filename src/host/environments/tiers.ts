@@ -1,8 +1,9 @@
 /**
  * The tiers a deployment can choose with `config.isolation`. A new tier is a module of its own
- * implementing `Tier` (`tier.ts`) and one line here (`plain/tier.ts` is the smallest: a pipe and
- * nothing more); a tier reached over a byte stream needs no module at all (`isolation: { provider }`
- * or `{ stream }`).
+ * implementing `Tier` (`tier.ts`) and one line here, which makes its name a valid
+ * `config.isolation` in the configuration's schema and in the public options type alike
+ * (`plain/tier.ts` is the smallest: a pipe and nothing more); a tier reached over a byte stream
+ * needs no module at all (`isolation: { provider }` or `{ stream }`).
  */
 import { ContainerTier } from './container/tier.js'
 import { PlainTier } from './plain/tier.js'
@@ -19,7 +20,19 @@ export const TIERS = {
   plain: () => new PlainTier(),
 } satisfies Record<string, () => Tier>
 
-export type TierName = keyof typeof TIERS
+/**
+ * The names in `TIERS`, each a valid `config.isolation`. The public options type takes its tier
+ * names from here (`TierName`), and the published declarations spell them out as a union of
+ * strings, since the declaration of this constant is inferred.
+ */
+export const TIER_NAMES = namesOf(TIERS)
+
+/** A tier's name: `config.isolation` as a string. */
+export type TierName = (typeof TIER_NAMES)[number]
+
+function namesOf<Record extends object>(record: Record): Array<keyof Record & string> {
+  return Object.keys(record) as Array<keyof Record & string>
+}
 
 /** `config.isolation`: a tier's name, or the deployer's own sandboxes (a provider, or a bare stream factory). */
 export type Isolation = TierName | { provider: PtcSandboxProvider } | { stream: PtcStreamFactory }

@@ -9,7 +9,7 @@
  * which records its reply, or answers it from the record when the run is a replay.
  */
 import { performance } from 'node:perf_hooks'
-import { encodeWire, jsonByteLength, snapshotJson } from '../../json/index.js'
+import { jsonByteLength, snapshotJson } from '../../json/index.js'
 import { ARRIVED_BYTES } from '../connection/json-lines.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../../protocol/messages.js'
 import { PtcImage } from '../../seam/image.js'
@@ -27,7 +27,7 @@ import type {
   PtcJsonValue,
 } from '../../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
-import { type ResultBudget, convertResult, overBudget } from './json-conversion.js'
+import { type ResultBudget, convertResult, encodeResult, overBudget } from './json-conversion.js'
 import { decidedHold } from './holds.js'
 import type { CallJournal } from '../durable/journal.js'
 import type { RecordedReply } from '../durable/record.js'
@@ -378,11 +378,10 @@ export class CallDispatcher {
       result = snapshot.value
     }
     // An image counts as its path and attachment, what the program receives for it.
-    resultBytes = jsonByteLength(result)
-    if (resultBytes > budget.bytes) {
-      return fail(overBudget(label, String(resultBytes), budget))
-    }
-    const tokens = encodeWire(result, (leaf) => images.get(leaf)!)
+    const encoded = encodeResult(result, (leaf) => images.get(leaf)!, budget.bytes)
+    resultBytes = encoded.bytes
+    const tokens = encoded.tokens
+    if (tokens === undefined) return fail(overBudget(label, String(resultBytes), budget))
     this._finish(entry, 'ok', undefined, resultBytes)
     return { type: 'reply', run: this._run, id, ok: true, value: tokens }
   }

@@ -12,9 +12,15 @@
  * walk is iterative (any depth) and bounded by the call's byte budget while it runs: it stops
  * as soon as a lower bound of the JSON's size passes `maxBytes`, and after a bounded number of
  * property reads (dropped fields write nothing but still cost a read).
+ *
+ * What the conversion (or, without `convertResults`, the lossless snapshot) gives is then
+ * measured and written as wire tokens in one walk (`encodeResult`).
  */
 import { types } from 'node:util'
 import { type PathNode, type Slot, describeThrown, renderPath } from '../../json/path.js'
+import { jsonByteLength } from '../../json/meter.js'
+import type { LeafFields, WireTokens } from '../../json/wire.js'
+import type { PtcJsonValue } from '../../seam/types.js'
 
 /** What {@link convertAsJson} gives: the converted value and the leaves it kept, in the order met, or why there is none. */
 export type Conversion =
@@ -186,4 +192,73 @@ export function convertResult(label: string, value: unknown, budget: ResultBudge
   if (converted.ok) return { value: converted.value, leaves: converted.leaves }
   if ('overBudget' in converted) return overBudget(label, `more than ${budget.bytes}`, budget)
   return `${label} resolved a value that is not lossless JSON (${converted.reason})`
+}
+
+/**
+ * A result's exact JSON size and its wire tokens (the tokens `encodeWire`, src/json/wire.ts,
+ * writes), in one walk: `value` is a host-realm copy the conversion or the lossless snapshot
+ * made, so the host needs none of the realm-safe helpers the worker's side of src/json/ keeps.
+ * The size is what `jsonByteLength` counts (an image as its own fields, as `JSON.stringify`
+ * writes it); past `maxBytes` no more tokens are written, and only the size is given, for the
+ * message that names it. Iterative, so depth is unlimited; a value that is not lossless JSON
+ * throws a TypeError, as `encodeWire` does.
+ */
+export function encodeResult(value: PtcJsonValue, leafFields: (leaf: object) => LeafFields, maxBytes: number): { bytes: number; tokens?: WireTokens } {
+  const tokens: WireTokens = []
+  const pending: unknown[] = [value]
+  let bytes = 0
+  while (pending.length > 0) {
+    const item = pending.pop()
+    let token: unknown = item
+    switch (typeof item) {
+      case 'string':
+        bytes += jsonBytes(item)
+        break
+      case 'number':
+        if (!Number.isFinite(item) || Object.is(item, -0)) throw new TypeError(`encodeResult expects lossless JSON, got ${Object.is(item, -0) ? '-0' : item}`)
+        bytes += `${item}`.length
+        break
+      case 'boolean':
+        bytes += item ? 4 : 5
+        break
+      case 'object': {
+        if (item === null) {
+          bytes += 4
+        } else if (Array.isArray(item)) {
+          const count = item.length
+          bytes += count === 0 ? 2 : count + 1
+          token = { kind: 'array', length: count }
+          for (let i = count - 1; i >= 0; i--) pending.push(item[i])
+        } else if (isPlainRecord(item)) {
+          const keys = Object.keys(item)
+          const count = keys.length
+          bytes += count === 0 ? 2 : count + 1
+          token = { kind: 'object', keys }
+          for (let i = count - 1; i >= 0; i--) {
+            bytes += jsonBytes(keys[i]!) + 1
+            pending.push((item as Record<string, unknown>)[keys[i]!])
+          }
+        } else {
+          // A leaf (a host-issued image), counted as the meter counts it: its own fields.
+          bytes += jsonByteLength(item as PtcJsonValue)
+          token = { kind: 'leaf', fields: leafFields(item) }
+        }
+        break
+      }
+      default:
+        throw new TypeError(`encodeResult expects a JSON value, got ${typeof item}`)
+    }
+    if (bytes <= maxBytes) tokens.push(token)
+  }
+  return bytes <= maxBytes ? { bytes, tokens } : { bytes }
+}
+
+/** Exact UTF-8 bytes of `JSON.stringify(text)` (a lone surrogate written as its escape, as the meter counts it). */
+function jsonBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text))
+}
+
+function isPlainRecord(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown
+  return proto === Object.prototype || proto === null
 }

@@ -10,7 +10,7 @@ import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../../seam/types.js'
 import { CallDispatcher } from './calls.js'
 import { EGRESS_GLOBAL } from '../egress/broker.js'
-import { type Environment, type EnvironmentListener, historyOf } from '../environments/environment.js'
+import type { Environment, EnvironmentHistory, EnvironmentListener } from '../environments/environment.js'
 import { OutputLedger } from './output-ledger.js'
 import { abortMessage } from './foreign-message.js'
 import { startRunTelemetry } from './telemetry.js'
@@ -93,11 +93,10 @@ function reportBindingError(hook: RunPlan['onBindingError'], report: PtcBindingE
   }
 }
 
-/** Runs `plan` on `environment`. Never rejects. */
-export function runSession(environment: Environment, plan: RunPlan): Promise<Settlement> {
+/** Runs `plan` on `environment`, whose history (`historyOf`) the caller hands over with it. Never rejects. */
+export function runSession(environment: Environment, history: EnvironmentHistory, plan: RunPlan): Promise<Settlement> {
   return new Promise((resolve) => {
     const run = ++runCounter
-    const history = historyOf(environment)
     const ledger = new OutputLedger(plan.maxOutputBytes)
     if (plan.notice) ledger.text(plan.notice)
     let settled = false

@@ -13,7 +13,7 @@ import { findLaunch } from './launch.js'
 import { containerProvider } from './stream.js'
 import { DEFAULT_IMAGE, imageExists } from './image.js'
 import { locateCommand } from '../../../system/commands.js'
-import type { StreamEnvironment } from '../stream/environment.js'
+import type { Environment } from '../environment.js'
 import { StreamTier } from '../stream/tier.js'
 import type { Tier, TierSetting } from '../tier.js'
 
@@ -63,7 +63,7 @@ export class ContainerTier implements Tier {
     }
   }
 
-  spawn(): StreamEnvironment {
+  spawn(): Environment {
     return this._streams!.spawn()
   }
 

@@ -72,19 +72,20 @@ export class PlainTier implements Tier {
       channel.on('data', ends.frames)
       inbox.on('data', ends.forged)
       child.on('exit', (code, signal) => {
-        const end = () => {
-          ends.ended(signal ? `was killed by ${signal}` : `exited with code ${code}`, signal !== null)
-          for (const stream of streams) stream.destroy()
-        }
         // Frames written just before the exit may still be unread: the channel's end first, or a
         // moment (a subprocess may hold the descriptor open).
-        if (channel.readableEnded || channel.destroyed) return end()
-        channel.once('close', end)
-        setTimeout(end, 100)
+        const drained = new Promise<void>((resolve) => {
+          if (channel.readableEnded || channel.destroyed) return resolve()
+          channel.once('close', resolve)
+          setTimeout(resolve, 100)
+        }).then(() => {
+          for (const stream of streams) stream.destroy()
+        })
+        ends.ended(signal ? `was killed by ${signal}` : `exited with code ${code}`, signal !== null, drained)
       })
       child.on('error', (error) => child.pid === undefined && ends.ended(`could not be started (${error.message})`, false))
       return {
-        write: (frame, to, written) => void (to === 'channel' ? channel : inbox).write(frame, written && (() => written())),
+        write: (frame, to, written) => void (to === 'channel' ? channel : inbox).write(`${frame}\n`, written && (() => written())),
         kill: () => {
           try {
             if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')

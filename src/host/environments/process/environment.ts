@@ -1,7 +1,7 @@
 /**
- * `ProcessEnvironment` (`isolation: 'process'`): the fresh worker of one environment, hosted in
- * a helper Node process of its own (src/helper/main.ts), wrapped by bubblewrap when a sandbox
- * policy confines the program. A process is the boundary a worker thread is not: the program
+ * The process tier's environments (`isolation: 'process'`): the fresh worker of one environment,
+ * hosted in a helper Node process of its own (src/helper/main.ts), wrapped by bubblewrap when a
+ * sandbox policy confines the program. A process is the boundary a worker thread is not: the program
  * cannot reach the host's memory, descriptors, threads or secrets, and the kernel caps
  * everything it allocates (`RLIMIT_DATA`), so running out of memory ends only this process.
  *
@@ -9,6 +9,10 @@
  * dies with it. The host never relies on the helper's word about processes: it reads the
  * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
  * its helper cannot hide a subprocess or delay a deadline.
+ *
+ * The tier supplies its pipe (`ProcessPipe`): the helper's descriptors, bubblewrap and the
+ * namespace's reaper, the sweeps, and the watch of the namespace's processes and memory. The
+ * environment around it is `PipeEnvironment` (`../pipe.ts`), as for every helper tier.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -16,11 +20,11 @@ import { constants, release } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD, encodeFrame } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
 import type { ChannelLimits } from '../../connection/frame-bounds.js'
-import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
-import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
-import { Connection } from '../../connection/connection.js'
+import type { ProgramCode } from '../../../protocol/messages.js'
+import type { Refusal } from '../environment.js'
+import { type Pipe, type PipeEnds, PipeEnvironment } from '../pipe.js'
 import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from '../../../system/process-sweep.js'
@@ -78,32 +82,34 @@ export interface ProcessLaunch {
   budget?: NamespaceBudget
 }
 
-export class ProcessEnvironment implements Environment {
-  readonly exited: Promise<void>
-  readonly ready: Promise<Refusal | undefined>
-  /** Disposal ends the whole PID namespace, or searches the helper's tree and its marker. */
-  readonly disposalSearches = true
-  readonly maxMemoryMb: number
-  /** Whether bubblewrap wraps the helper: a failed start is then `sandbox-unavailable`. */
-  readonly confined: boolean
-  /** Whether it can serve runs: its worker runs and its channel was never tampered with (a field: every step of a run asks). */
-  alive = true
+/** A helper process's environment: its pipe (`ProcessPipe`) inside the environment every helper tier shares. */
+export function processEnvironment(launch: ProcessLaunch): PipeEnvironment {
+  return new PipeEnvironment({
+    channelLimits: launch.channelLimits,
+    startTimeoutMs: START_TIMEOUT_MS,
+    maxMemoryMb: launch.maxMemoryMb,
+    confined: launch.confined,
+    // Disposal ends the whole PID namespace, or searches the helper's tree and its marker.
+    disposalSearches: true,
+  }, (ends) => new ProcessPipe(launch, ends))
+}
+
+/** The helper's descriptors, and what the host does to its processes from outside. */
+class ProcessPipe implements Pipe {
   private readonly _child: ChildProcess
   private readonly _channel: Socket
   /** The worker's own descriptor for host messages (INBOX_FD). */
   private readonly _inbox: Socket
   private readonly _streams: Socket[]
-  /** What the helper says, and what it means for the environment and its run. */
-  private readonly _frames: Connection
   /** The helper lives in a PID namespace of its own under bubblewrap. */
   private readonly _namespaced: boolean
   /** Writable roots bubblewrap bound, checked from outside before each run. */
   private readonly _roots: readonly string[]
   /** Every subprocess of the program inherits it in its environment. */
   private readonly _marker = randomUUID()
-  /** A spawn was reported since the last tidy: marked processes may exist. */
-  private _spawned = false
   private _processExited = false
+  /** The helper reported ready: what it started may carry the marker. */
+  private _started = false
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
   private _helper: number | undefined
@@ -113,11 +119,12 @@ export class ProcessEnvironment implements Environment {
   private _namespaceKilled = false
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
+  private _watching = false
+  /** Checks the roots before each run, when bubblewrap bound any. */
+  readonly refuses?: () => Refusal | undefined
 
-  constructor(launch: ProcessLaunch) {
-    this.confined = launch.confined
+  constructor(launch: ProcessLaunch, private readonly _ends: PipeEnds) {
     this._namespaced = launch.wrapper !== undefined
-    this.maxMemoryMb = launch.maxMemoryMb
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
@@ -130,102 +137,74 @@ export class ProcessEnvironment implements Environment {
       this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
     }
     const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())
-    this._frames = new Connection({
-      confined: launch.confined,
-      maxMemoryMb: launch.maxMemoryMb,
-      startTimeoutMs: START_TIMEOUT_MS,
-      ready: () => {
-        if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
-        this._watch?.measureBaseline()
-      },
-      violated: () => {
-        this._channel.pause()
-        this._inbox.pause()
-      },
-      kill: () => this._child.kill('SIGKILL'),
-      dead: () => (this.alive = false),
-      spawnedBetweenRuns: () => (this._spawned = true),
-    }, launch.channelLimits)
-    this.ready = this._frames.ready
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
     const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     this._roots = launch.wrapper?.roots ?? []
+    if (this._roots.length > 0) this.refuses = () => this._rootsTampered()
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
     this._inbox = (this._child.stdio as unknown as Socket[])[INBOX_FD]!
     this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel, this._inbox]
     // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
     for (const stream of this._streams) stream.on('error', () => undefined)
-    let exited!: () => void
-    this.exited = new Promise((resolve) => (exited = resolve))
-    const ended = (describe: string, died = false) => void this._ended(describe, died).then(exited)
-    this._child.on('exit', (code, signal) => ended(...exitDescription(code, signal)))
+    this._child.on('exit', (code, signal) => this._ended(...exitDescription(code, signal)))
     this._child.on('error', (error) => {
-      if (this._child.pid === undefined) ended(`could not be started (${error.message})`)
+      if (this._child.pid === undefined) this._ended(`could not be started (${error.message})`, false)
     })
     for (const stream of [this._child.stdout!, this._child.stderr!]) {
       stream.setEncoding('utf8')
-      stream.on('data', this._frames.output)
+      stream.on('data', _ends.output)
     }
     // The connection reads the bytes itself, straight from the socket.
-    this._channel.on('data', this._frames.read)
+    this._channel.on('data', _ends.frames)
     // Nothing genuine comes back on the inbox: bytes there were written by the program.
-    this._inbox.on('data', this._frames.violation)
+    this._inbox.on('data', _ends.forged)
   }
 
-  attach(listener: EnvironmentListener | undefined): void {
-    this._watch?.watch(listener !== undefined && this.alive)
-    this._frames.attach(listener, this._processExited)
+  ready(): void {
+    this._started = true
+    if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
+    this._watch?.measureBaseline()
   }
 
-  send(message: HostMessage, written?: () => void): void {
-    if (!this.alive) return
-    // A root replaced by a symlink while bubblewrap was mounting it would redirect writes.
-    const roots = message.type === 'run' && this._roots.length > 0 ? checkHelperRoots(this._helperPid(), this._roots) : undefined
-    if (roots) return this._frames.refuse({ kind: 'sandbox-unavailable', message: unavailableMessage(roots) })
-    const frame = encodeFrame({ type: 'relay', message })
-    if (this._frames.route(message) === 'channel') this._channel.write(frame)
+  listening(listening: boolean): void {
+    if (this._watch && listening !== this._watching) this._watch.watch((this._watching = listening))
+  }
+
+  pause(): void {
+    this._channel.pause()
+    this._inbox.pause()
+  }
+
+  kill(): void {
+    this._child.kill('SIGKILL')
+  }
+
+  write(frame: string, to: 'channel' | 'inbox', written?: () => void): void {
+    if (to === 'channel') this._channel.write(`${frame}\n`)
     // Written once the kernel took it: a worker that stops reading leaves it pending.
-    else this._inbox.write(frame, written)
+    else this._inbox.write(`${frame}\n`, written)
   }
 
   /**
    * The worker writes its reports itself, so the first since the last tidy is checked here: it
    * must name a child of the helper (PID 2 in its namespace), or one already gone. The pid is
-   * never killed by number: a report only makes the next tidy sweep, from outside.
+   * never killed by number: a report only makes the next tidy sweep, from outside. Later reports
+   * are not read from /proc, or a flood of them would stall the host.
    */
-  adoptSubprocess(pid: number): boolean {
-    // Once a report stands, more change nothing (the sweep finds every process from outside):
-    // they are not read from /proc, or a flood of them would stall the host.
-    if (this._spawned) return true
-    this._spawned = true
+  adopt(pid: number): boolean {
     if (!this._namespaced) return isChildOf(pid, this._child.pid) !== false
     const helper = this._helperPid()
     return helper === undefined || isChildOf(pid, NAMESPACE_HELPER_PID, `/proc/${helper}/root/proc`) !== false
-  }
-
-  async tidy(thorough: boolean): Promise<boolean> {
-    if (!this.alive) {
-      await this._sweepAfterExit()
-      return false
-    }
-    const reported = thorough || this._spawned
-    this._spawned = false
-    return reported ? this._sweep(true) : true
-  }
-
-  async audit(): Promise<boolean> {
-    if (!this.alive) return false
-    return this._sweep(false)
   }
 
   /**
    * Kills, from outside, what the program left: under bubblewrap everything in the helper's PID
    * namespace; otherwise the helper's children and, when `marked`, every process with the marker.
    */
-  private async _sweep(marked: boolean): Promise<boolean> {
+  async sweep(marked: boolean): Promise<boolean> {
     if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, await inTurn(() => this._helperPid()))).cleared
     const strays = await inTurn(() => this._strays())
     if (strays.length === 0 && !marked) return true
@@ -233,8 +212,23 @@ export class ProcessEnvironment implements Environment {
     return inTurn(() => this._strays().every((pid) => isDead(pid)))
   }
 
+  audit(): Promise<boolean> {
+    return this.sweep(false)
+  }
+
+  /**
+   * A helper that died without a namespace (the program had a subprocess kill it, say) leaves
+   * what it started running, out of its tree: those carrying its marker are found and killed.
+   * A namespace dies with its helper.
+   */
+  async abandon(): Promise<void> {
+    if (!this._processExited || this._namespaced || !this._started || this._sweptAfterExit) return
+    await killProcessTrees(new Set(), this._marker)
+    this._sweptAfterExit = true
+  }
+
   busyMs(): number {
-    return this._child.pid === undefined || this._processExited ? 0 : cpuMsOfTree(this._child.pid)
+    return this._child.pid === undefined ? 0 : cpuMsOfTree(this._child.pid)
   }
 
   hold(held: boolean): void {
@@ -248,41 +242,38 @@ export class ProcessEnvironment implements Environment {
    * helper has exited. Nothing waits for the helper's cooperation: it may be stuck in a native
    * call or in the program's hands.
    */
-  async dispose(): Promise<void> {
-    this._frames.attach(undefined, this._processExited)
-    this._watch?.watch(false)
+  async close(): Promise<void> {
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
       // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
       // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
-      if (this._namespaced && !this._namespaceKilled) await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+      if (this._namespaced && !this._namespaceKilled) await Promise.race([this._ends.whenReady, this._ends.whenExited, sleep(READY_GRACE_MS, undefined, { ref: false })])
       if (!this._namespaced) await this._endUnconfined()
       // A few helpers end at a time (turns.ts).
       else if (!(await asTeardown(() => this._endNamespace()))) await killProcessTrees(new Set([this._child.pid]), this._marker)
     } else {
-      await this._sweepAfterExit()
+      await this.abandon()
     }
-    await this.exited
+    await this._ends.whenExited
   }
 
   /**
-   * Runtime disposal's first step, for every environment in the same tick. A helper serving a
-   * run (its program may spin) has its namespace's reaper killed, which takes every process of
-   * the namespace with it; the reaper is found among bubblewrap's children (bubblewrap, the
-   * host's own unreaped child, has not reaped it), so its PID names no other process. Without a
-   * namespace, the helper's process group is stopped, so that its programs stop spinning while
-   * disposal looks for what they started. A read and a signal each: spinning programs stop
-   * taking the CPU the host needs to end them. An idle helper takes no CPU and is left to
-   * `dispose()`, which kills helpers a few at a time where that spares the host (turns.ts):
-   * hundreds dying at once would crowd it out. `dispose()` follows as ever.
+   * Runtime disposal's first step, for every environment serving a run, in the same tick. Its
+   * namespace's reaper is killed, which takes every process of the namespace with it; the reaper
+   * is found among bubblewrap's children (bubblewrap, the host's own unreaped child, has not
+   * reaped it), so its PID names no other process. Without a namespace, the helper's process
+   * group is stopped, so that its programs stop spinning while disposal looks for what they
+   * started. A read and a signal each: spinning programs stop taking the CPU the host needs to
+   * end them. An idle helper takes no CPU and is left to `close()`, which kills helpers a few at
+   * a time where that spares the host (turns.ts): hundreds dying at once would crowd it out.
    */
   end(): void {
     const bwrap = this._child.pid
-    if (!this._frames.listening || this._processExited || bwrap === undefined) return
+    if (this._processExited || bwrap === undefined) return
     if (!this._namespaced) return signalGroup(bwrap, 'SIGSTOP')
     if (this._namespaceKilled) return
     const reaper = killNamespace(bwrap, this._reaper)
-    if (reaper === undefined) return // no tree formed yet, or gone: dispose() looks as ever
+    if (reaper === undefined) return // no tree formed yet, or gone: close() looks as ever
     this._reaper ??= reaper
     this._namespaceKilled = true
   }
@@ -295,25 +286,14 @@ export class ProcessEnvironment implements Environment {
    * the namespace can outlive it, however long the dying takes: a search then would only take
    * the CPU the dying need (measured: 300 helpers dying at once on a loaded machine took over
    * the wait below, and the searches that followed, reading every process of the machine,
-   * added 0.4 s to disposal). `dispose` awaits the exit itself.
+   * added 0.4 s to disposal). `close` awaits the exit itself.
    */
   private async _endNamespace(): Promise<boolean> {
     const reaper = await inTurn(() => (this._namespaceKilled ? this._reaper : killNamespace(this._child.pid!, this._reaper)))
     if (reaper === undefined) return false
     // Bounded, so that where helpers die a few at a time (turns.ts) a slow one frees its turn.
-    await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
+    await Promise.race([this._ends.whenExited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
     return true
-  }
-
-  /**
-   * A helper that died without a namespace (the program had a subprocess kill it, say) leaves
-   * what it started running, out of its tree: those carrying its marker are found and killed.
-   * A namespace dies with its helper.
-   */
-  private async _sweepAfterExit(): Promise<void> {
-    if (!this._processExited || this._namespaced || !this._frames.started || this._sweptAfterExit) return
-    await killProcessTrees(new Set(), this._marker)
-    this._sweptAfterExit = true
   }
 
   /**
@@ -331,8 +311,14 @@ export class ProcessEnvironment implements Environment {
     await killProcessTrees(new Set(children), this._marker)
     await asTeardown(async () => {
       await inTurn(() => signalGroup(pid, 'SIGKILL'))
-      await Promise.race([this.exited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
+      await Promise.race([this._ends.whenExited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
     })
+  }
+
+  /** A root replaced by a symlink while bubblewrap was mounting it would redirect writes. */
+  private _rootsTampered(): Refusal | undefined {
+    const roots = checkHelperRoots(this._helperPid(), this._roots)
+    return roots === undefined ? undefined : { kind: 'sandbox-unavailable', message: unavailableMessage(roots) }
   }
 
   /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */
@@ -355,7 +341,7 @@ export class ProcessEnvironment implements Environment {
    * `message` as the helper's exit.
    */
   private _overBudget(message: string): void {
-    this._frames.overBudget(message)
+    this._ends.overBudget(message)
     const reaper = this._helperPid() === undefined ? undefined : this._reaper
     try {
       if (reaper !== undefined) process.kill(reaper, 'SIGKILL')
@@ -380,12 +366,15 @@ export class ProcessEnvironment implements Environment {
     while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS)
   }
 
-  private async _ended(describe: string, died: boolean): Promise<void> {
+  private _ended(describe: string, died: boolean): void {
     if (this._processExited) return
     this._processExited = true
-    this.alive = false
-    this._watch?.watch(false)
-    // Frames written just before the exit may still be unread: give the pipes a moment to end.
+    this.listening(false)
+    this._ends.ended(describe, died, this._drained())
+  }
+
+  /** Frames written just before the exit may still be unread: the pipes get a moment to end, and the namespace to empty. */
+  private async _drained(): Promise<void> {
     const closed = this._streams.map((stream) => new Promise<void>((resolve) => {
       if (stream.destroyed || stream.readableEnded) resolve()
       else stream.once('close', () => resolve())
@@ -394,7 +383,6 @@ export class ProcessEnvironment implements Environment {
     await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
     clearTimeout(drain)
     await this._namespaceGone()
-    this._frames.ended(describe, died)
     for (const stream of this._streams) stream.destroy()
   }
 }

@@ -7,10 +7,11 @@
 import { holdCpuGroup } from '../../../system/cpu-group.js'
 import { dataBaseline } from '../../../system/memory-limit.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
-import { ProcessEnvironment } from './environment.js'
+import { processEnvironment } from './environment.js'
 import { rehearsalProgram } from '../../run/programs.js'
 import { locateCommand } from '../../../system/commands.js'
 import { namespaceArguments, probeBwrap } from '../../sandbox/bwrap.js'
+import type { Environment } from '../environment.js'
 import type { EnvironmentDescription, Tier, TierSetting } from '../tier.js'
 
 export class ProcessTier implements Tier {
@@ -43,13 +44,13 @@ export class ProcessTier implements Tier {
     this._releaseCpuGroup?.()
   }
 
-  spawn({ policy }: EnvironmentDescription): ProcessEnvironment {
+  spawn({ policy }: EnvironmentDescription): Environment {
     const { config, sandbox } = this._setting
     const { maxOldGenerationSizeMb, maxMemoryMb, maxProcesses } = config
     const cwd = policy?.workspaceRoot ?? config.cwd
     const confining = policy && sandbox!.wrapper(policy)
     const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
-    return new ProcessEnvironment({
+    return processEnvironment({
       ...(wrapper ? { wrapper } : {}),
       // Under bubblewrap the PID namespace makes the environment's processes known: sampled as one budget.
       ...(wrapper ? { budget: { maxProcesses, maxMemoryMb, tmpfs: confining?.tmpfs ?? [] } } : {}),

@@ -1,6 +1,6 @@
 /**
- * `StreamEnvironment` (the stream and container tiers): the helper of one environment, reached
- * over a byte stream the deployer opens (a container's stdio, a socket into a remote sandbox).
+ * The stream and container tiers' environments: the helper of one environment, reached over a
+ * byte stream the deployer opens (a container's stdio, a socket into a remote sandbox).
  * At its far end the stream entry (src/helper/stream-entry.ts) starts the helper there and
  * carries its channel, the worker's inbox and its output over the stream, one tagged line each
  * (src/protocol/frames.ts). The frames are the process tier's, read with the same checks
@@ -10,17 +10,18 @@
  * the entry kills what a program left between runs and reports busy time, and the host trusts
  * neither answer beyond the run: the environment's end is the stream's close and the sandbox's
  * release by the deployer's provider (the container tier's `podman rm -f`).
+ *
+ * The tier supplies its pipe (`StreamPipe`): the tagged lines, the entry's version handshake,
+ * its sweep and busy reports, and the sandbox's acquisition and release. The environment around
+ * it is `PipeEnvironment` (`../pipe.ts`), as for every helper tier.
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type EntryLine, type HelperOptions, type HostLine, STREAM_PROTOCOL_VERSION, encodeLine, parseEntryLine } from '../../../protocol/frames.js'
 import { type ChannelLimits, type FrameBudget, channelLimits, frameBytes } from '../../connection/frame-bounds.js'
 import { JsonLines } from '../../connection/json-lines.js'
-import type { HostMessage } from '../../../protocol/messages.js'
-import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
-import { Connection } from '../../connection/connection.js'
 import { nodeBuild } from '../../../system/memory-limit.js'
-import { unavailableMessage } from '../../sandbox/confinement.js'
+import { type Pipe, type PipeEnds, PipeEnvironment } from '../pipe.js'
 import { type PtcByteStream, type PtcSandbox, PtcSandboxLost } from './provider.js'
 
 /** A helper that has not reported ready by then is treated as unable to start. */
@@ -54,58 +55,53 @@ export interface StreamLaunch {
   baselineKb: number
 }
 
-export class StreamEnvironment implements Environment {
-  readonly exited: Promise<void>
-  readonly ready: Promise<Refusal | undefined>
-  /** Disposal closes the stream; what the far side does then is the deployment's, so a sweep comes first. */
-  readonly disposalSearches = false
-  readonly maxMemoryMb: number
-  private readonly _frames: Connection
+/** A far helper's environment: its pipe (`StreamPipe`) inside the environment every helper tier shares. */
+export function streamEnvironment(launch: StreamLaunch): PipeEnvironment {
+  return new PipeEnvironment({
+    startTimeoutMs: START_TIMEOUT_MS,
+    maxMemoryMb: launch.maxMemoryMb,
+    // The far helper never moves: its runs happen where it started.
+    fixedCwd: true,
+  }, (ends) => new StreamPipe(launch, ends))
+}
+
+/** The stream's tagged lines, the entry's handshake, sweeps and busy reports, and the sandbox's release. */
+class StreamPipe implements Pipe {
+  readonly released: Promise<void>
   private readonly _reader: JsonLines
   /** The entry's lines' bounds while a run listens and between runs. */
   private readonly _limits: ChannelLimits
   private _stream: PtcByteStream | undefined
   private _release: (() => void | Promise<void>) | undefined
-  private _released: Promise<void> | undefined
+  private _releasing: Promise<void> | undefined
   /** Aborts the acquisition of a sandbox nobody wants any more. */
   private readonly _acquiring = new AbortController()
   /** Whether the entry announced the host's protocol version (its first line). */
   private _greeted = false
   private _closed = false
   private _ended = false
+  /** The traffic was forged: nothing more is read. */
+  private _corrupt = false
+  private _listening = false
   /** How the far helper ended, while the stream is given a moment to say its sandbox was lost. */
   private _farEnded: string | undefined
   private _lostGrace: NodeJS.Timeout | undefined
-  /** The far helper's working directory: runs happen there (the host's paths mean nothing far away). */
-  private _cwd: string | undefined
-  private _spawned = false
   private _busyMs = 0
   /** Bytes received since the last run ended (counted only while no run listens). */
   private _idleBytes = 0
   /** Answers the pending sweep, if any. */
   private _swept: ((clean: boolean) => void) | undefined
-  private _markExited!: () => void
+  private _markReleased!: () => void
 
-  constructor(launch: StreamLaunch) {
-    this.maxMemoryMb = launch.maxMemoryMb
+  constructor(launch: StreamLaunch, private readonly _ends: PipeEnds) {
     // An entry line is its frame and a few bytes of tag around it.
     this._limits = channelLimits('entry', launch.frameBudget, IDLE_LINE_BYTES, frameBytes(launch.frameBudget) + 64)
     this._reader = new JsonLines(this._limits.idle, (raw) => {
       const line = parseEntryLine(raw)
       if (line) this._entryLine(line)
-      return line !== undefined && !this._frames.corrupt
+      return line !== undefined && !this._corrupt
     })
-    this._frames = new Connection({
-      confined: false,
-      maxMemoryMb: launch.maxMemoryMb,
-      startTimeoutMs: START_TIMEOUT_MS,
-      violated: () => this._stream?.pause?.(), // nothing more is read once corrupt (`_receive` checks)
-      kill: () => this._destroy(),
-      ready: (cwd) => (this._cwd = cwd),
-      spawnedBetweenRuns: () => (this._spawned = true),
-    })
-    this.ready = this._frames.ready
-    this.exited = new Promise((resolve) => (this._markExited = resolve))
+    this.released = new Promise((resolve) => (this._markReleased = resolve))
     const start: HostLine = ['start', {
       protocol: STREAM_PROTOCOL_VERSION,
       helper: { ...launch.helper, subprocessMarker: randomUUID() },
@@ -116,38 +112,39 @@ export class StreamEnvironment implements Environment {
     void this._open(launch.acquire, start)
   }
 
-  get alive(): boolean {
-    return !this._ended && this._frames.alive
-  }
-
-  attach(listener: EnvironmentListener | undefined): void {
-    this._reader.limits = listener ? this._limits.busy : this._limits.idle
+  listening(listening: boolean): void {
+    this._listening = listening
+    this._reader.limits = listening ? this._limits.busy : this._limits.idle
     this._idleBytes = 0
-    this._frames.attach(listener, this._ended)
   }
 
-  send(message: HostMessage, written?: () => void): void {
-    if (!this.alive) return
-    // The far helper never moves: its runs happen where it started.
-    const relayed = message.type === 'run' ? { ...message, cwd: this._cwd! } : message
-    this._write(['inbox', { type: 'relay', message: relayed }], written)
+  pause(): void {
+    this._corrupt = true
+    this._stream?.pause?.()
   }
 
-  /** The host never kills by number here, so a report only makes the next tidy sweep. */
-  adoptSubprocess(): boolean {
-    this._spawned = true
-    return true
+  /** The frame inside its tagged line (`["inbox",frame]`, what `encodeLine` writes for it). */
+  write(frame: string, to: 'channel' | 'inbox', written?: () => void): void {
+    if (!this._stream || this._closed) return
+    this._stream.write(`["${to}",${frame}]\n`, written && (() => written()))
   }
 
-  async tidy(thorough: boolean): Promise<boolean> {
-    if (!this.alive) return false
-    const reported = thorough || this._spawned
-    this._spawned = false
-    return reported ? this._sweep() : true
+  /** The entry kills what the program left: in the far helper's tree, its marker, or its whole namespace. */
+  sweep(): Promise<boolean> {
+    this._swept?.(false)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), SWEEP_TIMEOUT_MS)
+      const done = (clean: boolean) => {
+        clearTimeout(timer)
+        resolve(clean && !this._ended && !this._corrupt)
+      }
+      this._swept = done
+      this._write(['sweep'])
+    })
   }
 
   audit(): Promise<boolean> {
-    return this.alive ? this._sweep() : Promise.resolve(false)
+    return this.sweep()
   }
 
   /**
@@ -157,7 +154,7 @@ export class StreamEnvironment implements Environment {
   busyMs(): number {
     const counted = this._stream?.busyMs?.()
     if (counted !== undefined) return counted
-    if (this.alive) this._write(['busy'])
+    if (!this._ended && !this._corrupt) this._write(['busy'])
     return this._busyMs
   }
 
@@ -166,14 +163,17 @@ export class StreamEnvironment implements Environment {
     else this._stream?.unref?.()
   }
 
-  async dispose(): Promise<void> {
-    this._frames.attach(undefined, this._ended)
+  kill(): void {
+    this._destroy()
+  }
+
+  async close(): Promise<void> {
     this.hold(true) // the close must arrive before the host may exit
     this._destroy()
-    await Promise.race([this.exited, sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })])
+    await Promise.race([this.released, sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })])
     this._closed = true
     void this._releaseSandbox() // a stream that never closed: the sandbox goes anyway
-    this._markExited()
+    this._markReleased()
   }
 
   private async _open(acquire: StreamLaunch['acquire'], start: HostLine): Promise<void> {
@@ -182,9 +182,9 @@ export class StreamEnvironment implements Environment {
       sandbox = await acquire(this._acquiring.signal)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      if (error instanceof PtcSandboxLost && error.refused) this._refuseStart(`the sandbox provider refused it: ${reason}`)
+      if (error instanceof PtcSandboxLost && error.refused) this._ends.refuseStart(`the sandbox provider refused it: ${reason}`)
       this._end(`could not be reached (${reason})`)
-      return this._markExited()
+      return this._markReleased()
     }
     this._stream = sandbox.stream
     this._release = () => sandbox.release()
@@ -201,7 +201,7 @@ export class StreamEnvironment implements Environment {
     stream.on('close', () => {
       this._closed = true
       this._end(why === undefined ? (this._farEnded ?? 'closed its stream') : lost ? `was lost with its sandbox (${why})` : `closed its stream (${why})`)
-      void this._releaseSandbox().then(() => this._markExited())
+      void this._releaseSandbox().then(() => this._markReleased())
     })
     if (this._ended) return this._destroy() // disposed while it was opening
     this._write(start)
@@ -211,13 +211,8 @@ export class StreamEnvironment implements Environment {
   private _releaseSandbox(): Promise<void> {
     if (!this._release) return Promise.resolve() // still acquiring: released once it closes
     // A rejection is the provider's to report: the environment is gone either way.
-    this._released ??= Promise.race([Promise.resolve().then(this._release), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })]).then(() => undefined, () => undefined)
-    return this._released
-  }
-
-  /** The deployment cannot give this environment (refused, another protocol): every run sent to it hears why. */
-  private _refuseStart(problem: string): void {
-    this._frames.refuseStart({ kind: 'sandbox-unavailable', message: unavailableMessage(problem) })
+    this._releasing ??= Promise.race([Promise.resolve().then(this._release), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })]).then(() => undefined, () => undefined)
+    return this._releasing
   }
 
   private _write(line: HostLine, written?: () => void): void {
@@ -226,12 +221,12 @@ export class StreamEnvironment implements Environment {
   }
 
   private _receive(chunk: Uint8Array): void {
-    if (this._frames.corrupt || this._ended) return
-    if (!this._frames.listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._frames.violation()
+    if (this._corrupt || this._ended) return
+    if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._ends.forged()
     const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))
     if (whole) return
     if (!this._greeted) return this._refuseEntry('is not a stream entry: its first line is not one')
-    this._frames.violation()
+    this._ends.forged()
   }
 
   private _entryLine(line: EntryLine): void {
@@ -243,13 +238,13 @@ export class StreamEnvironment implements Environment {
     }
     switch (line[0]) {
       case 'hello':
-        return this._frames.violation()
+        return this._ends.forged()
       case 'channel':
-        return this._frames.receive(line[1])
+        return this._ends.frame(line[1])
       case 'output':
-        return this._frames.output(line[1])
+        return this._ends.output(line[1])
       case 'forged':
-        return this._frames.violation()
+        return this._ends.forged()
       case 'swept':
         this._swept?.(line[1])
         this._swept = undefined
@@ -258,7 +253,7 @@ export class StreamEnvironment implements Environment {
         this._busyMs = Math.max(this._busyMs, line[1])
         return
       case 'ended': {
-        if (line[2]) this._frames.outOfMemory()
+        if (line[2]) this._ends.outOfMemory()
         const ended = () => {
           this._end(line[1])
           this._destroy() // whoever wrote it, nothing there serves again
@@ -275,24 +270,11 @@ export class StreamEnvironment implements Environment {
 
   /** The far end is not the entry of this host's version: the deployment's to fix, said where its developer looks. */
   private _refuseEntry(what: string): void {
-    this._refuseStart(
+    this._ends.refuseStart(
       `the far end of the stream ${what}, and this host speaks stream protocol ${STREAM_PROTOCOL_VERSION}: ` +
         "run the stream entry of the host's own ptc-runtime there (its dist/stream-entry.cjs, with helper.cjs and worker.cjs beside it)",
     )
     this._destroy()
-  }
-
-  private _sweep(): Promise<boolean> {
-    this._swept?.(false)
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done(false), SWEEP_TIMEOUT_MS)
-      const done = (clean: boolean) => {
-        clearTimeout(timer)
-        resolve(clean && this.alive)
-      }
-      this._swept = done
-      this._write(['sweep'])
-    })
   }
 
   /** The far helper ended, or its stream did: the run in progress hears how. */
@@ -301,7 +283,7 @@ export class StreamEnvironment implements Environment {
     this._ended = true
     clearTimeout(this._lostGrace)
     this._swept?.(false)
-    this._frames.ended(describe)
+    this._ends.ended(describe, false)
   }
 
   /** Closes the stream (its close releases the sandbox), or stops acquiring one. */

@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { rehearsalProgram } from '../../run/programs.js'
-import { StreamEnvironment } from './environment.js'
+import { streamEnvironment } from './environment.js'
+import type { Environment } from '../environment.js'
 import { frameBudget } from '../../connection/frame-bounds.js'
 import { dataBaseline } from '../../../system/memory-limit.js'
 import type { PtcSandboxBudgets, PtcSandboxProvider } from './provider.js'
@@ -16,14 +17,14 @@ import type { Tier, TierSetting } from '../tier.js'
 
 export class StreamTier implements Tier {
   readonly confines = false
-  /** The host's paths mean nothing at the far end (`StreamEnvironment.send` runs every program where the helper started). */
+  /** The host's paths mean nothing at the far end (its environments run every program where the helper started: `fixedCwd`). */
   readonly fixedCwd = "the far helper's working directory"
   readonly name: string
   private _setting!: TierSetting
   private _budgets!: PtcSandboxBudgets
   private _baselineKb = 0
   /** The environment `start` opened to check the deployment, handed to the first `spawn`. */
-  private _first: StreamEnvironment | undefined
+  private _first: Environment | undefined
 
   constructor(
     private readonly _provider: PtcSandboxProvider,
@@ -58,7 +59,7 @@ export class StreamTier implements Tier {
     if (refusal?.kind === 'sandbox-unavailable') throw new Error(refusal.message.replace('so the program did not run', 'so the runtime did not start'))
   }
 
-  spawn(): StreamEnvironment {
+  spawn(): Environment {
     const first = this._first
     this._first = undefined
     return first ?? this._environment()
@@ -74,10 +75,10 @@ export class StreamTier implements Tier {
     this._first = undefined
   }
 
-  private _environment(): StreamEnvironment {
+  private _environment(): Environment {
     const { config } = this._setting
     const request = { id: randomUUID(), budgets: this._budgets }
-    return new StreamEnvironment({
+    return streamEnvironment({
       acquire: (signal) => this._provider.acquire({ ...request, signal }),
       helper: { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram() },
       maxMemoryMb: config.maxMemoryMb,
