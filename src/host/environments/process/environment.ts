@@ -149,7 +149,9 @@ class ProcessPipe implements Pipe {
     this._streams = [this._child.stdout as Socket, this._child.stderr as Socket, this._channel, this._inbox]
     // A write to a dead helper fails with EPIPE; unhandled, that 'error' would crash the host.
     for (const stream of this._streams) stream.on('error', () => undefined)
-    this._child.on('exit', (code, signal) => this._ended(...exitDescription(code, signal)))
+    // Node reports every helper that exited in one callback: a hundred ended at disposal would
+    // otherwise be handled in one turn of the event loop.
+    this._child.on('exit', (code, signal) => void inTurn(() => this._ended(...exitDescription(code, signal))))
     this._child.on('error', (error) => {
       if (this._child.pid === undefined) this._ended(`could not be started (${error.message})`, false)
     })
@@ -363,7 +365,7 @@ class ProcessPipe implements Pipe {
     const deadline = Date.now() + KILLED_EXIT_MS
     // Ref'd: once bwrap has exited and its pipes closed, this poll may be all that keeps an
     // awaited disposal alive (unref'd, the host exited with 13, unsettled top-level await).
-    while (!isDead(reaper) && Date.now() < deadline) await sleep(REAPER_POLL_MS)
+    while (!(await inTurn(() => isDead(reaper))) && Date.now() < deadline) await sleep(REAPER_POLL_MS)
   }
 
   private _ended(describe: string, died: boolean): void {
