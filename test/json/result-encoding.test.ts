@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodeWire, jsonByteLength, snapshotJson } from '../../src/json/index.js'
+import { encodeWire, jsonByteLength, jsonStringByteLength, snapshotJson } from '../../src/json/index.js'
 import { encodeResult } from '../../src/host/run/json-conversion.js'
 import { PtcImage } from '../../src/seam/image.js'
 import type { PtcJsonValue } from '../../src/seam/types.js'
-import { jsonValue, nestedArrays, nestedRecords } from './arbitraries.js'
+import { jsonText, jsonValue, nestedArrays, nestedRecords } from './arbitraries.js'
 
 const noLeaf = () => {
   throw new Error('no leaf expected')
@@ -24,6 +24,10 @@ describe("the host's encoding of a tool's result", () => {
       }),
       { numRuns: 1000 },
     )
+  })
+
+  it('counts fuzzed strings as the meter does, whether or not they have anything to escape', () => {
+    fc.assert(fc.property(jsonText, (text) => encodeResult(text, noLeaf, Number.POSITIVE_INFINITY).bytes === jsonStringByteLength(text)), { numRuns: 2000 })
   })
 
   it('counts escapes, lone surrogates and astral characters as JSON.stringify writes them', () => {

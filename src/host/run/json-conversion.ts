@@ -253,9 +253,15 @@ export function encodeResult(value: PtcJsonValue, leafFields: (leaf: object) => 
   return bytes <= maxBytes ? { bytes, tokens } : { bytes }
 }
 
-/** Exact UTF-8 bytes of `JSON.stringify(text)` (a lone surrogate written as its escape, as the meter counts it). */
+/** A code unit `JSON.stringify` escapes, or a surrogate (which it escapes when alone). */
+const ESCAPED_OR_SURROGATE = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/**
+ * Exact UTF-8 bytes of `JSON.stringify(text)` (a lone surrogate written as its escape, as the
+ * meter counts it); a text with nothing to escape is counted without copying it.
+ */
 function jsonBytes(text: string): number {
-  return Buffer.byteLength(JSON.stringify(text))
+  return ESCAPED_OR_SURROGATE.test(text) ? Buffer.byteLength(JSON.stringify(text)) : Buffer.byteLength(text) + 2
 }
 
 function isPlainRecord(value: object): boolean {
