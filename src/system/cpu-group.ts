@@ -16,11 +16,14 @@
  * left by a host that died is removed by the next host that looks in the same place. Elsewhere helpers stay in the
  * host's cgroup, as they always did.
  */
-import { mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmdirSync } from 'node:fs'
 import path from 'node:path'
 import { isMainThread } from 'node:worker_threads'
+import { removeAbandoned } from './abandoned.js'
 
 const PREFIX = 'ptc-runtime-'
+/** The host a group beside ours belongs to; a group that still holds a process cannot be removed. */
+const groupOwner = (entry: string) => (/^ptc-runtime-\d+$/.test(entry) ? Number(entry.slice(PREFIX.length)) : undefined)
 
 /** The cgroup that holds this host's cpu controller, as a directory of the mounted hierarchy. */
 function hostCpuCgroup(): string | undefined {
@@ -74,34 +77,6 @@ function readWords(file: string): string[] {
   }
 }
 
-/** Removes the groups hosts that are gone left beside `parent`; one still holding a process stays. */
-function removeAbandoned(parent: string): void {
-  let entries: string[]
-  try {
-    entries = readdirSync(parent)
-  } catch {
-    return
-  }
-  for (const entry of entries) {
-    const pid = Number(entry.slice(PREFIX.length))
-    if (!entry.startsWith(PREFIX) || !Number.isSafeInteger(pid) || pid === process.pid || alive(pid)) continue
-    try {
-      rmdirSync(path.join(parent, entry))
-    } catch {
-      // still holds a process, or another host removed it first
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** Where this host's group is made (`<host's cpu cgroup>/ptc-runtime-<pid>`); `undefined` if nowhere. */
 let directory: string | undefined | null = null
 let holders = 0
@@ -130,7 +105,7 @@ function removeGroup(): void {
  */
 export function holdCpuGroup(): () => void {
   const group = groupDirectory()
-  if (holders++ === 0 && group !== undefined) removeAbandoned(path.dirname(group))
+  if (holders++ === 0 && group !== undefined) removeAbandoned(path.dirname(group), groupOwner, rmdirSync)
   let held = true
   return () => {
     if (!held) return

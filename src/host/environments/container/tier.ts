@@ -4,7 +4,7 @@
  * installed. A stream tier whose provider runs each environment's container (`containerProvider`,
  * `../container.ts`).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { SandboxExecutionPolicy } from '../../../seam/types.js'
@@ -13,6 +13,7 @@ import { findLaunch } from './launch.js'
 import { containerProvider } from './stream.js'
 import { DEFAULT_IMAGE, imageExists } from './image.js'
 import { locateCommand } from '../../../system/commands.js'
+import { removeAbandoned } from '../../../system/abandoned.js'
 import type { Environment } from '../environment.js'
 import { StreamTier } from '../stream/tier.js'
 import type { Tier, TierSetting } from '../tier.js'
@@ -20,6 +21,10 @@ import type { Tier, TierSetting } from '../tier.js'
 const ENGINES = ['podman', 'docker']
 /** The engine's working directories (`ContainerRun.cwd`) are named after the process that made them. */
 const ENGINE_DIRECTORY = /^ptc-engine-(\d+)-/
+const engineOwner = (entry: string) => {
+  const owner = ENGINE_DIRECTORY.exec(entry)?.[1]
+  return owner === undefined ? undefined : Number(owner)
+}
 
 export class ContainerTier implements Tier {
   readonly name = 'container'
@@ -41,7 +46,8 @@ export class ContainerTier implements Tier {
    * here (`findLaunch`: a tiny real container per attempt); rejects saying what to install or set.
    */
   async start(setting: TierSetting): Promise<void> {
-    removeAbandoned()
+    // The engine directories of runtimes whose process is gone (killed before `stop`).
+    removeAbandoned(tmpdir(), engineOwner, (directory) => rmSync(directory, { recursive: true, force: true }))
     const { maxMemoryMb, maxProcesses } = setting.config
     const container: Partial<ContainerConfig> = setting.config.container ?? {}
     const engine = container.engine ? locateCommand(container.engine) : ENGINES.map((name) => locateCommand(name)).find((found) => found !== undefined)
@@ -71,34 +77,5 @@ export class ContainerTier implements Tier {
   stop(): void {
     this._streams?.stop()
     if (this._cwd) rmSync(this._cwd, { recursive: true, force: true })
-  }
-}
-
-/** The engine directories of runtimes whose process is gone (killed before `stop`): nobody else removes them. */
-function removeAbandoned(): void {
-  let entries: string[]
-  try {
-    entries = readdirSync(tmpdir())
-  } catch {
-    return
-  }
-  for (const entry of entries) {
-    const owner = ENGINE_DIRECTORY.exec(entry)?.[1]
-    if (owner === undefined || running(Number(owner))) continue
-    try {
-      rmSync(path.join(tmpdir(), entry), { recursive: true, force: true })
-    } catch {
-      // another user's: theirs to remove
-    }
-  }
-}
-
-/** Whether a process of that number exists (of any user; a zombie counts, to be safe). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
