@@ -13,8 +13,8 @@
  *
  * The group is made per host process, where the host may make it (root, or a cgroup delegated
  * to its user), and removed when the last tier holding it stops, or the process exits; a group
- * left by a host that died is removed by the next host that looks in the same place. Elsewhere helpers stay in the
- * host's cgroup, as they always did.
+ * left by a host that died is removed by the next host that starts in the same place.
+ * Elsewhere helpers stay in the host's cgroup, as they always did.
  */
 import { mkdirSync, readFileSync, rmdirSync } from 'node:fs'
 import path from 'node:path'
