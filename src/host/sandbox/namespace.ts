@@ -22,7 +22,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { release } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf, isChildOf, isDead } from '../../system/process-sweep.js'
-import { inTurn } from '../../system/turns.js'
+import { asTeardown, inTurn } from '../../system/turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
 export const NAMESPACE_HELPER_PID = 2
@@ -32,6 +32,8 @@ const PASSES = 20
 const PASS_PAUSE_MS = 5
 /** How often the end of a namespace's reaper is looked for once bwrap has exited. */
 const REAPER_POLL_MS = 2
+/** How long disposal lets a starting helper finish forming its process tree before killing it. */
+const READY_GRACE_MS = 2_000
 
 /**
  * Runs first inside bubblewrap's namespaces, then becomes the helper (keeping PID 2): caps the
@@ -117,13 +119,8 @@ export class HelperNamespace {
 
   constructor(private readonly _bwrapPid: number) {}
 
-  /** The reaper was killed (`kill`): nothing of the namespace can outlive it. */
-  get killed(): boolean {
-    return this._killed
-  }
-
-  /** The host PID of the helper inside, once it runs. */
-  helper(): number | undefined {
+  /** The host PID of the helper inside, once it runs. Bound: a watch asks it as it samples. */
+  readonly helper = (): number | undefined => {
     const found = this._helper === undefined ? namespaceOf(this._bwrapPid) : undefined
     if (found) ({ reaper: this._reaper, helper: this._helper } = found)
     return this._helper
@@ -150,20 +147,26 @@ export class HelperNamespace {
   }
 
   /**
-   * Ends the namespace through its reaper, which the kernel lets exit only once everything else
-   * in it is gone: no process of the machine need be read. Resolves false when there was no
-   * reaper to kill (bubblewrap's tree not formed, or already gone), and the caller falls back to
-   * looking for the processes. Once the reaper has its SIGKILL, nothing of the namespace can
+   * Ends the namespace at disposal through its reaper, which the kernel lets exit only once
+   * everything else in it is gone: no process of the machine need be read. Until `ready`,
+   * bubblewrap may still be forming its tree; killing it half-formed can orphan the reaper for
+   * good (measured: 5 of 15 helpers disposed right after spawn), so it gets a grace first. Then
+   * a few namespaces end at a time (turns.ts). Resolves false when there was no reaper to kill
+   * (bubblewrap's tree not formed, or already gone), and the caller falls back to looking for
+   * the processes. Once the reaper has its SIGKILL, nothing of the namespace can
    * outlive it, however long the dying takes: a search then would only take the CPU the dying
    * need (measured: 300 helpers dying at once on a loaded machine took over the wait below, and
    * the searches that followed, reading every process of the machine, added 0.4 s to disposal).
-   * So it waits for `exited` only up to `timeoutMs`: where helpers die a few at a time
-   * (turns.ts), a slow one frees its turn.
+   * So it waits for `exited` only up to `timeoutMs`: where helpers die a few at a time, a slow
+   * one frees its turn.
    */
-  async end(exited: Promise<void>, timeoutMs: number): Promise<boolean> {
-    if (!(await inTurn(() => this.kill()))) return false
-    await Promise.race([exited, sleep(timeoutMs, undefined, { ref: false })])
-    return true
+  async close(ready: Promise<unknown>, exited: Promise<void>, timeoutMs: number): Promise<boolean> {
+    if (!this._killed) await Promise.race([ready, exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
+    return asTeardown(async () => {
+      if (!(await inTurn(() => this.kill()))) return false
+      await Promise.race([exited, sleep(timeoutMs, undefined, { ref: false })])
+      return true
+    })
   }
 
   /**

@@ -39,8 +39,6 @@ const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000
-/** How long disposal lets a starting helper finish forming its process tree before killing it. */
-const READY_GRACE_MS = 2_000
 /** How long disposal waits for a killed helper (or bubblewrap, once its namespace's reaper was killed) to exit. */
 const KILLED_EXIT_MS = 1_000
 /** After the process exits, how long to wait for frames it wrote just before. */
@@ -96,7 +94,8 @@ class ProcessPipe implements Pipe {
   private _sweptAfterExit = false
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
-  private _watching = false
+  /** A run listens or none does: the watch samples while one does. */
+  readonly listening?: (listening: boolean) => void
   /** Checks the roots before each run, when bubblewrap bound any. */
   readonly refuses?: () => Refusal | undefined
 
@@ -116,7 +115,10 @@ class ProcessPipe implements Pipe {
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     const namespace = (this._namespace = launch.wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)
-    if (namespace && launch.budget) this._watch = new NamespaceWatch(() => namespace.helper(), launch.budget, (message) => this._overBudget(message))
+    if (namespace && launch.budget) {
+      this._watch = new NamespaceWatch(namespace.helper, launch.budget, (message) => this._overBudget(message))
+      this.listening = this._watch.watch
+    }
     this._roots = launch.wrapper?.roots ?? []
     if (this._roots.length > 0) this.refuses = () => this._rootsTampered()
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
@@ -144,10 +146,6 @@ class ProcessPipe implements Pipe {
     this._started = true
     this._namespace?.helper() // the reaper must be known to wait for it at the end
     this._watch?.measureBaseline()
-  }
-
-  listening(listening: boolean): void {
-    if (this._watch && listening !== this._watching) this._watch.watch((this._watching = listening))
   }
 
   pause(): void {
@@ -206,7 +204,7 @@ class ProcessPipe implements Pipe {
     return this._child.pid === undefined ? 0 : cpuMsOfTree(this._child.pid)
   }
 
-  hold(held: boolean): void {
+  readonly hold = (held: boolean): void => {
     const method = held ? 'ref' : 'unref'
     this._child[method]()
     for (const stream of this._streams) stream[method]()
@@ -220,13 +218,9 @@ class ProcessPipe implements Pipe {
   async close(): Promise<void> {
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
-      // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
-      // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
-      const namespace = this._namespace
-      if (namespace && !namespace.killed) await Promise.race([this._ends.whenReady, this._ends.whenExited, sleep(READY_GRACE_MS, undefined, { ref: false })])
-      if (!namespace) await this._endUnconfined()
-      // A few helpers end at a time (turns.ts).
-      else if (!(await asTeardown(() => namespace.end(this._ends.whenExited, KILLED_EXIT_MS)))) await killProcessTrees(new Set([this._child.pid]), this._marker)
+      // A namespace ends through its reaper; failing that, the helper's tree is searched.
+      if (!this._namespace) await this._endUnconfined()
+      else if (!(await this._namespace.close(this._ends.whenReady, this._ends.whenExited, KILLED_EXIT_MS))) await killProcessTrees(new Set([this._child.pid]), this._marker)
     } else {
       await this.abandon()
     }
@@ -294,7 +288,7 @@ class ProcessPipe implements Pipe {
   private _ended(describe: string, died: boolean): void {
     if (this._processExited) return
     this._processExited = true
-    this.listening(false)
+    this._watch?.watch(false)
     this._ends.ended(describe, died, this._drained())
   }
 
