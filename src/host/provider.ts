@@ -332,11 +332,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const language = spec.language ?? this.language
     const tooLong = overlongProgram(spec.program, this._config.maxProgramBytes)
     if (tooLong) return failure(limit, 'exception', tooLong)
+    const initializer = this._initializer.lowered
     let program
-    let initializer
     try {
       program = this._programs.lower(spec.program, [], language)
-      initializer = this._initializer.lowered()
     } catch (error) {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
