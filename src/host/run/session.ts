@@ -154,10 +154,10 @@ export function runSession(environment: Environment, history: EnvironmentHistory
       budget.stop()
       holds.close()
       plan.signal.removeEventListener('abort', onAbort)
+      environment.attach(undefined)
       // A call still running when the program completed is one it never awaited.
       const completed = byWorker && !('error' in outcome)
       calls.close(completed ? 'the program completed without awaiting this call' : 'the run ended before this call settled')
-      environment.attach(undefined)
       const result = ledger.finish(outcome, calls.trace())
       telemetry?.end(result)
       const verdict = verdictOf({
@@ -267,6 +267,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
 
     function start(): void {
       if (settled) return
+      const namespaces = plan.bindings.map(shapeOf)
       environment.attach(listener)
       if (settled) return
       const initializer = history.runs++ === 0 ? plan.initializer : undefined
@@ -277,7 +278,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         type: 'run',
         run,
         program: plan.program,
-        namespaces: plan.bindings.map(shapeOf),
+        namespaces,
         cwd: plan.cwd,
         maxOutputBytes: plan.maxOutputBytes,
         maxPendingCallBytes: plan.maxPendingCallBytes,
