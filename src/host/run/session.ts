@@ -16,7 +16,7 @@ import { abortMessage } from './foreign-message.js'
 import { startRunTelemetry } from './telemetry.js'
 import { TimeBudget } from './time-budget.js'
 import { HoldQueue, type SessionPause } from './holds.js'
-import { afterTidy, verdictOf } from './endings.js'
+import { verdictOf } from './endings.js'
 import type { CallJournal } from '../durable/journal.js'
 
 export interface RunPlan {
@@ -181,7 +181,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         const search = verdict.search && !environment.disposalSearches
         return void (search ? environment.tidy(true).then(discard, discard) : discard())
       }
-      void environment.tidy(verdict.thorough).then((clean) => resolve({ result, ...afterTidy(clean, plan.oneShot) }))
+      void environment.tidy(verdict.thorough).then((clean) => resolve({ result, ...(clean ? verdict.clean : verdict.unclean) }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
