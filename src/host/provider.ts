@@ -32,7 +32,7 @@ import { OutputLedger } from './run/output-ledger.js'
 import { OwnerQueues } from './run/owners.js'
 import { ProgramCache, declaredBy, overlongProgram } from './run/programs.js'
 import { type AdmittedPolicy, DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
-import { type RunPolicy, sandboxFacts } from './sandbox/policy.js'
+import { type RunPolicy, runPolicy } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './run/session.js'
 import { type EnvironmentKey, EnvironmentSource } from './environments/pool.js'
 import { type Tier, tierOf } from './environments/tiers.js'
@@ -63,6 +63,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
   /** Where environments live, chosen once from `config.isolation`. */
   private readonly _tier: Tier
+  /** The policy of a tier that confines by construction: what its runs report without one of their own. */
+  private readonly _tierPolicy: RunPolicy | undefined
   private readonly _admission: Admission
   private readonly _initializer: EnvironmentInitializer
   private readonly _programs: ProgramCache
@@ -92,6 +94,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
     if (config.language === 'python') pythonRuntime() // so is a missing interpreter
     this._tier = tierOf(config.isolation)
+    this._tierPolicy = this._tier.confinement && runPolicy(this._tier.confinement.policy)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
     const { fixedCwd } = this._tier
@@ -163,7 +166,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: AdmittedPolicy | undefined): Promise<PtcRunResult> {
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
-    const answers = new RunAnswers(this._holds, (result) => this._reported(policy, result))
+    const answers = new RunAnswers(this._holds, (policy ?? this._tierPolicy)?.report)
     const first = answers.next(spec.signal)
     const done = this._dispatch(spec, answers.abort.signal, policy, answers, journal).then(
       (result) => answers.finish(result),
@@ -307,12 +310,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
     await this._source?.drain()
     this._tier.stop?.()
     this._sandbox?.dispose()
-  }
-
-  /** `result` with the sandbox facts of its run: the policy's, or those of a tier that confines by construction. */
-  private _reported(policy: RunPolicy | undefined, result: PtcRunResult): PtcRunResult {
-    const facts = policy?.policy ?? this._tier.confinement?.policy
-    return facts ? { ...result, sandbox: sandboxFacts(facts, result) } : result
   }
 
   /** Aborts every admitted run, waits for them, and ends every retained environment. */

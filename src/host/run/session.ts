@@ -137,7 +137,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
       maxResultBytes: plan.maxCallResultBytes,
     }
     const calls = new CallDispatcher(run, plan.bindings, callBudget, {
-      reply: (message, written) => environment.send(message, written),
+      environment,
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => history.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
