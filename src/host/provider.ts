@@ -337,7 +337,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
     }
-    const lowerFor = (history: EnvironmentHistory) => this._programs.lowerFor(spec.program, language, history, initializer)
     const egress = policy?.egress
     const plan: RunPlan = {
       program,
@@ -368,7 +367,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
         const history = historyOf(environment)
-        const lowered = lowerFor(history)
+        const lowered = this._programs.lowerFor(spec.program, language, history, initializer)
         const declared = declaredBy(history, lowered, initializer)
         const settlement = await runSession(environment, history, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
         if (settlement.disposition === 'keep') for (const name of declared) history.carried.add(name)
@@ -377,7 +376,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     }
     const oneShot = (environment: Environment) => {
       const history = historyOf(environment)
-      return runSession(environment, history, { ...plan, program: lowerFor(history), oneShot: true })
+      return runSession(environment, history, { ...plan, program: this._programs.lowerFor(spec.program, language, history, initializer), oneShot: true })
     }
     let environment = this._source!.take(key, 'one-shot')
     let settlement = await oneShot(environment)
