@@ -327,6 +327,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const unavailable = policy?.unavailable
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
     const language = spec.language ?? this.language
+    // The environments that may serve it: those of its policy (and, for Python, spawned for it).
+    const key = policy ? this._keyOf(policy, language) : UNCONFINED
     const tooLong = overlongProgram(spec.program, this._config.maxProgramBytes)
     if (tooLong) return failure(limit, 'exception', tooLong)
     const initializer = this._initializer.lowered
@@ -363,7 +365,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
       },
       ...(journal ? { journal } : {}),
     }
-    const key = policy ? this._keyOf(policy, language) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
         const history = historyOf(environment)
