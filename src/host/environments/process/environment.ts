@@ -10,8 +10,9 @@
  * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
  * its helper cannot hide a subprocess or delay a deadline.
  *
- * The tier supplies its pipe (`ProcessPipe`): the helper's descriptors, bubblewrap and the
- * namespace's reaper, the sweeps, and the watch of the namespace's processes and memory. The
+ * The tier supplies its pipe (`ProcessPipe`): the helper's descriptors under bubblewrap, its
+ * namespace as the host sees it (`HelperNamespace`, sandbox/namespace.ts: its reaper, sweep and
+ * end), the unconfined helper's sweeps, and the watch of the namespace's processes and memory. The
  * environment around it is `PipeEnvironment` (`../pipe.ts`), as for every helper tier.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
