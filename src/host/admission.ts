@@ -96,6 +96,7 @@ export class Admission {
     checkStateOwner(spec.stateOwner, 'spec.stateOwner')
     if (spec.language !== undefined) this._checkLanguage(spec.language, 'spec.language')
     checkMaxCalls(spec.maxCalls, 'spec.maxCalls')
+    checkPause(spec.pause, 'spec.pause')
     const { timeoutMs } = spec
     if (timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
       throw new TypeError(`${NAME}: spec.timeoutMs must be a positive finite number or null; pass the request through resolve() first`)
@@ -111,9 +112,7 @@ export class Admission {
     } catch (error) {
       throw new TypeError(`${NAME}: ${(error as Error).message}`)
     }
-    const policy = this._sandbox?.admit(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
-    checkPause(spec.pause, 'spec.pause')
-    return policy
+    return this._sandbox?.admit(spec.sandboxPolicy, `${NAME}: spec.sandboxPolicy`)
   }
 
   private _resolveTimeout(timeoutMs: unknown): number | null {

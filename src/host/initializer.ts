@@ -10,9 +10,10 @@ import { NAME } from './admission.js'
 import type { ProgramCache } from './run/programs.js'
 
 export class EnvironmentInitializer {
-  private _source: string | undefined
   /** Why runs are refused now, if they are (a field: every run asks). Set only here. */
   blocked: string | undefined
+  /** The registered initializer, lowered once as it is registered (a field: every run asks). Set only here. */
+  lowered: (LoweredProgram & ProgramCode) | undefined
 
   constructor(
     private readonly _programs: ProgramCache,
@@ -24,10 +25,9 @@ export class EnvironmentInitializer {
   /** `admitted`: a run was already taken, so it is too late to register. */
   register(program: unknown, admitted: boolean): () => Promise<void> {
     if (typeof program !== 'string') throw new TypeError(`${NAME}: the initializer program must be a string`)
-    if (this._source !== undefined) throw new Error(`${NAME}: an environment initializer is already registered`)
+    if (this.lowered !== undefined) throw new Error(`${NAME}: an environment initializer is already registered`)
     if (admitted) throw new Error(`${NAME}: an environment initializer must be registered before the first run`)
-    this._programs.lower(program, [], this._language) // throws ProgramSyntaxError when it does not parse
-    this._source = program
+    this.lowered = this._programs.lower(program, [], this._language) // throws ProgramSyntaxError when it does not parse
     let cleanup: Promise<void> | undefined
     return () => {
       cleanup ??= this._unregister().catch((error: unknown) => {
@@ -38,15 +38,10 @@ export class EnvironmentInitializer {
     }
   }
 
-  /** The registered initializer, lowered; throws ProgramSyntaxError as `lower` does. */
-  lowered(): (LoweredProgram & ProgramCode) | undefined {
-    return this._source === undefined ? undefined : this._programs.lower(this._source, [], this._language)
-  }
-
   private async _unregister(): Promise<void> {
     this.blocked = 'the environment initializer is being unregistered'
     await this._drain('the environment initializer was unregistered')
-    this._source = undefined
+    this.lowered = undefined
     this.blocked = undefined
   }
 }

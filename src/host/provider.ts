@@ -32,7 +32,7 @@ import { OutputLedger } from './run/output-ledger.js'
 import { OwnerQueues } from './run/owners.js'
 import { ProgramCache, declaredBy, overlongProgram } from './run/programs.js'
 import { type AdmittedPolicy, DEFAULT_SANDBOX, Sandbox, startFailureMessage, unavailableMessage } from './sandbox/confinement.js'
-import { type RunPolicy, sandboxFacts } from './sandbox/policy.js'
+import { type RunPolicy, runPolicy } from './sandbox/policy.js'
 import { type RunPlan, runSession } from './run/session.js'
 import { type EnvironmentKey, EnvironmentSource } from './environments/pool.js'
 import { type Tier, tierOf } from './environments/tiers.js'
@@ -63,6 +63,8 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
   /** Where environments live, chosen once from `config.isolation`. */
   private readonly _tier: Tier
+  /** The policy of a tier that confines by construction: what its runs report without one of their own. */
+  private readonly _tierPolicy: RunPolicy | undefined
   private readonly _admission: Admission
   private readonly _initializer: EnvironmentInitializer
   private readonly _programs: ProgramCache
@@ -92,6 +94,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
     if (config.language === 'python') pythonRuntime() // so is a missing interpreter
     this._tier = tierOf(config.isolation)
+    this._tierPolicy = this._tier.confinement && runPolicy(this._tier.confinement.policy)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
     this._sandbox = sandbox === 'none' ? undefined : new Sandbox(sandbox, config.cwd, config.maxMemoryMb * 2 ** 20)
     const { fixedCwd } = this._tier
@@ -163,7 +166,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
   private _admit(spec: PtcRunSpec, journal: CallJournal | undefined, policy: AdmittedPolicy | undefined): Promise<PtcRunResult> {
     this._admitted = true
     // A run may answer more than once: paused on a held call, then after each resume.
-    const answers = new RunAnswers(this._holds, (result) => this._reported(policy, result))
+    const answers = new RunAnswers(this._holds, (policy ?? this._tierPolicy)?.report)
     const first = answers.next(spec.signal)
     const done = this._dispatch(spec, answers.abort.signal, policy, answers, journal).then(
       (result) => answers.finish(result),
@@ -309,12 +312,6 @@ export class WorkerPtcRuntime extends PtcRuntime {
     this._sandbox?.dispose()
   }
 
-  /** `result` with the sandbox facts of its run: the policy's, or those of a tier that confines by construction. */
-  private _reported(policy: RunPolicy | undefined, result: PtcRunResult): PtcRunResult {
-    const facts = policy?.policy ?? this._tier.confinement?.policy
-    return facts ? { ...result, sandbox: sandboxFacts(facts, result) } : result
-  }
-
   /** Aborts every admitted run, waits for them, and ends every retained environment. */
   private async _drain(reason: string): Promise<void> {
     const live = [...this._live]
@@ -330,18 +327,18 @@ export class WorkerPtcRuntime extends PtcRuntime {
     const unavailable = policy?.unavailable
     if (unavailable) return failure(limit, 'sandbox-unavailable', unavailableMessage(unavailable))
     const language = spec.language ?? this.language
+    // The environments that may serve it: those of its policy (and, for Python, spawned for it).
+    const key = policy ? this._keyOf(policy, language) : UNCONFINED
     const tooLong = overlongProgram(spec.program, this._config.maxProgramBytes)
     if (tooLong) return failure(limit, 'exception', tooLong)
+    const initializer = this._initializer.lowered
     let program
-    let initializer
     try {
       program = this._programs.lower(spec.program, [], language)
-      initializer = this._initializer.lowered()
     } catch (error) {
       if (error instanceof ProgramSyntaxError) return failure(limit, 'exception', error.message)
       throw error
     }
-    const lowerFor = (history: EnvironmentHistory) => this._programs.lowerFor(spec.program, language, history, initializer)
     const egress = policy?.egress
     const plan: RunPlan = {
       program,
@@ -368,11 +365,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
       },
       ...(journal ? { journal } : {}),
     }
-    const key = policy ? this._keyOf(policy, language) : UNCONFINED
     if (spec.stateOwner !== undefined && this._config.retainState) {
       return this._owners.run(spec.stateOwner, key, async (environment, notice, ownerSignal) => {
         const history = historyOf(environment)
-        const lowered = lowerFor(history)
+        const lowered = this._programs.lowerFor(spec.program, language, history, initializer)
         const declared = declaredBy(history, lowered, initializer)
         const settlement = await runSession(environment, history, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
         if (settlement.disposition === 'keep') for (const name of declared) history.carried.add(name)
@@ -381,7 +377,7 @@ export class WorkerPtcRuntime extends PtcRuntime {
     }
     const oneShot = (environment: Environment) => {
       const history = historyOf(environment)
-      return runSession(environment, history, { ...plan, program: lowerFor(history), oneShot: true })
+      return runSession(environment, history, { ...plan, program: this._programs.lowerFor(spec.program, language, history, initializer), oneShot: true })
     }
     let environment = this._source!.take(key, 'one-shot')
     let settlement = await oneShot(environment)

@@ -3,7 +3,7 @@
  * follows, checked on its own for every case the session meets.
  */
 import { describe, expect, it } from 'vitest'
-import { EXITED_NOTICE, LOST, UNSTOPPED_NOTICE, type RunEnd, afterTidy, lostNotice, verdictOf } from '../../src/host/run/endings.js'
+import { EXITED_NOTICE, LOST, UNSTOPPED_NOTICE, type RunEnd, lostNotice, verdictOf } from '../../src/host/run/endings.js'
 import type { PtcFailureKind } from '../../src/seam/types.js'
 
 const kept: RunEnd = {
@@ -21,10 +21,9 @@ const kept: RunEnd = {
 
 describe('the end of a run', () => {
   it('keeps the environment of a completed run or a program failure, once what it reported starting is killed', () => {
-    expect(verdictOf(kept)).toEqual({ kind: 'tidy', thorough: false })
-    expect(verdictOf({ ...kept, kind: 'exception' })).toEqual({ kind: 'tidy', thorough: false })
-    expect(afterTidy(true, false)).toEqual({ disposition: 'keep' })
-    expect(afterTidy(false, false)).toEqual({ disposition: 'discard', notice: UNSTOPPED_NOTICE })
+    const tidy = { kind: 'tidy', thorough: false, clean: { disposition: 'keep' }, unclean: { disposition: 'discard', notice: UNSTOPPED_NOTICE } }
+    expect(verdictOf(kept)).toEqual(tidy)
+    expect(verdictOf({ ...kept, kind: 'exception' })).toEqual(tidy)
   })
 
   it('discards it on every failure kind with a LOST reason, searching first when the program may still run, with that reason as the notice', () => {
@@ -54,8 +53,11 @@ describe('the end of a run', () => {
   })
 
   it('lets a one-shot environment that ended its run itself be disposed after the result', () => {
-    expect(verdictOf({ ...kept, kind: 'output-limit', oneShot: true })).toEqual({ kind: 'tidy', thorough: false })
-    expect(afterTidy(true, true)).toEqual({ disposition: 'discard-after-result' })
-    expect(afterTidy(false, true)).toEqual({ disposition: 'discard' })
+    expect(verdictOf({ ...kept, kind: 'output-limit', oneShot: true })).toEqual({
+      kind: 'tidy',
+      thorough: false,
+      clean: { disposition: 'discard-after-result' },
+      unclean: { disposition: 'discard' },
+    })
   })
 })

@@ -31,8 +31,8 @@ export interface Pipe {
   kill(): void
   /** How long the helper has been busy, in milliseconds from any fixed point (its CPU time). */
   busyMs(): number
-  /** Whether the pipe keeps the host process alive (an idle environment must not). */
-  hold(held: boolean): void
+  /** Whether the pipe keeps the host process alive (an idle environment must not). Bound: the environment hands it on as its own `hold`. */
+  readonly hold: (held: boolean) => void
   /**
    * Kills what the program started, found from outside the helper; resolves whether none is
    * left. `marked`: also what carries the environment's marker (after a run that reported a
@@ -122,6 +122,8 @@ export class PipeEnvironment implements Environment {
   alive = true
   /** A subprocess was reported since the last tidy: the next one sweeps, or gives the environment up. */
   private _spawned = false
+  /** The pipe's own: whether it keeps the host process alive. */
+  readonly hold: (held: boolean) => void
 
   constructor(launch: PipeLaunch, open: PipeOpener) {
     this.maxMemoryMb = launch.maxMemoryMb
@@ -166,6 +168,7 @@ export class PipeEnvironment implements Environment {
       whenExited: this.exited,
     })
     void this._pipe.released?.then(exited)
+    this.hold = this._pipe.hold
   }
 
   attach(listener: EnvironmentListener | undefined): void {
@@ -215,10 +218,6 @@ export class PipeEnvironment implements Environment {
 
   busyMs(): number {
     return this._ended ? 0 : this._pipe.busyMs()
-  }
-
-  hold(held: boolean): void {
-    this._pipe.hold(held)
   }
 
   end(): void {

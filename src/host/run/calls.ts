@@ -54,8 +54,8 @@ export function checkImage(image: PtcImage): ImageAttachmentRef | string {
 }
 
 export interface CallHost {
-  /** Sends `message`; `written` once the environment took it (a helper's socket flushed it). */
-  reply(message: ReplyMessage | RepliesMessage, written: () => void): void
+  /** The run's environment, which the replies are sent to; `written` once it took one (a helper's socket flushed it). */
+  environment: { send(message: ReplyMessage | RepliesMessage, written: () => void): void }
   /** The call broke the protocol; the run must fail with `protocol`. */
   violation(reason: string): void
   issued(attachment: ImageAttachmentRef): void
@@ -332,7 +332,7 @@ export class CallDispatcher {
     this._outbox = []
     if (!this._open) return
     const replies = entries.map((entry) => entry.reply)
-    this._host.reply(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies }, () => {
+    this._host.environment.send(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies }, () => {
       this._pending -= entries.length
       for (const { bytes } of entries) this._pendingBytes -= bytes
     })

@@ -63,14 +63,20 @@ export interface RunEnd {
  * - `discard`: discard it before the result, first searching for what the program started when
  *   `search` (it may still be running);
  * - `tidy`: kill what the program reported starting (`thorough`: search for the rest too),
- *   then decide with `afterTidy`.
+ *   then end as `clean` says when nothing was left, as `unclean` says otherwise.
  * `notice` is set when state earlier runs left was lost.
  */
 export type Verdict =
   | { kind: 'unstarted'; notice?: string }
   | { kind: 'refused' }
   | { kind: 'discard'; search: boolean; notice?: string }
-  | { kind: 'tidy'; thorough: boolean }
+  | { kind: 'tidy'; thorough: boolean; clean: AfterTidy; unclean: AfterTidy }
+
+/** What becomes of an environment after its tidy, and the notice when its state was lost. */
+export interface AfterTidy {
+  disposition: 'keep' | 'discard' | 'discard-after-result'
+  notice?: string
+}
 
 export function verdictOf(end: RunEnd): Verdict {
   if (end.refused && end.alive) return { kind: 'refused' }
@@ -81,7 +87,7 @@ export function verdictOf(end: RunEnd): Verdict {
   const lost = end.kind === undefined ? null : LOST[end.kind]
   const discarded = !end.sent || end.initializerFailed || end.unusable || !end.alive || lost !== null
   // Kept, or ending itself: what the program reported starting dies before the result is returned.
-  if (!discarded || (end.oneShot && end.byWorker)) return { kind: 'tidy', thorough: !end.byWorker }
+  if (!discarded || (end.oneShot && end.byWorker)) return { kind: 'tidy', thorough: !end.byWorker, clean: afterTidy(true, end.oneShot), unclean: afterTidy(false, end.oneShot) }
   // Nothing was lost when the program never ran here or only the initializer failed.
   const notice = !end.sent || end.initializerFailed ? undefined : lostNotice(lost ?? 'its environment ended')
   // The program may still be running, or blocked in a synchronous spawn whose child no report
@@ -93,7 +99,7 @@ export function verdictOf(end: RunEnd): Verdict {
  * After a tidy: a one-shot environment ends after the result (before it, when something would
  * not die); a kept one stays unless something would not die.
  */
-export function afterTidy(clean: boolean, oneShot: boolean): { disposition: 'keep' | 'discard' | 'discard-after-result'; notice?: string } {
+function afterTidy(clean: boolean, oneShot: boolean): AfterTidy {
   if (oneShot) return { disposition: clean ? 'discard-after-result' : 'discard' }
   return clean ? { disposition: 'keep' } : { disposition: 'discard', notice: UNSTOPPED_NOTICE }
 }

@@ -58,8 +58,8 @@ export class RunAnswers {
 
   constructor(
     private readonly _registry: HeldRuns,
-    /** Adds the run's sandbox facts to each answer. */
-    private readonly _report: (result: PtcRunResult) => PtcRunResult,
+    /** Adds the run's sandbox facts to each answer (a run without a sandbox reports none). */
+    private readonly _report: ((result: PtcRunResult) => PtcRunResult) | undefined,
   ) {}
 
   /** The next answer; `signal` stops the run until it arrives. */
@@ -108,14 +108,14 @@ export class RunAnswers {
   finish(result: PtcRunResult): void {
     if (this._sealing) return // ended by its durable pause: the caller gets the token
     if (this._waiter) return this._answer(result)
-    if (this._held !== undefined) this._registry.ended(this._held, this._report(result))
+    if (this._held !== undefined) this._registry.ended(this._held, this._report?.(result) ?? result)
   }
 
   private _answer(result: PtcRunResult): void {
     const waiter = this._waiter
     this._waiter = undefined
     this._watch(undefined)
-    waiter?.resolve(this._report(result))
+    waiter?.resolve(this._report?.(result) ?? result)
   }
 
   private readonly _onAbort = () => this.abort.abort(this._signal?.reason)

@@ -16,7 +16,7 @@ import { abortMessage } from './foreign-message.js'
 import { startRunTelemetry } from './telemetry.js'
 import { TimeBudget } from './time-budget.js'
 import { HoldQueue, type SessionPause } from './holds.js'
-import { afterTidy, verdictOf } from './endings.js'
+import { verdictOf } from './endings.js'
 import type { CallJournal } from '../durable/journal.js'
 
 export interface RunPlan {
@@ -137,7 +137,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
       maxResultBytes: plan.maxCallResultBytes,
     }
     const calls = new CallDispatcher(run, plan.bindings, callBudget, {
-      reply: (message, written) => environment.send(message, written),
+      environment,
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => history.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
@@ -154,10 +154,10 @@ export function runSession(environment: Environment, history: EnvironmentHistory
       budget.stop()
       holds.close()
       plan.signal.removeEventListener('abort', onAbort)
+      environment.attach(undefined)
       // A call still running when the program completed is one it never awaited.
       const completed = byWorker && !('error' in outcome)
       calls.close(completed ? 'the program completed without awaiting this call' : 'the run ended before this call settled')
-      environment.attach(undefined)
       const result = ledger.finish(outcome, calls.trace())
       telemetry?.end(result)
       const verdict = verdictOf({
@@ -181,7 +181,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         const search = verdict.search && !environment.disposalSearches
         return void (search ? environment.tidy(true).then(discard, discard) : discard())
       }
-      void environment.tidy(verdict.thorough).then((clean) => resolve({ result, ...afterTidy(clean, plan.oneShot) }))
+      void environment.tidy(verdict.thorough).then((clean) => resolve({ result, ...(clean ? verdict.clean : verdict.unclean) }))
     }
 
     function fail(kind: PtcRunFailure['kind'], message: string): void {
@@ -267,6 +267,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
 
     function start(): void {
       if (settled) return
+      const namespaces = plan.bindings.map(shapeOf)
       environment.attach(listener)
       if (settled) return
       const initializer = history.runs++ === 0 ? plan.initializer : undefined
@@ -277,7 +278,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         type: 'run',
         run,
         program: plan.program,
-        namespaces: plan.bindings.map(shapeOf),
+        namespaces,
         cwd: plan.cwd,
         maxOutputBytes: plan.maxOutputBytes,
         maxPendingCallBytes: plan.maxPendingCallBytes,

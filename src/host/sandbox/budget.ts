@@ -79,8 +79,8 @@ export class NamespaceWatch {
     if (members !== undefined) this._baselineBytes = heldBytes(helper!, members, this._budget.tmpfs)
   }
 
-  /** Starts sampling (a run is being served), or stops it (none is). */
-  watch(on: boolean): void {
+  /** Starts sampling (a run is being served), or stops it (none is); bound, so a pipe can hand it on as its `listening`. */
+  readonly watch = (on: boolean): void => {
     if (!on || this._fired) {
       clearInterval(this._timer)
       this._timer = undefined

@@ -113,6 +113,8 @@ export interface RunPolicy {
   readonly egress: SandboxEgress | undefined
   /** Whether it confines the program (every mode but `danger-full-access`). */
   readonly confined: boolean
+  /** A result of the run with the facts of its sandbox (`sandboxFacts`), as each of its answers reports them. */
+  readonly report: (result: PtcRunResult) => PtcRunResult
 }
 
 /** The deployment's policy is one frozen object every run of it carries: worked out once. */
@@ -122,7 +124,8 @@ const runPolicies = new WeakMap<SandboxExecutionPolicy, RunPolicy>()
 export function runPolicy(policy: SandboxExecutionPolicy): RunPolicy {
   let run = runPolicies.get(policy)
   if (run === undefined) {
-    run = { policy, key: policyKey(policy), egress: egressOf(policy), confined: isConfined(policy.mode) }
+    const report = (result: PtcRunResult): PtcRunResult => ({ ...result, sandbox: sandboxFacts(policy, result) })
+    run = { policy, key: policyKey(policy), egress: egressOf(policy), confined: isConfined(policy.mode), report }
     if (Object.isFrozen(policy)) runPolicies.set(policy, run)
   }
   return run

@@ -10,13 +10,14 @@
  * helper's process tree from /proc itself and kills with SIGKILL, so a program that took over
  * its helper cannot hide a subprocess or delay a deadline.
  *
- * The tier supplies its pipe (`ProcessPipe`): the helper's descriptors, bubblewrap and the
- * namespace's reaper, the sweeps, and the watch of the namespace's processes and memory. The
+ * The tier supplies its pipe (`ProcessPipe`): the helper's descriptors under bubblewrap, its
+ * namespace as the host sees it (`HelperNamespace`, sandbox/namespace.ts: its reaper, sweep and
+ * end), the unconfined helper's sweeps, and the watch of the namespace's processes and memory. The
  * environment around it is `PipeEnvironment` (`../pipe.ts`), as for every helper tier.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { constants, release } from 'node:os'
+import { constants } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -32,37 +33,17 @@ import type { HelperWrapper } from '../../sandbox/bwrap.js'
 import { unavailableMessage } from '../../sandbox/confinement.js'
 import { type NamespaceBudget, NamespaceWatch } from '../../sandbox/budget.js'
 import { checkHelperRoots } from '../../sandbox/mounts.js'
-import { NAMESPACE_HELPER_PID, helperUnder, killNamespace, reaperOf, sweepHelperNamespace } from '../../sandbox/namespace.js'
+import { HelperNamespace, withinProcessLimit } from '../../sandbox/namespace.js'
 import { asTeardown, inTurn } from '../../../system/turns.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000
-/** How long disposal lets a starting helper finish forming its process tree before killing it. */
-const READY_GRACE_MS = 2_000
 /** How long disposal waits for a killed helper (or bubblewrap, once its namespace's reaper was killed) to exit. */
 const KILLED_EXIT_MS = 1_000
 /** After the process exits, how long to wait for frames it wrote just before. */
 const EXIT_DRAIN_MS = 100
-/** How often the end of a namespace's reaper is looked for once bwrap has exited. */
-const REAPER_POLL_MS = 2
-/**
- * Runs first inside bubblewrap's namespaces, then becomes the helper (keeping PID 2): caps the
- * processes and threads of this user namespace, that is of this environment alone, at `$1`
- * (RLIMIT_NPROC, which the kernel counts per user namespace; a host running as root is exempt
- * from it, and the host's sampling is what holds there).
- */
-const NAMESPACE_LIMITS_SCRIPT = 'ulimit -p "$1" 2>/dev/null; shift; exec "$@"'
-
-/**
- * Whether the kernel counts RLIMIT_NPROC per user namespace (Linux 5.14 and later). Before, it
- * counted every process of the user on the machine, and the limit would fail a busy host's helpers.
- */
-const NPROC_PER_NAMESPACE = (() => {
-  const [major = 0, minor = 0] = release().split('.').map((part) => Number.parseInt(part, 10))
-  return major > 5 || (major === 5 && minor >= 14)
-})()
 
 export interface ProcessLaunch {
   /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
@@ -101,8 +82,8 @@ class ProcessPipe implements Pipe {
   /** The worker's own descriptor for host messages (INBOX_FD). */
   private readonly _inbox: Socket
   private readonly _streams: Socket[]
-  /** The helper lives in a PID namespace of its own under bubblewrap. */
-  private readonly _namespaced: boolean
+  /** The helper's PID namespace, when it lives in one of its own under bubblewrap. */
+  private readonly _namespace: HelperNamespace | undefined
   /** Writable roots bubblewrap bound, checked from outside before each run. */
   private readonly _roots: readonly string[]
   /** Every subprocess of the program inherits it in its environment. */
@@ -112,36 +93,33 @@ class ProcessPipe implements Pipe {
   private _started = false
   /** What the marker finds was killed after the helper died: disposal need not look again. */
   private _sweptAfterExit = false
-  private _helper: number | undefined
-  /** bwrap's reaper (PID 1 inside), found with the helper. */
-  private _reaper: number | undefined
-  /** `end()` killed the namespace's reaper: nothing of the namespace can outlive it. */
-  private _namespaceKilled = false
   /** Samples the namespace's processes and memory while a run is served (under bubblewrap). */
   private _watch: NamespaceWatch | undefined
-  private _watching = false
+  /** A run listens or none does: the watch samples while one does. */
+  readonly listening?: (listening: boolean) => void
   /** Checks the roots before each run, when bubblewrap bound any. */
   readonly refuses?: () => Refusal | undefined
 
   constructor(launch: ProcessLaunch, private readonly _ends: PipeEnds) {
-    this._namespaced = launch.wrapper !== undefined
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
       subprocessMarker: this._marker,
     }
     const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
-    const inner = launch.budget && NPROC_PER_NAMESPACE ? ['/bin/sh', '-c', NAMESPACE_LIMITS_SCRIPT, 'ptc-limits', String(launch.budget.maxProcesses), ...node] : node
+    const inner = launch.budget ? withinProcessLimit(launch.budget.maxProcesses, node) : node
     const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
-    if (launch.wrapper && launch.budget) {
-      this._watch = new NamespaceWatch(() => this._helperPid(), launch.budget, (message) => this._overBudget(message))
-    }
     const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
     const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
+    const namespace = (this._namespace = launch.wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)
+    if (namespace && launch.budget) {
+      this._watch = new NamespaceWatch(namespace.helper, launch.budget, (message) => this._overBudget(message))
+      this.listening = this._watch.watch
+    }
     this._roots = launch.wrapper?.roots ?? []
     if (this._roots.length > 0) this.refuses = () => this._rootsTampered()
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
@@ -167,12 +145,8 @@ class ProcessPipe implements Pipe {
 
   ready(): void {
     this._started = true
-    if (this._namespaced) this._helperPid() // the reaper must be known to wait for it at the end
+    this._namespace?.helper() // the reaper must be known to wait for it at the end
     this._watch?.measureBaseline()
-  }
-
-  listening(listening: boolean): void {
-    if (this._watch && listening !== this._watching) this._watch.watch((this._watching = listening))
   }
 
   pause(): void {
@@ -197,9 +171,7 @@ class ProcessPipe implements Pipe {
    * are not read from /proc, or a flood of them would stall the host.
    */
   adopt(pid: number): boolean {
-    if (!this._namespaced) return isChildOf(pid, this._child.pid) !== false
-    const helper = this._helperPid()
-    return helper === undefined || isChildOf(pid, NAMESPACE_HELPER_PID, `/proc/${helper}/root/proc`) !== false
+    return this._namespace ? this._namespace.adopts(pid) : isChildOf(pid, this._child.pid) !== false
   }
 
   /**
@@ -207,7 +179,7 @@ class ProcessPipe implements Pipe {
    * namespace; otherwise the helper's children and, when `marked`, every process with the marker.
    */
   async sweep(marked: boolean): Promise<boolean> {
-    if (this._namespaced) return (await sweepHelperNamespace(this._child.pid!, await inTurn(() => this._helperPid()))).cleared
+    if (this._namespace) return this._namespace.sweep()
     const strays = await inTurn(() => this._strays())
     if (strays.length === 0 && !marked) return true
     await killProcessTrees(new Set(strays), marked ? this._marker : undefined)
@@ -224,7 +196,7 @@ class ProcessPipe implements Pipe {
    * A namespace dies with its helper.
    */
   async abandon(): Promise<void> {
-    if (!this._processExited || this._namespaced || !this._started || this._sweptAfterExit) return
+    if (!this._processExited || this._namespace || !this._started || this._sweptAfterExit) return
     await killProcessTrees(new Set(), this._marker)
     this._sweptAfterExit = true
   }
@@ -233,7 +205,7 @@ class ProcessPipe implements Pipe {
     return this._child.pid === undefined ? 0 : cpuMsOfTree(this._child.pid)
   }
 
-  hold(held: boolean): void {
+  readonly hold = (held: boolean): void => {
     const method = held ? 'ref' : 'unref'
     this._child[method]()
     for (const stream of this._streams) stream[method]()
@@ -247,12 +219,9 @@ class ProcessPipe implements Pipe {
   async close(): Promise<void> {
     if (!this._processExited && this._child.pid !== undefined) {
       this.hold(true) // an idle (unref'd) helper would let the host exit before 'exit' arrives
-      // Until ready, bubblewrap may still be forming its tree; killing it half-formed can orphan
-      // the namespace's reaper for good (measured: 5 of 15 helpers disposed right after spawn).
-      if (this._namespaced && !this._namespaceKilled) await Promise.race([this._ends.whenReady, this._ends.whenExited, sleep(READY_GRACE_MS, undefined, { ref: false })])
-      if (!this._namespaced) await this._endUnconfined()
-      // A few helpers end at a time (turns.ts).
-      else if (!(await asTeardown(() => this._endNamespace()))) await killProcessTrees(new Set([this._child.pid]), this._marker)
+      // A namespace ends through its reaper; failing that, the helper's tree is searched.
+      if (!this._namespace) await this._endUnconfined()
+      else if (!(await this._namespace.close(this._ends.whenReady, this._ends.whenExited, KILLED_EXIT_MS))) await killProcessTrees(new Set([this._child.pid]), this._marker)
     } else {
       await this.abandon()
     }
@@ -272,30 +241,8 @@ class ProcessPipe implements Pipe {
   end(): void {
     const bwrap = this._child.pid
     if (this._processExited || bwrap === undefined) return
-    if (!this._namespaced) return signalGroup(bwrap, 'SIGSTOP')
-    if (this._namespaceKilled) return
-    const reaper = killNamespace(bwrap, this._reaper)
-    if (reaper === undefined) return // no tree formed yet, or gone: close() looks as ever
-    this._reaper ??= reaper
-    this._namespaceKilled = true
-  }
-
-  /**
-   * Ends the helper's PID namespace through its reaper, which the kernel lets exit only once
-   * everything else in the namespace is gone: no process of the machine need be read. False
-   * when there was no reaper to kill (bubblewrap's tree not formed, or already gone), and the
-   * caller falls back to looking for the processes. Once the reaper has its SIGKILL, nothing of
-   * the namespace can outlive it, however long the dying takes: a search then would only take
-   * the CPU the dying need (measured: 300 helpers dying at once on a loaded machine took over
-   * the wait below, and the searches that followed, reading every process of the machine,
-   * added 0.4 s to disposal). `close` awaits the exit itself.
-   */
-  private async _endNamespace(): Promise<boolean> {
-    const reaper = await inTurn(() => (this._namespaceKilled ? this._reaper : killNamespace(this._child.pid!, this._reaper)))
-    if (reaper === undefined) return false
-    // Bounded, so that where helpers die a few at a time (turns.ts) a slow one frees its turn.
-    await Promise.race([this._ends.whenExited, sleep(KILLED_EXIT_MS, undefined, { ref: false })])
-    return true
+    if (!this._namespace) return signalGroup(bwrap, 'SIGSTOP')
+    this._namespace.kill() // no tree formed yet, or gone: close() looks as ever
   }
 
   /**
@@ -319,17 +266,8 @@ class ProcessPipe implements Pipe {
 
   /** A root replaced by a symlink while bubblewrap was mounting it would redirect writes. */
   private _rootsTampered(): Refusal | undefined {
-    const roots = checkHelperRoots(this._helperPid(), this._roots)
+    const roots = checkHelperRoots(this._namespace?.helper(), this._roots)
     return roots === undefined ? undefined : { kind: 'sandbox-unavailable', message: unavailableMessage(roots) }
-  }
-
-  /** The host PID of the helper inside bubblewrap, found once: it lives as long as the environment. */
-  private _helperPid(): number | undefined {
-    if (this._helper !== undefined) return this._helper
-    const reaper = reaperOf(this._child.pid!)
-    this._helper = reaper === undefined ? undefined : helperUnder(reaper)
-    if (this._helper !== undefined) this._reaper = reaper
-    return this._helper
   }
 
   /** The program's processes still in the helper's tree (an unconfined helper is one process). */
@@ -344,34 +282,14 @@ class ProcessPipe implements Pipe {
    */
   private _overBudget(message: string): void {
     this._ends.overBudget(message)
-    const reaper = this._helperPid() === undefined ? undefined : this._reaper
-    try {
-      if (reaper !== undefined) process.kill(reaper, 'SIGKILL')
-    } catch {
-      // already gone
-    }
+    this._namespace?.kill()
     this._child.kill('SIGKILL')
-  }
-
-  /**
-   * bwrap exits with its helper's status as soon as the helper dies, but the namespace's reaper
-   * (PID 1 inside) waits for every other process there, and is killed only as bwrap's child dies
-   * (--die-with-parent): what the program started may run a moment longer. The run settles once
-   * the reaper is gone, which the kernel allows only after everything else in the namespace is.
-   */
-  private async _namespaceGone(): Promise<void> {
-    const reaper = this._reaper
-    if (reaper === undefined) return
-    const deadline = Date.now() + KILLED_EXIT_MS
-    // Ref'd: once bwrap has exited and its pipes closed, this poll may be all that keeps an
-    // awaited disposal alive (unref'd, the host exited with 13, unsettled top-level await).
-    while (!(await inTurn(() => isDead(reaper))) && Date.now() < deadline) await sleep(REAPER_POLL_MS)
   }
 
   private _ended(describe: string, died: boolean): void {
     if (this._processExited) return
     this._processExited = true
-    this.listening(false)
+    this._watch?.watch(false)
     this._ends.ended(describe, died, this._drained())
   }
 
@@ -384,7 +302,8 @@ class ProcessPipe implements Pipe {
     let drain: NodeJS.Timeout | undefined
     await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (drain = setTimeout(resolve, EXIT_DRAIN_MS)))])
     clearTimeout(drain)
-    await this._namespaceGone()
+    // The run settles once the namespace's reaper is gone: nothing of the namespace runs then.
+    await this._namespace?.gone(KILLED_EXIT_MS)
     for (const stream of this._streams) stream.destroy()
   }
 }

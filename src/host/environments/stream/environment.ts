@@ -158,7 +158,7 @@ class StreamPipe implements Pipe {
     return this._busyMs
   }
 
-  hold(held: boolean): void {
+  readonly hold = (held: boolean): void => {
     if (held) this._stream?.ref?.()
     else this._stream?.unref?.()
   }
