@@ -18,7 +18,7 @@
  */
 import { types } from 'node:util'
 import { type PathNode, type Slot, describeThrown, renderPath } from '../../json/path.js'
-import { jsonByteLength } from '../../json/meter.js'
+import { jsonByteLength, jsonStringByteLength } from '../../json/meter.js'
 import type { LeafFields, WireTokens } from '../../json/wire.js'
 import type { PtcJsonValue } from '../../seam/types.js'
 
@@ -257,11 +257,13 @@ export function encodeResult(value: PtcJsonValue, leafFields: (leaf: object) => 
 const ESCAPED_OR_SURROGATE = /["\\\u0000-\u001f\ud800-\udfff]/
 
 /**
- * Exact UTF-8 bytes of `JSON.stringify(text)` (a lone surrogate written as its escape, as the
- * meter counts it); a text with nothing to escape is counted without copying it.
+ * Exact UTF-8 bytes of `JSON.stringify(text)`: a text with nothing to escape is Node's own count
+ * plus the quotes; any other is the meter's, which counts escapes and lone surrogates without
+ * copying the text (a tool may resolve a string far over its budget, which must not cost the
+ * host a serialized copy before it is refused).
  */
 function jsonBytes(text: string): number {
-  return ESCAPED_OR_SURROGATE.test(text) ? Buffer.byteLength(JSON.stringify(text)) : Buffer.byteLength(text) + 2
+  return ESCAPED_OR_SURROGATE.test(text) ? jsonStringByteLength(text) : Buffer.byteLength(text) + 2
 }
 
 function isPlainRecord(value: object): boolean {
