@@ -21,9 +21,13 @@ import path from 'node:path'
 import { isMainThread } from 'node:worker_threads'
 import { removeAbandoned } from './abandoned.js'
 
-const PREFIX = 'ptc-runtime-'
+/** A host's group is named after its PID. */
+const groupName = (pid: number) => `ptc-runtime-${pid}`
 /** The host a group beside ours belongs to; a group that still holds a process cannot be removed. */
-const groupOwner = (entry: string) => (/^ptc-runtime-\d+$/.test(entry) ? Number(entry.slice(PREFIX.length)) : undefined)
+const groupOwner = (entry: string) => {
+  const pid = /^ptc-runtime-(\d+)$/.exec(entry)?.[1]
+  return pid === undefined ? undefined : Number(pid)
+}
 
 /** The cgroup that holds this host's cpu controller, as a directory of the mounted hierarchy. */
 function hostCpuCgroup(): string | undefined {
@@ -84,7 +88,7 @@ let holders = 0
 function groupDirectory(): string | undefined {
   if (directory !== null) return directory
   const parent = process.platform === 'linux' ? hostCpuCgroup() : undefined
-  directory = parent === undefined ? undefined : path.join(parent, `${PREFIX}${process.pid}`)
+  directory = parent === undefined ? undefined : path.join(parent, groupName(process.pid))
   // Only the main thread's exit is the process's: a host in a worker thread shares the group.
   if (directory !== undefined && isMainThread) process.once('exit', removeGroup)
   return directory

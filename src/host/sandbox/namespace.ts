@@ -2,8 +2,8 @@
  * A confined helper's PID namespace as the host sees it from outside: the cap on its processes
  * it starts with, its reaper and helper (`HelperNamespace`), how it is ended, and the host's own
  * sweep of it. The helper sweeps it too, but it shares a process with the program: a program
- * that took over its main thread (say through `inspector`) answers that sweep however it likes. From the host, /proc shows the
- * namespace as it is, and nothing inside can hide from it.
+ * that took over its main thread (say through `inspector`) answers that sweep however it likes.
+ * From the host, /proc shows the namespace as it is, and nothing inside can hide from it.
  *
  * Under bubblewrap the tree is: bwrap (the host's child) → bwrap's reaper (PID 1 inside) → the
  * helper (PID 2 inside, bwrap's only fork) → whatever the program started. Every process of the
