@@ -74,7 +74,7 @@ const CLOSE_GRACE_MS = 2_000
 /**
  * The stdio of `child` as one stream. Destroying it closes the entry's stdin, on which the entry
  * kills its helper's process group and exits (a local stream has no sandbox to delete), then
- * calls `gone`; the stream closes once the child exited.
+ * calls `gone`; the stream closes once the child exited and its output was read.
  */
 function stdioStream(child: ChildProcess, gone: () => void = () => undefined): Duplex {
   const stream = new Duplex({
@@ -93,7 +93,9 @@ function stdioStream(child: ChildProcess, gone: () => void = () => undefined): D
   })
   child.stdin!.on('error', () => undefined)
   child.stdout!.on('data', (chunk: Buffer) => stream.push(chunk))
-  child.on('exit', () => stream.destroy())
+  // 'close', not 'exit': a child may exit before its last output is read, and the entry's last
+  // line says how its helper ended.
+  child.on('close', () => stream.destroy())
   return stream
 }
 
