@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto'
 import { snapshotJson } from '../../json/index.js'
 import type { PtcCallRecord, PtcHoldDecision, PtcJsonValue, PtcOutput, PtcRunResult } from '../../seam/types.js'
+import type { RunPolicy } from '../sandbox/policy.js'
 import type { TimeBudget } from './time-budget.js'
 
 /** A held call as the run session raises it, one at a time, to whoever answers the run. */
@@ -58,8 +59,8 @@ export class RunAnswers {
 
   constructor(
     private readonly _registry: HeldRuns,
-    /** Adds the run's sandbox facts to each answer (a run without a sandbox reports none). */
-    private readonly _report: ((result: PtcRunResult) => PtcRunResult) | undefined,
+    /** The policy whose sandbox facts each answer carries (a run without a sandbox reports none). */
+    private readonly _sandbox: Pick<RunPolicy, 'facts' | 'report'> | undefined,
   ) {}
 
   /** The next answer; `signal` stops the run until it arrives. */
@@ -108,14 +109,21 @@ export class RunAnswers {
   finish(result: PtcRunResult): void {
     if (this._sealing) return // ended by its durable pause: the caller gets the token
     if (this._waiter) return this._answer(result)
-    if (this._held !== undefined) this._registry.ended(this._held, this._report?.(result) ?? result)
+    if (this._held !== undefined) this._registry.ended(this._held, this._reported(result))
+  }
+
+  /** `result` with its sandbox facts: a clean result's are its policy's, worked out with it; a failure's depend on its message. */
+  private _reported(result: PtcRunResult): PtcRunResult {
+    const sandbox = this._sandbox
+    if (sandbox === undefined) return result
+    return result.error === undefined ? { ...result, sandbox: { ...sandbox.facts } } : sandbox.report(result)
   }
 
   private _answer(result: PtcRunResult): void {
     const waiter = this._waiter
     this._waiter = undefined
     this._watch(undefined)
-    waiter?.resolve(this._report?.(result) ?? result)
+    waiter?.resolve(this._reported(result))
   }
 
   private readonly _onAbort = () => this.abort.abort(this._signal?.reason)

@@ -18,7 +18,7 @@
  * walk. The program cannot edit that listing: it
  * has no capability to mount, unmount or change its root, and it cannot make a new namespace.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statfsSync } from 'node:fs'
 import { release } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf, isChildOf, isDead } from '../../system/process-sweep.js'
@@ -26,6 +26,8 @@ import { asTeardown, inTurn } from '../../system/turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
 export const NAMESPACE_HELPER_PID = 2
+
+const PAGE_BYTES = 4096
 
 /** Kill passes before giving up on a namespace that keeps spawning. */
 const PASSES = 20
@@ -213,6 +215,29 @@ export function namespaceMembers(helperPid: number): number[] | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Bytes the namespace of the helper whose host PID is `helper` holds: its members' memory and its tmpfs contents. */
+export function heldBytes(helper: number, members: readonly number[], tmpfs: readonly string[]): number {
+  const proc = `/proc/${helper}/root/proc`
+  let bytes = 0
+  for (const pid of members) {
+    try {
+      const [, resident, shared] = readFileSync(`${proc}/${pid}/statm`, 'utf8').split(' ').map(Number)
+      bytes += Math.max(resident! - shared!, 0) * PAGE_BYTES
+    } catch {
+      // exited meanwhile
+    }
+  }
+  for (const place of tmpfs) {
+    try {
+      const stats = statfsSync(`/proc/${helper}/root${place}`)
+      bytes += (stats.blocks - stats.bfree) * stats.bsize
+    } catch {
+      // not mounted in this helper
+    }
+  }
+  return bytes
 }
 
 /**
