@@ -7,7 +7,7 @@
  * the helper its own way at disposal (`close`, `end`). Readiness and its timeout, the frame caps
  * and forgery, cwd routing and whether the environment is alive are the connection's
  * (connection.ts), once for every tier built this way; the run's history is the host's
- * (`historyOf`).
+ * (`EnvironmentHistory`).
  *
  * Without a sweep, an environment whose program reported a subprocess is not kept, and
  * `tidy(thorough)` does not keep one it cannot search.

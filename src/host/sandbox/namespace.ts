@@ -1,7 +1,8 @@
 /**
  * A confined helper's PID namespace as the host sees it from outside: the cap on its processes
- * it starts with, its reaper and helper (`HelperNamespace`), how it is ended, and the host's own
- * sweep of it. The helper sweeps it too, but it shares a process with the program: a program
+ * it starts with, its reaper and helper (`HelperNamespace`), how it is ended, the host's own
+ * sweep of it, and what it holds (`namespaceMembers`, `heldBytes`: the budget's sample, budget.ts,
+ * reads both here in one step). The helper sweeps it too, but it shares a process with the program: a program
  * that took over its main thread (say through `inspector`) answers that sweep however it likes.
  * From the host, /proc shows the namespace as it is, and nothing inside can hide from it.
  *
