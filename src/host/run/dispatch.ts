@@ -51,7 +51,7 @@ interface LiveRun {
 }
 
 /** The result of a run that failed before it had an environment (or was aborted in a queue). */
-export function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
+function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
   return new OutputLedger(maxOutputBytes).finish({ error: { kind, message } })
 }
 
