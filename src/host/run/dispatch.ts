@@ -1,7 +1,7 @@
 /**
  * An admitted run, from its spec to its answers: the plan its session follows, its environment
  * (a fresh one from the pool, or its state owner's through the owners' queues), its session, and
- * where its answers go (`RunAnswers`: to `run`'s caller first, then to each `resume`'s). The
+ * where its answers go (`RunAnswers`, here: to `run`'s caller first, then to each `resume`'s). The
  * provider admits a run; this carries it out in one pass, without stepping back into the provider
  * or coming back here between the steps.
  */
@@ -17,7 +17,7 @@ import type { EnvironmentInitializer } from '../initializer.js'
 import { type AdmittedPolicy, unavailableMessage } from '../sandbox/confinement.js'
 import type { RunPolicy } from '../sandbox/policy.js'
 import { abortMessage } from './foreign-message.js'
-import { type HeldRuns, RunAnswers } from './holds.js'
+import type { HeldRuns, SessionPause } from './holds.js'
 import { OutputLedger } from './output-ledger.js'
 import { OwnerQueues } from './owners.js'
 import { type ProgramCache, declaredBy, overlongProgram } from './programs.js'
@@ -53,6 +53,101 @@ interface LiveRun {
 /** The result of a run that failed before it had an environment (or was aborted in a queue). */
 function failure(maxOutputBytes: number, kind: PtcRunFailure['kind'], message: string): PtcRunResult {
   return new OutputLedger(maxOutputBytes).finish({ error: { kind, message } })
+}
+
+/**
+ * Where one admitted run's answers go: to `run`'s caller, then to each `resume`'s caller. A
+ * caller's signal stops the run while that caller waits for its answer (a paused run is then
+ * stopped only by its hold's expiry, `release` or disposal, or the signal given to `resume`).
+ */
+export class RunAnswers {
+  /** Aborting it ends the run; the session listens to its signal. */
+  readonly abort = new AbortController()
+  private _waiter: { resolve(result: PtcRunResult): void; reject(error: unknown): void } | undefined
+  private _signal: AbortSignal | undefined
+  /** The id of the hold raised last, when no caller waits. */
+  private _held: string | undefined
+  /** A durable pause's token is being sealed: the run's end is not its answer. */
+  private _sealing = false
+
+  constructor(
+    private readonly _registry: HeldRuns,
+    /** The policy whose sandbox facts each answer carries (a run without a sandbox reports none). */
+    private readonly _sandbox: Pick<RunPolicy, 'facts' | 'report'> | undefined,
+  ) {}
+
+  /** The next answer; `signal` stops the run until it arrives. */
+  next(signal: AbortSignal | undefined): Promise<PtcRunResult> {
+    return new Promise((resolve, reject) => {
+      this._waiter = { resolve, reject }
+      this._watch(signal)
+    })
+  }
+
+  /** The run was refused as misuse (`run` rejects): the waiting caller is told. */
+  refuse(error: unknown): void {
+    const waiter = this._waiter
+    this._waiter = undefined
+    this._watch(undefined)
+    waiter?.reject(error)
+  }
+
+  /** The session raised a hold: the waiting caller gets a paused answer. */
+  pause(pause: SessionPause): void {
+    this._held = this._registry.add(this, pause)
+    this._answer({ output: pause.output, calls: pause.calls, paused: { id: this._held, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } })
+  }
+
+  /**
+   * The session raised a hold of a durable run: the run ends at once (its environment with it,
+   * so nothing the program does after the pause runs while the token is sealed), and the
+   * waiting caller gets a paused answer carrying the token once it is sealed, or the run's
+   * failure when it cannot be; `resume(token, …)` replays it.
+   */
+  pauseDurably(pause: SessionPause, token: Promise<string>): void {
+    this._sealing = true
+    const { output, calls } = pause
+    void token.then(
+      (sealed) => ({ output, calls, paused: { id: sealed, token: sealed, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } }),
+      (error: unknown) => ({ output, calls, error: { kind: 'exception' as const, message: (error as Error).message } }),
+    ).then((answer) => {
+      this._sealing = false
+      this._answer(answer)
+    })
+    // After the hold's own bookkeeping: the abort settles the session, which closes the queue.
+    queueMicrotask(() => this.abort.abort(new Error('the run paused durably: its environment ended; resume(token) runs it again')))
+  }
+
+  /** The run ended: the waiting caller gets its result, or the pending `resume` of its hold. */
+  finish(result: PtcRunResult): void {
+    if (this._sealing) return // ended by its durable pause: the caller gets the token
+    if (this._waiter) return this._answer(result)
+    if (this._held !== undefined) this._registry.ended(this._held, this._reported(result))
+  }
+
+  /** `result` with its sandbox facts: a clean result's are its policy's, worked out with it; a failure's depend on its message. */
+  private _reported(result: PtcRunResult): PtcRunResult {
+    const sandbox = this._sandbox
+    if (sandbox === undefined) return result
+    return result.error === undefined ? { ...result, sandbox: { ...sandbox.facts } } : sandbox.report(result)
+  }
+
+  private _answer(result: PtcRunResult): void {
+    const waiter = this._waiter
+    this._waiter = undefined
+    this._watch(undefined)
+    waiter?.resolve(this._reported(result))
+  }
+
+  private readonly _onAbort = () => this.abort.abort(this._signal?.reason)
+
+  private _watch(signal: AbortSignal | undefined): void {
+    this._signal?.removeEventListener('abort', this._onAbort)
+    this._signal = signal
+    if (!signal) return
+    if (signal.aborted) return this._onAbort()
+    signal.addEventListener('abort', this._onAbort, { once: true })
+  }
 }
 
 export class RunDispatch {
