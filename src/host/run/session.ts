@@ -7,8 +7,8 @@
  * owner's next run prints. It never asks which host the environment lives on.
  */
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../../protocol/messages.js'
-import type { ImageAttachmentRef, PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcJsonValue, PtcRunFailure, PtcRunResult } from '../../seam/types.js'
-import { CallDispatcher } from './calls.js'
+import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../../seam/types.js'
+import { type CallHost, CallDispatcher } from './calls.js'
 import { EGRESS_GLOBAL } from '../egress/broker.js'
 import type { Environment, EnvironmentHistory, EnvironmentListener } from '../environments/environment.js'
 import { OutputLedger } from './output-ledger.js'
@@ -129,12 +129,12 @@ export function runSession(environment: Environment, history: EnvironmentHistory
     const telemetry = plan.telemetry?.()
     /** From the program's send: call offsets in the trace count from there. */
     let calls: CallDispatcher | undefined
-    const callHost = {
+    const callHost: CallHost = {
       environment,
-      violation: (reason: string) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
-      issued: (attachment: ImageAttachmentRef) => history.issuedImages.set(attachment.attachmentId, attachment),
-      failed: (report: PtcBindingErrorReport) => reportBindingError(plan.onBindingError, report),
-      hold: (tool: string, args: unknown, payload: unknown, id: number): Promise<PtcJsonValue | undefined> => {
+      violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
+      issued: (attachment) => history.issuedImages.set(attachment.attachmentId, attachment),
+      failed: (report) => reportBindingError(plan.onBindingError, report),
+      hold: (tool, args, payload, id) => {
         if (!plan.pause) return Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`))
         holds ??= new HoldQueue({
           budget: budget!,
@@ -146,7 +146,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         })
         return holds.hold(tool, args, payload, id)
       },
-      diverged: (message: string) => fail('exception', message),
+      diverged: (message) => fail('exception', message),
     }
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
