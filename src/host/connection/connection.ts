@@ -10,7 +10,7 @@
  */
 import { statSync } from 'node:fs'
 import type { HelperFrame } from '../../protocol/frames.js'
-import { type CallMessage, type DrawsMessage, type HostMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../../protocol/messages.js'
+import { type CallMessage, type DrawsMessage, MAX_DRAWS, MAX_DRAW_BYTES, type OutputItem, type WorkerFailureKind, type WorkerMessage } from '../../protocol/messages.js'
 import type { PtcJsonValue, PtcRunFailure } from '../../seam/types.js'
 import type { EnvironmentListener, Refusal } from '../environments/environment.js'
 import { JsonLines } from './json-lines.js'
@@ -54,8 +54,11 @@ export class Connection {
   private _outOfMemory = false
   /** Why the environment was stopped over its budget, once it was. */
   private _overMessage: string | undefined
-  /** The helper's cwd, as far as the host moved it: runs elsewhere go through its main thread. */
-  private _cwd: string | undefined
+  /**
+   * The helper's cwd, as far as the host moved it: a run elsewhere goes through its main thread
+   * (`move`). A field, read before each run; set only here.
+   */
+  cwd: string | undefined
   /** A run went to the main thread, which has not answered for it yet (it may refuse the cwd). */
   private _moving = false
   private readonly _startTimer: NodeJS.Timeout
@@ -108,14 +111,12 @@ export class Connection {
   }
 
   /**
-   * Where `message` goes: a run in another cwd to the helper's main thread, which moves there
-   * first; everything else straight to the worker's inbox.
+   * A run in another cwd than `cwd` goes to the helper's main thread, which moves there first (or
+   * refuses); everything else goes straight to the worker's inbox.
    */
-  route(message: HostMessage): 'channel' | 'inbox' {
-    if (message.type !== 'run' || message.cwd === this._cwd) return 'inbox'
-    this._cwd = message.cwd
+  move(cwd: string): void {
+    this.cwd = cwd
     this._moving = true
-    return 'channel'
   }
 
   /** The tier refuses the run in progress before it reaches the helper. */
@@ -134,7 +135,7 @@ export class Connection {
       }
       this._started = true
       clearTimeout(this._startTimer)
-      this._cwd = frame.cwd
+      this.cwd = frame.cwd
       this._hooks.ready(frame.cwd)
       this._settleReady(undefined)
       return
@@ -151,8 +152,8 @@ export class Connection {
         // Only the main thread refuses, and only a run it was given to move for.
         if (!this._moving) return this.violation()
         this._moving = false
-        const cwd = this._cwd!
-        this._cwd = undefined // the helper stayed where it was
+        const cwd = this.cwd!
+        this.cwd = undefined // the helper stayed where it was
         // The helper is unchanged: the run is refused, the environment and its state stay. A cwd
         // the host cannot find either was removed after the run was admitted: not the sandbox's doing.
         if (!isDirectory(cwd)) return this._listener?.refused({ kind: 'exception', message: `the run's cwd ${cwd} no longer exists: it was removed after the run was admitted` })

@@ -90,21 +90,25 @@ export interface Environment {
   readonly disposalSearches: boolean
 }
 
-/** What the runs an environment served leave for its next run: the host's record, kept once for every tier. */
-export interface EnvironmentHistory {
+/**
+ * What the runs an environment served leave for its next run: the host's record, kept once for
+ * every tier. A fresh environment's is a fresh one: a one-shot run, whose environment serves no
+ * other, makes its own instead of looking one up.
+ */
+export class EnvironmentHistory {
   /** Attachments issued to programs here; only these may be emitted as images. */
-  readonly issuedImages: Map<string, ImageAttachmentRef>
+  readonly issuedImages = new Map<string, ImageAttachmentRef>()
   /** Top-level names earlier runs left (scoped-repl carries them forward). */
-  readonly carried: Set<string>
+  readonly carried = new Set<string>()
   /** Runs started here; the initializer runs with the first. */
-  runs: number
+  runs = 0
 }
 
 const histories = new WeakMap<Environment, EnvironmentHistory>()
 
-/** The history of `environment`, empty until its first run. */
+/** The history of `environment` kept for its owner's runs, empty until its first run. */
 export function historyOf(environment: Environment): EnvironmentHistory {
   let history = histories.get(environment)
-  if (history === undefined) histories.set(environment, (history = { issuedImages: new Map(), carried: new Set(), runs: 0 }))
+  if (history === undefined) histories.set(environment, (history = new EnvironmentHistory()))
   return history
 }

@@ -7,7 +7,7 @@
  * the helper its own way at disposal (`close`, `end`). Readiness and its timeout, the frame caps
  * and forgery, cwd routing and whether the environment is alive are the connection's
  * (connection.ts), once for every tier built this way; the run's history is the host's
- * (`historyOf`).
+ * (`EnvironmentHistory`).
  *
  * Without a sweep, an environment whose program reported a subprocess is not kept, and
  * `tidy(thorough)` does not keep one it cannot search.
@@ -187,9 +187,12 @@ export class PipeEnvironment implements Environment {
     // The host's own frame, of its own realm: plain JSON text (the helper's side writes with jsonText).
     const frame = JSON.stringify({ type: 'relay', message } satisfies HostFrame)
     // Only a run may have to move the helper first (the connection knows where it is).
-    if (message.type === 'run' && this._connection.route(message) === 'channel') this._pipe.write(frame, 'channel')
+    if (message.type === 'run' && message.cwd !== this._connection.cwd) {
+      this._connection.move(message.cwd)
+      return this._pipe.write(frame, 'channel')
+    }
     // Written once it left the host: a worker that stops reading leaves it pending.
-    else this._pipe.write(frame, 'inbox', written)
+    this._pipe.write(frame, 'inbox', written)
   }
 
   /** Only the first report since the last tidy is checked (by the pipe): the sweep finds the rest from outside. */

@@ -19,29 +19,27 @@ export interface PoolBounds {
   ceiling: number
 }
 
+/**
+ * The pool's demand. Its state is read as fields (a take reads or sets them without a call into
+ * this file); only a miss and a quiet spell change the target.
+ */
 export class PoolDemand {
-  private _target: number
-  private _lastTake = 0
+  /** How many spares the pool should hold now. Set only here. */
+  target: number
+  /** Whether demand raised the target above `poolSize`. Set only here. */
+  grown = false
+  /** When a run last took a spare (`performance.now()`): the pool sets it at every take. */
+  lastTake = 0
 
   constructor(private readonly _bounds: PoolBounds) {
-    this._target = _bounds.floor
+    this.target = _bounds.floor
   }
 
-  /** How many spares the pool should hold now. */
-  get target(): number {
-    return this._target
-  }
-
-  /** Whether demand raised the target above `poolSize`. */
-  get grown(): boolean {
-    return this._target > this._bounds.floor
-  }
-
-  /** A run took a spare; `started` says whether one was ready for it. */
+  /** A run took a spare; `started` says whether one was ready for it (a take that found one needs only `lastTake` set). */
   took(started: boolean, now: number): void {
-    this._lastTake = now
+    this.lastTake = now
     if (started || this._bounds.floor === 0) return
-    this._target = Math.min(this._bounds.ceiling, Math.max(this._target + 1, this._target * 2))
+    this._set(Math.min(this._bounds.ceiling, Math.max(this.target + 1, this.target * 2)))
   }
 
   /**
@@ -49,8 +47,13 @@ export class PoolDemand {
    * (nothing was taken for that long), so the pool can let spares go.
    */
   shrink(now: number): boolean {
-    if (this._target <= this._bounds.floor || now - this._lastTake < SHRINK_AFTER_MS) return false
-    this._target = Math.max(this._bounds.floor, Math.floor(this._target / 2))
+    if (this.target <= this._bounds.floor || now - this.lastTake < SHRINK_AFTER_MS) return false
+    this._set(Math.max(this._bounds.floor, Math.floor(this.target / 2)))
     return true
+  }
+
+  private _set(target: number): void {
+    this.target = target
+    this.grown = target > this._bounds.floor
   }
 }

@@ -83,7 +83,9 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
     const pooled = key.id === this._pooled?.id
     if (pooled) {
       environment = this._takeSpare(retry)
-      this._demand.took(environment !== undefined && this._started.has(environment), performance.now())
+      // A take that found a started spare changes only the demand's time.
+      if (environment !== undefined && this._started.has(environment)) this._demand.lastTake = performance.now()
+      else this._demand.took(false, performance.now())
       this._watchIdle()
     }
     environment ??= this._spawnTracked(key)

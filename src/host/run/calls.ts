@@ -113,8 +113,8 @@ export class CallDispatcher {
   private _outbox: Array<{ reply: ReplyMessage; bytes: number }> = []
   /** Every call this run started, in start order. */
   private readonly _trace: TraceEntry[] = []
-  /** When the program was sent: call offsets count from here. */
-  private _origin = performance.now()
+  /** Made as the program is sent: call offsets count from here. */
+  private readonly _origin = performance.now()
 
   constructor(
     private readonly _run: number,
@@ -124,11 +124,6 @@ export class CallDispatcher {
     private readonly _telemetry?: RunTelemetry,
     private readonly _journal?: CallJournal,
   ) {}
-
-  /** The program was sent: offsets in the trace count from now. */
-  begin(): void {
-    this._origin = performance.now()
-  }
 
   /**
    * Stops replying and aborts `call.signal` for every in-flight host function. The calls still

@@ -1,15 +1,16 @@
 /**
  * Holds: a binding call waiting for a decision taken outside the run (`PtcBindingCall.hold`).
  * The run answers its caller at once with `result.paused`; its program waits in its environment
- * with the call pending. Three parts: a run's queue of held calls, raised one at a time
- * (`HoldQueue`, in the run session); the registry of paused runs that `resume` answers and
- * `holdTimeoutMs` expires (`HeldRuns`); and a run's answers, which go to `run`'s caller first and
- * to each `resume`'s caller after (`RunAnswers`). While a call is held, the run's budget is
- * charged with busy time only (`time-budget.ts`).
+ * with the call pending. Two parts here: a run's queue of held calls, raised one at a time
+ * (`HoldQueue`, in the run session); and the registry of paused runs that `resume` answers and
+ * `holdTimeoutMs` expires (`HeldRuns`). A run's answers, which go to `run`'s caller first and to
+ * each `resume`'s caller after, are its dispatch's (`RunAnswers`, dispatch.ts). While a call is
+ * held, the run's budget is charged with busy time only (`time-budget.ts`).
  */
 import { randomUUID } from 'node:crypto'
 import { snapshotJson } from '../../json/index.js'
 import type { PtcCallRecord, PtcHoldDecision, PtcJsonValue, PtcOutput, PtcRunResult } from '../../seam/types.js'
+import type { RunAnswers } from './dispatch.js'
 import type { TimeBudget } from './time-budget.js'
 
 /** A held call as the run session raises it, one at a time, to whoever answers the run. */
@@ -39,94 +40,6 @@ export function holdRefusal(tool: string, reason: string | undefined): Error {
 /** What a held call's hold settles with once `decision` answers it (a durable replay's decision). */
 export function decidedHold(tool: string, decision: PtcHoldDecision): Promise<PtcJsonValue | undefined> {
   return decision.approve ? Promise.resolve(decision.value) : Promise.reject(holdRefusal(tool, decision.reason))
-}
-
-/**
- * Where one admitted run's answers go: to `run`'s caller, then to each `resume`'s caller. A
- * caller's signal stops the run while that caller waits for its answer (a paused run is then
- * stopped only by its hold's expiry, `release` or disposal, or the signal given to `resume`).
- */
-export class RunAnswers {
-  /** Aborting it ends the run; the session listens to its signal. */
-  readonly abort = new AbortController()
-  private _waiter: { resolve(result: PtcRunResult): void; reject(error: unknown): void } | undefined
-  private _signal: AbortSignal | undefined
-  /** The id of the hold raised last, when no caller waits. */
-  private _held: string | undefined
-  /** A durable pause's token is being sealed: the run's end is not its answer. */
-  private _sealing = false
-
-  constructor(
-    private readonly _registry: HeldRuns,
-    /** Adds the run's sandbox facts to each answer (a run without a sandbox reports none). */
-    private readonly _report: ((result: PtcRunResult) => PtcRunResult) | undefined,
-  ) {}
-
-  /** The next answer; `signal` stops the run until it arrives. */
-  next(signal: AbortSignal | undefined): Promise<PtcRunResult> {
-    return new Promise((resolve, reject) => {
-      this._waiter = { resolve, reject }
-      this._watch(signal)
-    })
-  }
-
-  /** The run was refused as misuse (`run` rejects): the waiting caller is told. */
-  refuse(error: unknown): void {
-    const waiter = this._waiter
-    this._waiter = undefined
-    this._watch(undefined)
-    waiter?.reject(error)
-  }
-
-  /** The session raised a hold: the waiting caller gets a paused answer. */
-  pause(pause: SessionPause): void {
-    this._held = this._registry.add(this, pause)
-    this._answer({ output: pause.output, calls: pause.calls, paused: { id: this._held, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } })
-  }
-
-  /**
-   * The session raised a hold of a durable run: the run ends at once (its environment with it,
-   * so nothing the program does after the pause runs while the token is sealed), and the
-   * waiting caller gets a paused answer carrying the token once it is sealed, or the run's
-   * failure when it cannot be; `resume(token, …)` replays it.
-   */
-  pauseDurably(pause: SessionPause, token: Promise<string>): void {
-    this._sealing = true
-    const { output, calls } = pause
-    void token.then(
-      (sealed) => ({ output, calls, paused: { id: sealed, token: sealed, tool: pause.tool, ...(pause.args === undefined ? {} : { args: pause.args }), payload: pause.payload } }),
-      (error: unknown) => ({ output, calls, error: { kind: 'exception' as const, message: (error as Error).message } }),
-    ).then((answer) => {
-      this._sealing = false
-      this._answer(answer)
-    })
-    // After the hold's own bookkeeping: the abort settles the session, which closes the queue.
-    queueMicrotask(() => this.abort.abort(new Error('the run paused durably: its environment ended; resume(token) runs it again')))
-  }
-
-  /** The run ended: the waiting caller gets its result, or the pending `resume` of its hold. */
-  finish(result: PtcRunResult): void {
-    if (this._sealing) return // ended by its durable pause: the caller gets the token
-    if (this._waiter) return this._answer(result)
-    if (this._held !== undefined) this._registry.ended(this._held, this._report?.(result) ?? result)
-  }
-
-  private _answer(result: PtcRunResult): void {
-    const waiter = this._waiter
-    this._waiter = undefined
-    this._watch(undefined)
-    waiter?.resolve(this._report?.(result) ?? result)
-  }
-
-  private readonly _onAbort = () => this.abort.abort(this._signal?.reason)
-
-  private _watch(signal: AbortSignal | undefined): void {
-    this._signal?.removeEventListener('abort', this._onAbort)
-    this._signal = signal
-    if (!signal) return
-    if (signal.aborted) return this._onAbort()
-    signal.addEventListener('abort', this._onAbort, { once: true })
-  }
 }
 
 interface HeldRun {

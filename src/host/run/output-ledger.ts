@@ -6,9 +6,21 @@
  */
 import { fitJsonString, jsonByteLength, jsonStringByteLength } from '../../json/index.js'
 import type { ImageAttachmentRef, PtcCallRecord, PtcJsonValue, PtcOutput, PtcRunFailure, PtcRunResult } from '../../seam/types.js'
+import { ARRIVED_BYTES } from '../connection/json-lines.js'
 
 function entryBytes(entry: PtcOutput): number {
   return entry.type === 'text' ? jsonStringByteLength(entry.text) : jsonByteLength(entry as unknown as PtcJsonValue)
+}
+
+/**
+ * A completion's JSON bytes: a container's as it arrived (json-lines.ts counted them, as it does
+ * a call's arguments), so a large value is not walked again; a scalar's from the value itself.
+ */
+function completionBytes(value: PtcJsonValue): number {
+  if (typeof value === 'object' && value !== null) return ARRIVED_BYTES.get(value) ?? jsonByteLength(value)
+  if (typeof value === 'string') return jsonStringByteLength(value)
+  // A finite number's JSON is its string (lossless JSON has no -0), as are true, false and null's.
+  return String(value).length
 }
 
 export class OutputLedger {
@@ -62,7 +74,7 @@ export class OutputLedger {
         }
       } else if (outcome.value === undefined) {
         return { output: this._entries, calls }
-      } else if (this._used + jsonByteLength(outcome.value) <= this.maxBytes) {
+      } else if (this._used + completionBytes(outcome.value) <= this.maxBytes) {
         return { output: this._entries, value: outcome.value, calls }
       }
     }

@@ -8,12 +8,12 @@
  */
 import type { NamespaceShape, ProgramCode, RunMessage, WorkerMessage } from '../../protocol/messages.js'
 import type { PtcBindingErrorReport, PtcBindingNamespace, PtcCallRecord, PtcRunFailure, PtcRunResult } from '../../seam/types.js'
-import { CallDispatcher } from './calls.js'
+import { type CallHost, CallDispatcher } from './calls.js'
 import { EGRESS_GLOBAL } from '../egress/broker.js'
 import type { Environment, EnvironmentHistory, EnvironmentListener } from '../environments/environment.js'
 import { OutputLedger } from './output-ledger.js'
 import { abortMessage } from './foreign-message.js'
-import { startRunTelemetry } from './telemetry.js'
+import type { RunTelemetry } from './telemetry.js'
 import { TimeBudget } from './time-budget.js'
 import { HoldQueue, type SessionPause } from './holds.js'
 import { verdictOf } from './endings.js'
@@ -42,6 +42,8 @@ export interface RunPlan {
   onBindingError?: ((report: PtcBindingErrorReport) => void) | undefined
   /** Raises a held call to whoever answers the run; without it, holds are refused. */
   pause?: (pause: SessionPause) => void
+  /** Starts the run's span (telemetry.ts `runTelemetry`); absent where OpenTelemetry is not installed. */
+  telemetry?: () => RunTelemetry | undefined
   /**
    * A durable run's journal (`pause: 'durable'`): it records the run's calls and the values its
    * clocks and randomness answered, and, for a resumed run, replays the recorded ones first.
@@ -93,12 +95,17 @@ function reportBindingError(hook: RunPlan['onBindingError'], report: PtcBindingE
   }
 }
 
-/** Runs `plan` on `environment`, whose history (`historyOf`) the caller hands over with it. Never rejects. */
+/**
+ * Runs `plan` on `environment`, whose history the caller hands over with it. Never rejects. What
+ * the run needs is made as it needs it: the output ledger at its first output, the budget and the
+ * calls as the program is sent, the queue of holds at the first hold.
+ */
 export function runSession(environment: Environment, history: EnvironmentHistory, plan: RunPlan): Promise<Settlement> {
   return new Promise((resolve) => {
     const run = ++runCounter
-    const ledger = new OutputLedger(plan.maxOutputBytes)
-    if (plan.notice) ledger.text(plan.notice)
+    let ledger: OutputLedger | undefined
+    const output = (): OutputLedger => (ledger ??= new OutputLedger(plan.maxOutputBytes))
+    if (plan.notice) output().text(plan.notice)
     let settled = false
     /** The program was sent; before that, a failure lost nothing and the program never ran. */
     let sent = false
@@ -115,50 +122,47 @@ export function runSession(environment: Environment, history: EnvironmentHistory
     let unusable = false
     /** The worker ended the run itself (done or failed); otherwise it may still be running. */
     let byWorker = false
-    const budget = new TimeBudget(
-      plan.timeoutMs,
-      () => environment.busyMs(),
-      () => fail('timeout', `the program did not finish within its time budget of ${plan.timeoutMs} ms (timeoutMs)`),
-    )
-    const holds = new HoldQueue({
-      budget,
-      pause: (pause) => plan.pause?.(pause),
-      takeOutput: () => ledger.take(),
-      settledCalls: (): PtcCallRecord[] => calls.settled(),
-      expire: (message) => fail('timeout', message),
-      refuse: (message) => fail('exception', message),
-    })
-
-    const telemetry = startRunTelemetry()
-    const callBudget = {
-      maxPending: plan.maxPendingCalls,
-      maxPendingBytes: plan.maxPendingCallBytes,
-      maxCalls: plan.maxCalls,
-      maxResultBytes: plan.maxCallResultBytes,
-    }
-    const calls = new CallDispatcher(run, plan.bindings, callBudget, {
+    /** From the program's send (the budget is the program's, so a slow start does not eat it). */
+    let budget: TimeBudget | undefined
+    /** From the first hold. */
+    let holds: HoldQueue | undefined
+    const telemetry = plan.telemetry?.()
+    /** From the program's send: call offsets in the trace count from there. */
+    let calls: CallDispatcher | undefined
+    const callHost: CallHost = {
       environment,
       violation: (reason) => fail('protocol', `the program broke the runtime protocol: ${reason}`),
       issued: (attachment) => history.issuedImages.set(attachment.attachmentId, attachment),
       failed: (report) => reportBindingError(plan.onBindingError, report),
-      hold: (tool, args, payload, id) =>
-        plan.pause ? holds.hold(tool, args, payload, id) : Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`)),
+      hold: (tool, args, payload, id) => {
+        if (!plan.pause) return Promise.reject(new Error(`${tool} cannot be held: this runtime does not hold calls`))
+        holds ??= new HoldQueue({
+          budget: budget!,
+          pause: (pause) => plan.pause?.(pause),
+          takeOutput: () => output().take(),
+          settledCalls: (): PtcCallRecord[] => calls!.settled(),
+          expire: (message) => fail('timeout', message),
+          refuse: (message) => fail('exception', message),
+        })
+        return holds.hold(tool, args, payload, id)
+      },
       diverged: (message) => fail('exception', message),
-    }, telemetry, plan.journal)
+    }
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
 
     function settle(outcome: Parameters<OutputLedger['finish']>[0]): void {
       if (settled) return
       settled = true
-      budget.stop()
-      holds.close()
+      budget?.stop()
+      holds?.close()
       plan.signal.removeEventListener('abort', onAbort)
       environment.attach(undefined)
       // A call still running when the program completed is one it never awaited.
       const completed = byWorker && !('error' in outcome)
-      calls.close(completed ? 'the program completed without awaiting this call' : 'the run ended before this call settled')
-      const result = ledger.finish(outcome, calls.trace())
+      calls?.close(completed ? 'the program completed without awaiting this call' : 'the run ended before this call settled')
+      // Not through `output()`: the ledger's finish follows the calls' trace in one step.
+      const result = (ledger ??= new OutputLedger(plan.maxOutputBytes)).finish(outcome, calls?.trace())
       telemetry?.end(result)
       const verdict = verdictOf({
         kind: result.error?.kind,
@@ -195,19 +199,19 @@ export function runSession(environment: Environment, history: EnvironmentHistory
           if (plan.journal?.replaying) return
           for (const item of message.items) {
             if (typeof item === 'string') {
-              if (!ledger.text(item)) return settle({ value: undefined })
+              if (!output().text(item)) return settle({ value: undefined })
               continue
             }
             const attachment = history.issuedImages.get(item.attachmentId)
             if (!attachment) return fail('protocol', `the program broke the runtime protocol: an image that was never issued`)
-            if (!ledger.image(attachment)) return settle({ value: undefined })
+            if (!output().image(attachment)) return settle({ value: undefined })
           }
           return
         case 'call':
-          return calls.dispatch(message)
+          return calls!.dispatch(message)
         case 'calls':
           for (const call of message.calls) {
-            calls.dispatch(call)
+            calls!.dispatch(call)
             if (settled) return
           }
           return
@@ -228,7 +232,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
             // The kernel refused an allocation and the program did not catch it: name the budget.
             return fail('worker-exit', `the program exceeded its memory budget of ${environment.maxMemoryMb} MiB (maxMemoryMb): ${message.message.split('\n')[0]}`)
           }
-          if (message.kind === 'output-limit') ledger.markOverflow()
+          if (message.kind === 'output-limit') output().markOverflow()
           // Only a run that carried the initializer can report its failure.
           if (message.initializer && initializing) initializerFailed = true
           if (message.unusable) unusable = true
@@ -250,7 +254,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
       forged: () => fail('protocol', 'the program broke the runtime protocol: it posted on a worker channel the runtime does not use'),
       rawOutput(text) {
         if (plan.journal?.replaying) return
-        if (!ledger.text(text)) settle({ value: undefined })
+        if (!output().text(text)) settle({ value: undefined })
       },
       exit(failure) {
         if (!started && failure.kind === 'worker-exit') endedUnstarted = true
@@ -268,12 +272,18 @@ export function runSession(environment: Environment, history: EnvironmentHistory
     function start(): void {
       if (settled) return
       const namespaces = plan.bindings.map(shapeOf)
+      // Before the listener: attaching may settle the run at once (its environment ended).
+      calls = new CallDispatcher(run, plan.bindings, {
+        maxPending: plan.maxPendingCalls,
+        maxPendingBytes: plan.maxPendingCallBytes,
+        maxCalls: plan.maxCalls,
+        maxResultBytes: plan.maxCallResultBytes,
+      }, callHost, telemetry, plan.journal)
       environment.attach(listener)
       if (settled) return
       const initializer = history.runs++ === 0 ? plan.initializer : undefined
       initializing = initializer !== undefined
       sent = true
-      calls.begin()
       const message: RunMessage = {
         type: 'run',
         run,
@@ -289,6 +299,11 @@ export function runSession(environment: Environment, history: EnvironmentHistory
       }
       // The budget is the program's: it starts when the program is sent, so a loaded machine's
       // slow helper start (bounded on its own) does not eat it.
+      budget = new TimeBudget(
+        plan.timeoutMs,
+        () => environment.busyMs(),
+        () => fail('timeout', `the program did not finish within its time budget of ${plan.timeoutMs} ms (timeoutMs)`),
+      )
       budget.start()
       environment.send(message)
     }

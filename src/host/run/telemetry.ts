@@ -42,6 +42,14 @@ export interface RunTelemetry {
 /** The instrumentation scope name spans are recorded under. */
 export const TRACER_NAME = 'ptc-runtime'
 
+/**
+ * `startRunTelemetry` where the API is installed, else undefined: looked up once, as a runtime is
+ * made, so that without the package a run calls nothing here.
+ */
+export function runTelemetry(): (() => RunTelemetry | undefined) | undefined {
+  return otel() === null ? undefined : startRunTelemetry
+}
+
 /** Starts the span of a run, a child of the caller's active span; undefined without the API or a tracer that records or propagates. */
 export function startRunTelemetry(): RunTelemetry | undefined {
   const otelApi = otel()

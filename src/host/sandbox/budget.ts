@@ -16,12 +16,10 @@
  * A sample is up to SAMPLE_MS behind the program: the watch bounds what an environment keeps,
  * it does not make an allocation fail.
  */
-import { readFileSync, statfsSync } from 'node:fs'
-import { namespaceMembers } from './namespace.js'
+import { heldBytes, namespaceMembers } from './namespace.js'
 
 /** How often an environment serving a run is sampled. */
 export const SAMPLE_MS = 50
-const PAGE_BYTES = 4096
 const MIB = 2 ** 20
 
 export interface NamespaceBudget {
@@ -33,29 +31,6 @@ export interface NamespaceBudget {
   tmpfs: readonly string[]
 }
 
-/** Bytes the namespace of the helper whose host PID is `helper` holds: its members' memory and its tmpfs contents. */
-function heldBytes(helper: number, members: readonly number[], tmpfs: readonly string[]): number {
-  const proc = `/proc/${helper}/root/proc`
-  let bytes = 0
-  for (const pid of members) {
-    try {
-      const [, resident, shared] = readFileSync(`${proc}/${pid}/statm`, 'utf8').split(' ').map(Number)
-      bytes += Math.max(resident! - shared!, 0) * PAGE_BYTES
-    } catch {
-      // exited meanwhile
-    }
-  }
-  for (const place of tmpfs) {
-    try {
-      const stats = statfsSync(`/proc/${helper}/root${place}`)
-      bytes += (stats.blocks - stats.bfree) * stats.bsize
-    } catch {
-      // not mounted in this helper
-    }
-  }
-  return bytes
-}
-
 /**
  * Samples one environment while it serves a run, and calls `over` once, with the failure
  * message for the model, when it holds more processes or memory than its budget allows. The
@@ -63,6 +38,8 @@ function heldBytes(helper: number, members: readonly number[], tmpfs: readonly s
  */
 export class NamespaceWatch {
   private _timer: NodeJS.Timeout | undefined
+  /** The helper's host PID, once found: it lives as long as the environment. */
+  private _pid: number | undefined
   private _baselineBytes: number | undefined
   private _fired = false
 
@@ -74,7 +51,7 @@ export class NamespaceWatch {
 
   /** Records what a fresh environment holds; call once it is ready, before any program runs. */
   measureBaseline(): void {
-    const helper = this._helper()
+    const helper = (this._pid ??= this._helper())
     const members = helper === undefined ? undefined : namespaceMembers(helper)
     if (members !== undefined) this._baselineBytes = heldBytes(helper!, members, this._budget.tmpfs)
   }
@@ -92,7 +69,7 @@ export class NamespaceWatch {
   }
 
   private _sample(): void {
-    const helper = this._helper()
+    const helper = (this._pid ??= this._helper())
     if (this._fired || helper === undefined) return
     const members = namespaceMembers(helper)
     if (members === undefined) return

@@ -1,7 +1,8 @@
 /**
  * A confined helper's PID namespace as the host sees it from outside: the cap on its processes
- * it starts with, its reaper and helper (`HelperNamespace`), how it is ended, and the host's own
- * sweep of it. The helper sweeps it too, but it shares a process with the program: a program
+ * it starts with, its reaper and helper (`HelperNamespace`), how it is ended, the host's own
+ * sweep of it, and what it holds (`namespaceMembers`, `heldBytes`: the budget's sample, budget.ts,
+ * reads both here in one step). The helper sweeps it too, but it shares a process with the program: a program
  * that took over its main thread (say through `inspector`) answers that sweep however it likes.
  * From the host, /proc shows the namespace as it is, and nothing inside can hide from it.
  *
@@ -18,7 +19,7 @@
  * walk. The program cannot edit that listing: it
  * has no capability to mount, unmount or change its root, and it cannot make a new namespace.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statfsSync } from 'node:fs'
 import { release } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf, isChildOf, isDead } from '../../system/process-sweep.js'
@@ -26,6 +27,8 @@ import { asTeardown, inTurn } from '../../system/turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
 export const NAMESPACE_HELPER_PID = 2
+
+const PAGE_BYTES = 4096
 
 /** Kill passes before giving up on a namespace that keeps spawning. */
 const PASSES = 20
@@ -213,6 +216,29 @@ export function namespaceMembers(helperPid: number): number[] | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Bytes the namespace of the helper whose host PID is `helper` holds: its members' memory and its tmpfs contents. */
+export function heldBytes(helper: number, members: readonly number[], tmpfs: readonly string[]): number {
+  const proc = `/proc/${helper}/root/proc`
+  let bytes = 0
+  for (const pid of members) {
+    try {
+      const [, resident, shared] = readFileSync(`${proc}/${pid}/statm`, 'utf8').split(' ').map(Number)
+      bytes += Math.max(resident! - shared!, 0) * PAGE_BYTES
+    } catch {
+      // exited meanwhile
+    }
+  }
+  for (const place of tmpfs) {
+    try {
+      const stats = statfsSync(`/proc/${helper}/root${place}`)
+      bytes += (stats.blocks - stats.bfree) * stats.bsize
+    } catch {
+      // not mounted in this helper
+    }
+  }
+  return bytes
 }
 
 /**

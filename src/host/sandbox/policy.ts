@@ -107,13 +107,15 @@ export function resolveRoots(policy: SandboxExecutionPolicy): SandboxExecutionPo
  */
 export interface RunPolicy {
   readonly policy: SandboxExecutionPolicy
-  /** Which environments may serve the run (`policyKey`). */
-  readonly key: string
+  /** Which environments may serve the run (`policyKey`): a run policy is its environments' key. */
+  readonly id: string
   /** The brokered egress it names, if any. */
   readonly egress: SandboxEgress | undefined
   /** Whether it confines the program (every mode but `danger-full-access`). */
   readonly confined: boolean
-  /** A result of the run with the facts of its sandbox (`sandboxFacts`), as each of its answers reports them. */
+  /** The sandbox facts of a result without a failure, which are the policy's alone. */
+  readonly facts: PtcRunSandbox
+  /** A failed result of the run with the facts of its sandbox (`sandboxFacts`: a failure's message may carry a denial). */
   readonly report: (result: PtcRunResult) => PtcRunResult
 }
 
@@ -125,7 +127,7 @@ export function runPolicy(policy: SandboxExecutionPolicy): RunPolicy {
   let run = runPolicies.get(policy)
   if (run === undefined) {
     const report = (result: PtcRunResult): PtcRunResult => ({ ...result, sandbox: sandboxFacts(policy, result) })
-    run = { policy, key: policyKey(policy), egress: egressOf(policy), confined: isConfined(policy.mode), report }
+    run = { policy, id: policyKey(policy), egress: egressOf(policy), confined: isConfined(policy.mode), facts: sandboxFacts(policy, { output: [], calls: [] }), report }
     if (Object.isFrozen(policy)) runPolicies.set(policy, run)
   }
   return run
