@@ -4,7 +4,7 @@
  * one is exercised for real in reach.test.ts) and the ABIs no test program here can reach.
  */
 import { describe, expect, it } from 'vitest'
-import { unixSocketFilter } from '../../src/host/sandbox/seccomp.js'
+import { seccompFilter } from '../../src/host/sandbox/seccomp.js'
 
 const ALLOW = 0x7fff0000
 const KILL_PROCESS = 0x80000000
@@ -23,7 +23,11 @@ function evaluate(filter: Buffer, { nr, arch, args = [] }: SeccompData): number 
   const data = Buffer.alloc(64)
   data.writeUInt32LE(nr >>> 0, 0)
   data.writeUInt32LE(arch >>> 0, 4)
-  args.forEach((value, index) => data.writeUInt32LE(value >>> 0, 16 + 8 * index))
+  // Each argument is 64 bits, low word first; a number past 32 bits fills the high word.
+  args.forEach((value, index) => {
+    data.writeUInt32LE(value % 2 ** 32, 16 + 8 * index)
+    data.writeUInt32LE(Math.floor(value / 2 ** 32), 20 + 8 * index)
+  })
   let accumulator = 0
   for (let pc = 0; pc < filter.length / 8; pc++) {
     const code = filter.readUInt16LE(pc * 8)
@@ -45,12 +49,12 @@ function evaluate(filter: Buffer, { nr, arch, args = [] }: SeccompData): number 
 const SOCK_CLOEXEC = 0o2000000
 const SOCK_NONBLOCK = 0o4000
 const ABIS = {
-  x64: { arch: 0xc000003e, socket: 41, socketpair: 53, read: 0 },
-  arm64: { arch: 0xc00000b7, socket: 198, socketpair: 199, read: 63 },
+  x64: { arch: 0xc000003e, socket: 41, socketpair: 53, prlimit64: 302, read: 0 },
+  arm64: { arch: 0xc00000b7, socket: 198, socketpair: 199, prlimit64: 261, read: 63 },
 } as const
 
-describe.each(Object.entries(ABIS))('the unix socket filter on %s', (name, abi) => {
-  const filter = unixSocketFilter(name)
+describe.each(Object.entries(ABIS))('the seccomp filter on %s', (name, abi) => {
+  const filter = seccompFilter(name)
   const run = (nr: number, args: number[] = []) => evaluate(filter, { nr, arch: abi.arch, args })
 
   it('refuses socket(AF_UNIX) with EPERM, whatever the flags', () => {
@@ -71,6 +75,16 @@ describe.each(Object.entries(ABIS))('the unix socket filter on %s', (name, abi) 
     expect(run(abi.socketpair, [1, 3 | SOCK_CLOEXEC])).toBe(errno(EPERM))
   })
 
+  it("refuses prlimit64 setting another process's limits, and allows reading them or setting the caller's own", () => {
+    const RLIMIT_STACK = 3
+    const address = 0x7ffd_1234_5678 // a stack address: both words set
+    expect(run(abi.prlimit64, [1, RLIMIT_STACK, address, 0])).toBe(errno(EPERM))
+    expect(run(abi.prlimit64, [1, RLIMIT_STACK, 0x1000, 0])).toBe(errno(EPERM)) // low word only
+    expect(run(abi.prlimit64, [1, RLIMIT_STACK, 2 ** 40, 0])).toBe(errno(EPERM)) // high word only
+    expect(run(abi.prlimit64, [1, RLIMIT_STACK, 0, address])).toBe(ALLOW)
+    expect(run(abi.prlimit64, [0, RLIMIT_STACK, address, 0])).toBe(ALLOW)
+  })
+
   it('refuses io_uring_setup with ENOSYS and allows ordinary syscalls', () => {
     expect(run(425)).toBe(errno(ENOSYS))
     expect(run(abi.read)).toBe(ALLOW)
@@ -82,12 +96,12 @@ describe.each(Object.entries(ABIS))('the unix socket filter on %s', (name, abi) 
   })
 })
 
-describe('the unix socket filter, beyond the native ABIs', () => {
+describe('the seccomp filter, beyond the native ABIs', () => {
   it('kills a process that makes x32 syscalls on x86_64', () => {
-    expect(evaluate(unixSocketFilter('x64'), { nr: 0x40000000 | 41, arch: 0xc000003e, args: [1, 1] })).toBe(KILL_PROCESS)
+    expect(evaluate(seccompFilter('x64'), { nr: 0x40000000 | 41, arch: 0xc000003e, args: [1, 1] })).toBe(KILL_PROCESS)
   })
 
   it('does not exist for an architecture it does not know, and says which', () => {
-    expect(() => unixSocketFilter('riscv64')).toThrow(/no seccomp filter blocking unix sockets for riscv64/)
+    expect(() => seccompFilter('riscv64')).toThrow(/no seccomp filter blocking unix sockets for riscv64/)
   })
 })

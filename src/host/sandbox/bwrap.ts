@@ -10,7 +10,7 @@ import { WRAPPER_INPUT_FD } from '../../protocol/frames.js'
 import { privatePlaces, real, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
-import { unixSocketFilter } from './seccomp.js'
+import { seccompFilter } from './seccomp.js'
 
 /**
  * Flags every confined helper gets. The host file system is visible read-only; `/dev` and
@@ -174,7 +174,7 @@ export function helperWrapper(bwrap: string, confinement: HelperConfinement): He
   const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
   const places = privatePlaces(confinement.hostCwd).filter((place) => place.writable).map((place) => place.path)
   const tmpfs = [...places, '/dev/shm', ...(scratch === undefined ? [] : [scratch])]
-  return { command: bwrap, args: bwrapArguments(confinement), input: unixSocketFilter(), roots, tmpfs }
+  return { command: bwrap, args: bwrapArguments(confinement), input: seccompFilter(), roots, tmpfs }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()

@@ -1,6 +1,7 @@
 /**
  * The seccomp filter every confined helper runs under: a classic-BPF program, handed to
- * bubblewrap (`--seccomp FD`), that refuses to create unix sockets. Connecting to a host
+ * bubblewrap (`--seccomp FD`), that refuses to create unix sockets and to set another
+ * process's resource limits. Connecting to a host
  * service's socket needs no write access (a tmux server, a D-Bus or Docker socket, an ssh
  * agent), so hiding the usual places is not enough: the kernel refuses the socket itself.
  *
@@ -10,6 +11,11 @@
  *   are such pairs, and a connected pair cannot be pointed anywhere else. Datagram pairs (and
  *   `SOCK_RAW`, which unix sockets treat as datagram) fail with EPERM: `sendto` on one can
  *   address any socket path.
+ * - `prlimit64` that sets a limit of another process fails with EPERM (reading one, or setting
+ *   the caller's own with pid 0, as `ulimit` and `setrlimit` do, stays allowed): a program's
+ *   subprocess could otherwise lower its helper's stack limit, and a helper's main thread, which
+ *   runs the program, grows its stack under that limit, so a deep recursion would crash the
+ *   helper instead of throwing a RangeError.
  * - `io_uring_setup` fails with ENOSYS (libuv then falls back to its thread pool): io_uring
  *   can create sockets without a `socket` call the filter would see.
  * - Any other syscall ABI (32-bit, x32) kills the process: its syscall numbers differ, so the
@@ -43,14 +49,15 @@ interface Abi {
   audit: number
   socket: number
   socketpair: number
+  prlimit64: number
   ioUringSetup: number
   /** x86_64 kernels also accept x32 syscalls (numbers with X32_SYSCALL_BIT) under the same arch. */
   x32: boolean
 }
 
 const ABIS: Partial<Record<NodeJS.Architecture, Abi>> = {
-  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, ioUringSetup: 425, x32: true },
-  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, ioUringSetup: 425, x32: false },
+  x64: { audit: 0xc000003e, socket: 41, socketpair: 53, prlimit64: 302, ioUringSetup: 425, x32: true },
+  arm64: { audit: 0xc00000b7, socket: 198, socketpair: 199, prlimit64: 261, ioUringSetup: 425, x32: false },
 }
 
 type Instruction = { code: number; k: number; jt?: string; jf?: string } | { label: string }
@@ -87,7 +94,7 @@ const compiled = new Map<string, Buffer>()
  * every helper gets the same bytes. Throws, naming the architecture, where there is none:
  * confinement then reports `sandbox-unavailable` instead of running without it.
  */
-export function unixSocketFilter(arch: string = process.arch): Buffer {
+export function seccompFilter(arch: string = process.arch): Buffer {
   let filter = compiled.get(arch)
   if (!filter) compiled.set(arch, (filter = assembleFilter(arch)))
   return filter
@@ -105,8 +112,16 @@ function assembleFilter(arch: string): Buffer {
     ...(abi.x32 ? [{ code: JSET_K, k: X32_SYSCALL_BIT, jt: 'kill' }] : []),
     { code: JEQ_K, k: abi.socket, jt: 'socket' },
     { code: JEQ_K, k: abi.socketpair, jt: 'socketpair' },
+    { code: JEQ_K, k: abi.prlimit64, jt: 'prlimit64' },
     { code: JEQ_K, k: abi.ioUringSetup, jt: 'enosys' },
     ret(RET_ALLOW),
+    { label: 'prlimit64' },
+    ld(arg(0)), // the pid: 0 is the caller (pid_t is 32 bits: the low word is all of it)
+    { code: JEQ_K, k: 0, jt: 'allow' },
+    ld(arg(2)), // the new limit's address, both words: NULL only reads
+    { code: JEQ_K, k: 0, jf: 'eperm' },
+    ld(arg(2) + 4),
+    { code: JEQ_K, k: 0, jt: 'allow', jf: 'eperm' },
     { label: 'socket' },
     ld(arg(0)),
     { code: JEQ_K, k: AF_UNIX, jt: 'eperm' },
