@@ -21,6 +21,8 @@ const DIAGNOSTIC_CHARS = 2_000
 
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
+/** What V8 prints when the heap reached its cap (`--max-old-space-size`), not the kernel's budget. */
+const HEAP_LIMIT = /reached heap limit|javascript heap out of memory/i
 
 /** What the tier does when the helper's frames call for it. */
 export interface ConnectionHooks {
@@ -52,6 +54,8 @@ export class Connection {
   private _workerExit: PtcRunFailure | undefined
   private _diagnostics = ''
   private _outOfMemory = false
+  /** The failed allocation was the heap's, at its cap (maxOldGenerationSizeMb). */
+  private _heapLimit = false
   /** Why the environment was stopped over its budget, once it was. */
   private _overMessage: string | undefined
   /** The helper's cwd, as far as the host moved it: runs elsewhere go through its main thread. */
@@ -172,7 +176,9 @@ export class Connection {
   /** Text the helper's process wrote to its stdout or stderr. */
   readonly output = (text: string): void => {
     // V8's fatal report names the memory failure, then prints a long native stack trace.
-    if (OUT_OF_MEMORY.test(this._diagnostics.slice(-100) + text)) this._outOfMemory = true
+    const recent = this._diagnostics.slice(-100) + text
+    if (OUT_OF_MEMORY.test(recent)) this._outOfMemory = true
+    if (HEAP_LIMIT.test(recent)) this._heapLimit = true
     this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
     if (this._started) this._listener?.rawOutput(text)
   }
@@ -235,6 +241,7 @@ export class Connection {
   private _memoryMessage(): string | undefined {
     if (this._overMessage !== undefined) return this._overMessage
     if (!this._outOfMemory) return undefined
+    if (this._heapLimit) return 'the program ran out of memory: its heap reached its cap (maxOldGenerationSizeMb) and its process was stopped'
     return `the program exceeded its memory budget of ${this._hooks.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
   }
 
