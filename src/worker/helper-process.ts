@@ -26,12 +26,13 @@ import type { HostMessage } from '../protocol/messages.js'
 import { jsonText } from '../json/text.js'
 import { createFrameLock, writeFrame } from './channel.js'
 import { readInbox } from './inbox.js'
-import { ErrorOf, dataProperty, defineProperty, endThread, getOwnPropertyDescriptor, realmProcess, uncurryThis } from './intrinsics.js'
+import { ErrorOf, dataProperty, defineProperty, endThread, getOwnPropertyDescriptor, ownKeys, realmProcess, uncurryThis } from './intrinsics.js'
 import { channelOutbox } from './outbox.js'
 import { describeThrown } from './stack.js'
 import type { EnvironmentLink } from './thread-link.js'
 
 const parse = JSON.parse
+const { deleteProperty } = Reflect
 const isNativeError = types.isNativeError
 const schedule = queueMicrotask
 const realCwd = process.cwd
@@ -68,6 +69,7 @@ export function helperProcessLink(): EnvironmentLink {
     ending = true
     endThread()
   }
+  clearEnvironment()
   refuseProcessWideState()
   reportExit(send)
   return {
@@ -94,6 +96,16 @@ export function helperProcessLink(): EnvironmentLink {
       send({ type: 'ready', cwd: realCwd() })
     },
   }
+}
+
+/**
+ * The host starts the helper with an empty environment, as a worker was given, but the shells
+ * on the way (the limits script, bubblewrap's inner one) add to it (`PWD`): a program sees none.
+ */
+function clearEnvironment(): void {
+  const env = realmProcess.env
+  const names = ownKeys(env)
+  for (let at = 0; at < names.length; at++) deleteProperty(env, names[at]!)
 }
 
 /** Node's `unavailable()` for process-wide state in a worker, kept so a program sees one runtime on every tier. */
