@@ -4,6 +4,8 @@
  * `inspect`, `Image`, the binding namespaces) and evaluates one run at a time. Everything it
  * needs is captured before any program runs.
  */
+// First: it sets V8's start flags back before Node's modules load (start-flags.ts says why).
+import './start-flags.js'
 import { isMainThread } from 'node:worker_threads'
 import type { HostMessage } from '../protocol/messages.js'
 import { createProgramState } from '../transform/hooks.js'
