@@ -10,7 +10,6 @@
  * Never in a worker thread: V8's flags belong to the whole process, there the host's.
  */
 import { isMainThread } from 'node:worker_threads'
-import v8 from 'node:v8'
 
 /** V8's own defaults: `0` lets V8 size the old generation itself; 984 KiB is its stack on 64-bit builds. */
 const DEFAULTS = ['--max-old-space-size=0', '--stack-size=984']
@@ -27,6 +26,8 @@ function startedWithFlags(): boolean {
 
 // Runs as the bundle loads, before any program.
 if (isMainThread && startedWithFlags()) {
+  // Required here, not imported: a worker would pay for loading it (2 to 3 ms) for nothing.
+  const v8 = require('node:v8') as typeof import('node:v8')
   const limit = v8.getHeapStatistics().heap_size_limit
   for (let at = 0; at < DEFAULTS.length; at++) v8.setFlagsFromString(DEFAULTS[at]!)
   if (v8.getHeapStatistics().heap_size_limit !== limit) {
