@@ -21,6 +21,8 @@ const DIAGNOSTIC_CHARS = 2_000
 
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
+/** Where V8's report of a fatal error opens (a heap at its cap prints its last collections first). */
+const FATAL_REPORT = /\n*<--- Last few GCs --->|\n*#?\s*Fatal (error|process out of memory)|FATAL ERROR:/
 /** What V8 prints when the heap reached its cap (`--max-old-space-size`), not the kernel's budget. */
 const HEAP_LIMIT = /reached heap limit|javascript heap out of memory/i
 
@@ -56,6 +58,8 @@ export class Connection {
   private _outOfMemory = false
   /** The failed allocation was the heap's, at its cap (maxOldGenerationSizeMb). */
   private _heapLimit = false
+  /** V8's fatal report has begun: the rest of the process's text is not the program's output. */
+  private _fatal = false
   /** Why the environment was stopped over its budget, once it was. */
   private _overMessage: string | undefined
   /** The helper's cwd, as far as the host moved it: runs elsewhere go through its main thread. */
@@ -180,7 +184,13 @@ export class Connection {
     if (OUT_OF_MEMORY.test(recent)) this._outOfMemory = true
     if (HEAP_LIMIT.test(recent)) this._heapLimit = true
     this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
-    if (this._started) this._listener?.rawOutput(text)
+    if (!this._started || this._fatal) return
+    // From V8's fatal report on, the text is the process's end, not the program's output: counted
+    // as output, its kilobytes would fail the run as output-limit before its exit names the cause.
+    const report = text.search(FATAL_REPORT)
+    if (report >= 0) this._fatal = true
+    const printed = report >= 0 ? text.slice(0, report) : text
+    if (printed) this._listener?.rawOutput(printed)
   }
 
   /**
