@@ -7,10 +7,13 @@
  *
  *   bubblewrap and namespaces   the wrapper scripts and bwrap running `/bin/true`
  *   Node's start                 bwrap running `node -e` that writes one byte to the channel
- *   the helper's set-up          the helper bundle up to the moment it creates its worker
- *   the worker                   the helper without a rehearsal, up to its `ready` frame
+ *   the environment's code       the helper (the environment's bundle on the process's main
+ *                                thread) without a rehearsal, up to its `ready` frame
  *   the rehearsal                the helper as spawned, up to its `ready` frame
  *   the run and teardown         the rest of a whole fresh run of `return 1`
+ *
+ * and, for comparison, the layout the process tier had before (and the stream tier's helper
+ * keeps): a helper that starts a worker of its own for the program, up to its `ready` frame.
  *
  * Each part is the difference of two medians, so parts are estimates; the cumulative column is
  * measured. Beside each row, CPU time, which a loaded machine changes less than the wall clock
@@ -82,13 +85,16 @@ const fresh = (ours) => async () => {
 await fresh(confined)()
 if (!recorded) throw new Error('bench: the helper\'s command line was not seen (is bubblewrap confining here?)')
 
-// The argv is: sh -c LIMITS ptc-helper KB bwrap ...args -- [sh -c ulimit ptc-limits N] node --no-warnings helper.cjs OPTIONS
+// The argv is: sh -c LIMITS ptc-helper KB CPUGROUP bwrap ...args -- [sh -c ulimit ptc-limits N] node FLAGS worker.cjs OPTIONS
 const separator = recorded.args.indexOf('--')
 const outer = recorded.args.slice(0, separator + 1)
 const inner = recorded.args.slice(separator + 1)
 const nodeAt = inner.indexOf(process.execPath)
 const prelude = inner.slice(0, nodeAt)
-const [node, , helperFile, options] = inner.slice(nodeAt)
+const node = inner[nodeAt]
+const flags = inner.slice(nodeAt + 1, -2)
+const [helperFile, options] = inner.slice(-2)
+const workerHostingHelper = helperFile.replace(/worker\.cjs$/, 'helper.cjs')
 
 /** Spawns `innerCommand` under the recorded wrapper; resolves when a byte arrives on the channel or the process exits. */
 function replay(innerCommand) {
@@ -112,20 +118,24 @@ function replay(innerCommand) {
   })
 }
 
-// Exits once the helper creates its worker: what came before is the helper's own set-up.
-const stopAtWorker = `data:text/javascript,${encodeURIComponent("import w from 'node:worker_threads'; import fs from 'node:fs'; w.Worker = class { constructor() { fs.writeSync(3, 'x'); process.exit(0) } }")}`
 const withoutRehearsal = JSON.stringify({ ...JSON.parse(options), rehearsal: undefined })
 const STAGES = [
   ['bubblewrap and namespaces', replay([...prelude, '/bin/true'])],
   ["Node's start", replay([...prelude, node, '--no-warnings', '-e', "require('fs').writeSync(3, 'x')"])],
-  ["the helper's set-up", replay([...prelude, node, '--no-warnings', '--import', stopAtWorker, helperFile, options])],
-  ['the worker', replay([...prelude, node, '--no-warnings', helperFile, withoutRehearsal])],
-  ['the rehearsal', replay([...prelude, node, '--no-warnings', helperFile, options])],
+  ["the environment's code", replay([...prelude, node, ...flags, helperFile, withoutRehearsal])],
+  ['the rehearsal', replay([...prelude, node, ...flags, helperFile, options])],
   ['the run and teardown', fresh(confined)],
 ]
+const BEFORE = 'for comparison: a helper with a worker of its own, until ready'
 const BASELINE = 'thread tier, fresh `return 1`'
 for (const [, sample] of STAGES) await sample()
-const samples = await interleave([{ name: BASELINE, sample: fresh(thread) }, ...STAGES.map(([name, sample]) => ({ name, sample }))], { rounds: ROUNDS, per: PER })
+const before = replay([...prelude, node, '--no-warnings', workerHostingHelper, options])
+await before()
+const samples = await interleave([
+  { name: BASELINE, sample: fresh(thread) },
+  ...STAGES.map(([name, sample]) => ({ name, sample })),
+  { name: BEFORE, sample: before },
+], { rounds: ROUNDS, per: PER })
 await Promise.all([confined.dispose(), thread.dispose()])
 
 const median = (name) => summarize(samples.get(name).map((sample) => sample.wall)).median
@@ -144,10 +154,11 @@ table(
       previous = cumulative
       return [name, fmt(part), times(part / base), fmt(cumulative), times(cumulative / base), fmt(cpuOf(name))]
     }),
+    [BEFORE, '', '', fmt(median(BEFORE)), times(median(BEFORE) / base), fmt(cpuOf(BEFORE))],
   ],
 )
 const total = median(STAGES.at(-1)[0])
 target('a fresh confined start within 1.3x the thread tier\'s', times(total / base), total / base <= 1.3)
 const cpuRatio = (cpuOf('the rehearsal') + cpuOf('the run and teardown')) / cpuOf(BASELINE)
-note(`CPU: a helper's processes until ready plus the host's part of a confined run come to ${times(cpuRatio)} the thread tier's fresh run (an estimate that leaves out the helper's teardown)`)
+note(`CPU: a helper's processes until ready plus the host's part of a confined run come to ${times(cpuRatio)} the thread tier's fresh run (an estimate that leaves out the helper's teardown); with a worker of its own, ${times((cpuOf(BEFORE) + cpuOf('the run and teardown')) / cpuOf(BASELINE))}`)
 note('the last row is a whole fresh run on the default tier (bubblewrap, workspace-write, poolSize 0); the earlier rows replay its command line.')

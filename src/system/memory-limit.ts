@@ -16,7 +16,8 @@ import { execFile } from 'node:child_process'
  * to one), and they share what the host leaves fairly among themselves. The nice value keeps a
  * program from moving back: leaving SCHED_IDLE needs CAP_SYS_NICE, or an RLIMIT_NICE that allows
  * its nice value. `ulimit -d` sets RLIMIT_DATA; all three are inherited by every thread and
- * process the helper starts.
+ * process the helper starts. `ulimit -c 0`: a helper whose heap reaches its cap aborts (V8's
+ * fatal out-of-memory), and no core of it is written where the program's files are.
  *
  * RLIMIT_DATA counts writable mappings, reserved or used, and a fresh Node process with one
  * worker reserves very different amounts by version (measured: about 64 MiB on Node 20, about
@@ -25,7 +26,7 @@ import { execFile } from 'node:child_process'
  * allocate `maxMemoryMb` beyond what its fresh environment holds.
  */
 const LIMITS_SCRIPT =
-  '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; ' +
+  '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; ulimit -c 0 2>/dev/null; ' +
   '[ -z "$2" ] || { echo $$ >"$2"; } 2>/dev/null; shift 2; ' +
   'chrt --idle --pid 0 $$ >/dev/null 2>&1; command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
 
@@ -41,35 +42,46 @@ export function limitedCommand(baselineKb: number, maxMemoryMb: number, command:
 /** A helper's own code and heap beyond the bare reservation the probe measures. */
 const HELPER_MARGIN_KB = 64 * 1024
 const BASELINE_TIMEOUT_MS = 10_000
-const baselines = new Map<number, Promise<number>>()
+const baselines = new Map<string, Promise<number>>()
+
+/** Where a helper runs the program: a worker thread of its own, or its main thread (the process tier). */
+export type HelperLayout = 'worker' | 'main-thread'
 
 /**
- * The writable memory (VmData) a Node process of this binary holds once a worker with this heap
- * cap has started, in KiB, plus the helper's own margin. Measured once per heap cap with a
- * throwaway process; if that fails, a generous fixed allowance stands in. The probe's worker
- * stays alive until the reading: one that had already exited had released its reservation
- * (about 528 MiB on Node 24), and helpers started under the lower limit died reserving their
- * code range (measured: 2 probes in 6 started together read 586 MB instead of 1.1 GB).
+ * The writable memory (VmData) a Node process of this binary holds once it can run a program
+ * with this heap cap, in KiB, plus the helper's own margin: with a worker, once the worker has
+ * started; on the main thread, a process started with the cap as `--max-old-space-size` (a
+ * worker's reservation would leave its program that much more: about 15 MiB on Node 20, about
+ * 528 MiB on Node 24). Measured once per layout and heap cap with a throwaway process; if that
+ * fails, a generous fixed allowance stands in. The probe's worker stays alive until the reading:
+ * one that had already exited had released its reservation (about 528 MiB on Node 24), and
+ * helpers started under the lower limit died reserving their code range (measured: 2 probes in 6
+ * started together read 586 MB instead of 1.1 GB).
  */
-export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
-  let baseline = baselines.get(maxOldGenerationSizeMb)
+export function dataBaseline(maxOldGenerationSizeMb: number, layout: HelperLayout = 'worker'): Promise<number> {
+  const key = `${layout} ${maxOldGenerationSizeMb}`
+  let baseline = baselines.get(key)
   if (!baseline) {
-    const script = `
+    const report = "process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])"
+    const script = layout === 'main-thread'
+      ? report
+      : `
       const { Worker } = require('node:worker_threads')
       const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1000)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
       worker.once('message', () => {
-        process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
+        ${report}
         process.exit(0)
       })`
+    const flags = layout === 'main-thread' ? [`--max-old-space-size=${maxOldGenerationSizeMb}`] : []
     baseline = new Promise((resolve) => {
-      execFile(process.execPath, ['-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
+      execFile(process.execPath, [...flags, '-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
         const measured = Number(stdout)
         const reserved = !error && Number.isSafeInteger(measured) && measured > 0 ? measured : 2 * 1024 * 1024
         // Newer V8s reserve more as code is compiled (a code range, seen failing on Node 26).
         resolve(reserved + Math.ceil(reserved / 4) + HELPER_MARGIN_KB)
       })
     })
-    baselines.set(maxOldGenerationSizeMb, baseline)
+    baselines.set(key, baseline)
   }
   return baseline
 }

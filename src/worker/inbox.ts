@@ -4,6 +4,8 @@
  * (src/protocol/frames.ts), and the worker's event loop reads them itself: a run then wakes only the
  * worker, not the helper's main thread first. A run whose cwd the helper is not in still goes
  * through the main thread, which moves there before passing it on (a worker cannot `chdir`).
+ * A helper whose main thread holds the program's realm (helper-process.ts) reads its channel
+ * the same way.
  *
  * The descriptor is read with `onread`, so Node hands each chunk straight to the callback
  * instead of through stream events a program could patch. A program that breaks Node's socket
@@ -20,9 +22,10 @@ const READ_BUFFER_BYTES = 64 * 1024
 
 /**
  * Starts reading host frames from `fd`: each message goes to `receive`; a frame that is not
- * one (the program read from the descriptor and tore the stream) goes to `torn`, once.
+ * one (the program read from the descriptor and tore the stream) goes to `torn`, once; the
+ * host's end of the descriptor closing, to `ended`, if given.
  */
-export function readInbox(fd: number, receive: (message: HostMessage) => void, torn: () => void): void {
+export function readInbox(fd: number, receive: (message: HostMessage) => void, torn: () => void, ended?: () => void): void {
   // Node hands every read back in this one buffer; the reader copies out an unfinished line.
   const buffer = bufferAlloc(READ_BUFFER_BYTES)
   const reader = new FrameReader(Infinity)
@@ -46,4 +49,6 @@ export function readInbox(fd: number, receive: (message: HostMessage) => void, t
     if (!broken) torn()
     broken = true
   })
+  // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
+  if (ended) socket.on('end', ended)
 }

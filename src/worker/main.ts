@@ -1,38 +1,31 @@
 /**
- * The worker entry: runs inside every environment. It owns the globals the runtime provides
- * (`console`, `inspect`, `Image`, the binding namespaces) and evaluates one run at a time.
- * Everything it needs is captured before any program runs.
+ * The environment's entry: runs inside every environment, in a worker thread or (the process
+ * tier) as a helper process's main thread. It owns the globals the runtime provides (`console`,
+ * `inspect`, `Image`, the binding namespaces) and evaluates one run at a time. Everything it
+ * needs is captured before any program runs.
  */
-import { workerData } from 'node:worker_threads'
-import type { HostMessage, ReadyMessage, WorkerData } from '../protocol/messages.js'
+// First: it sets V8's start flags back before Node's modules load (start-flags.ts says why).
+import './start-flags.js'
+import { isMainThread } from 'node:worker_threads'
+import type { HostMessage } from '../protocol/messages.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
+import { helperProcessLink } from './helper-process.js'
 import { Image, createInspect } from './images.js'
-import { dataProperty, defineProperty, endThread, post, realmGlobal } from './intrinsics.js'
-import { FORGED_FRAME } from '../protocol/frames.js'
-import { writeFrame } from './channel.js'
-import { readInbox } from './inbox.js'
-import { channelOutbox, portOutbox } from './outbox.js'
+import { dataProperty, defineProperty, realmGlobal } from './intrinsics.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { captureProcessStreams, resetProcessStreams } from './streams.js'
+import { workerThreadLink } from './thread-link.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
-// Taken out of workerData so a program cannot simply pick up the channel; the host still
-// treats everything on it as hostile, because a determined program can reach it anyway.
-const data = workerData as WorkerData
-const port = data.port!
-const sharesHostProcess = data.sharesHostProcess
-const rehearsal = data.rehearsal
-// In a helper process the worker writes its messages to the host itself (outbox.ts) and reads
-// most of the host's from a descriptor of its own (inbox.ts); `ready` still goes to the
-// helper's main thread, which starts serving the host then.
-const channel = data.channel
-const outbox = channel ? channelOutbox(channel.fd, channel.lock) : portOutbox(port)
-delete data.port
-delete data.channel
-delete data.rehearsal
+// A worker thread (the thread tier's, or the one a stream tier's helper starts) hears from its
+// host through workerData; the process tier runs this file as the helper process itself, whose
+// main thread then holds the program's realm (helper-process.ts says why and what replaces the
+// worker's bounds). Either link is made before anything below replaces `process.cwd`.
+const link = isMainThread ? helperProcessLink() : workerThreadLink()
+const { outbox, sharesHostProcess, rehearsal } = link
 const state = createProgramState()
 let current: WorkerRun | undefined
 
@@ -47,7 +40,7 @@ const inspect = createInspect(sink)
 installStackFormatter()
 installProcessWorld((pid) => current?.spawned(pid), {
   sharesHostProcess,
-  subprocessMarker: data.subprocessMarker,
+  subprocessMarker: link.subprocessMarker,
 })
 
 process.on('unhandledRejection', (reason) => {
@@ -73,20 +66,9 @@ function receive(message: HostMessage): void {
   void current.execute(state)
 }
 
-function serve(): void {
-  // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
-  port.on('message', receive)
-  if (channel) readInbox(channel.inbox, receive, () => writeFrame(channel.fd, channel.lock, FORGED_FRAME))
-  // A program that closed the channel (it can reach it) made this environment unreachable: end
-  // it now, rather than leave it to hold the runs sent to it until their deadlines.
-  // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
-  port.once('close', () => endThread())
-  // Every module is loaded: the host may now terminate this worker without leaking the file
-  // handles of a load in progress.
-  post(port, { type: 'ready' } satisfies ReadyMessage)
-}
+const serve = () => link.serve(receive)
 
-// Host messages wait in the port's queue until the rehearsal is over.
+// Host messages wait (in the port's queue, or unread on the descriptors) until the rehearsal is over.
 if (rehearsal) {
   void rehearse(rehearsal, (run) => {
     current = run

@@ -61,6 +61,8 @@ describe.skipIf(!bwrap)('sweeping a helper namespace from the host', () => {
 const subvert = (tag: string) => `
   const inspector = await import('node:inspector')
   const cp = await import('node:child_process')
+  // A process tier's helper runs the program on its main thread: the session connects to it.
+  const { isMainThread } = await import('node:worker_threads')
   // A function, so that evaluating it again (after a lost reply) declares nothing twice.
   const expression = \`(() => {
     process.kill = () => true
@@ -77,7 +79,8 @@ const subvert = (tag: string) => `
   let answer
   for (let attempt = 0; attempt < 10 && answer === undefined; attempt++) {
     const session = new inspector.Session()
-    session.connectToMainThread()
+    if (isMainThread) session.connect()
+    else session.connectToMainThread()
     answer = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => resolve(undefined), 1000)
       session.post('Runtime.evaluate', { expression }, (error, result) => {

@@ -110,7 +110,11 @@ describe('failure kinds', () => {
   describe('forged channel traffic fails closed with protocol', () => {
     const tools = { global: 'tools', functions: { echo: async (value: unknown) => value as never } }
 
-    it('a message on the worker parent port', async () => {
+    it('a message on the worker parent port (the process tier has none: its helper runs the program on its main thread)', async () => {
+      if (env.runtime.isolation === 'process') {
+        expect((await env.run(`return (await import('node:worker_threads')).parentPort`)).value).toBe(null)
+        return
+      }
       const program = `(await import('node:worker_threads')).parentPort.postMessage({ type: 'done', run: 1 })
         await new Promise(() => {})`
       expect((await env.run(program, { timeoutMs: 20_000 })).error?.kind).toBe('protocol')

@@ -21,6 +21,10 @@ const DIAGNOSTIC_CHARS = 2_000
 
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
+/** Where V8's report of a fatal error opens (a heap at its cap prints its last collections first). */
+const FATAL_REPORT = /\n*<--- Last few GCs --->|\n*#?\s*Fatal (error|process out of memory)|FATAL ERROR:/
+/** What V8 prints when the heap reached its cap (`--max-old-space-size`), not the kernel's budget. */
+const HEAP_LIMIT = /reached heap limit|javascript heap out of memory/i
 
 /** What the tier does when the helper's frames call for it. */
 export interface ConnectionHooks {
@@ -52,6 +56,10 @@ export class Connection {
   private _workerExit: PtcRunFailure | undefined
   private _diagnostics = ''
   private _outOfMemory = false
+  /** The failed allocation was the heap's, at its cap (maxOldGenerationSizeMb). */
+  private _heapLimit = false
+  /** V8's fatal report has begun: the rest of the process's text is not the program's output. */
+  private _fatal = false
   /** Why the environment was stopped over its budget, once it was. */
   private _overMessage: string | undefined
   /**
@@ -173,9 +181,17 @@ export class Connection {
   /** Text the helper's process wrote to its stdout or stderr. */
   readonly output = (text: string): void => {
     // V8's fatal report names the memory failure, then prints a long native stack trace.
-    if (OUT_OF_MEMORY.test(this._diagnostics.slice(-100) + text)) this._outOfMemory = true
+    const recent = this._diagnostics.slice(-100) + text
+    if (OUT_OF_MEMORY.test(recent)) this._outOfMemory = true
+    if (HEAP_LIMIT.test(recent)) this._heapLimit = true
     this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
-    if (this._started) this._listener?.rawOutput(text)
+    if (!this._started || this._fatal) return
+    // From V8's fatal report on, the text is the process's end, not the program's output: counted
+    // as output, its kilobytes would fail the run as output-limit before its exit names the cause.
+    const report = text.search(FATAL_REPORT)
+    if (report >= 0) this._fatal = true
+    const printed = report >= 0 ? text.slice(0, report) : text
+    if (printed) this._listener?.rawOutput(printed)
   }
 
   /**
@@ -236,6 +252,7 @@ export class Connection {
   private _memoryMessage(): string | undefined {
     if (this._overMessage !== undefined) return this._overMessage
     if (!this._outOfMemory) return undefined
+    if (this._heapLimit) return 'the program ran out of memory: its heap reached its cap (maxOldGenerationSizeMb) and its process was stopped'
     return `the program exceeded its memory budget of ${this._hooks.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
   }
 

@@ -1,4 +1,5 @@
-// attack: posts a message of unknown type on Node's internal worker port (kept by the stdio streams), which Node's host side answers with an uncaught internal assertion
+// attack: posts a message of unknown type on Node's internal worker port (kept by the stdio streams), which Node's host side answers with an uncaught internal assertion (the worker's ports: a process tier's helper runs the program on its main thread, with neither a worker nor its ports)
+// hosts: thread, stream
 // expect: protocol
 const { MessagePort } = await import('node:worker_threads')
 const internal = []

@@ -1,4 +1,5 @@
-// attack: posts well-typed but malformed stdio payloads on Node's internal worker port, which would make the host's stdio stream emit an unhandled error
+// attack: posts well-typed but malformed stdio payloads on Node's internal worker port, which would make the host's stdio stream emit an unhandled error (the worker's ports: a process tier's helper runs the program on its main thread, with neither a worker nor its ports)
+// hosts: thread, stream
 // expect: protocol
 const { MessagePort } = await import('node:worker_threads')
 const key = Object.getOwnPropertySymbols(process.stderr).find((symbol) => process.stderr[symbol] instanceof MessagePort)

@@ -7,9 +7,12 @@
 /* Counts the workers it reached that are not its own (each answers with its own random mark).
    On the process host the helper hosts this environment's worker alone. */
 const inspector = await import('node:inspector')
+/* A process tier's helper runs the program on the main thread itself. */
+const { isMainThread } = await import('node:worker_threads')
 globalThis.ptcCorpusMark = String(Math.random())
 const session = new inspector.Session()
-session.connectToMainThread()
+if (isMainThread) session.connect()
+else session.connectToMainThread()
 /* A reply that never comes (Node 26 sometimes drops one under load) reaches nothing: give up on it. */
 const post = (method, params) => new Promise((resolve, reject) => {
   const timer = setTimeout(resolve, 2000)

@@ -1,4 +1,5 @@
-// attack: posts a well-formed stdio payload on Node's internal worker port, which Node's host side writes to the process's own stdout
+// attack: posts a well-formed stdio payload on Node's internal worker port, which Node's host side writes to the process's own stdout (the worker's ports: a process tier's helper runs the program on its main thread, with neither a worker nor its ports)
+// hosts: thread, stream
 // expect: ok
 // value: "posted"
 // output: written past the capture

@@ -7,7 +7,10 @@
 //   descriptor 3, and reads the host's from descriptor 5 (its port then carries only runs that
 //   change the helper's cwd). The port is one of the worker's active handles; the run id comes
 //   from a binding reply taken from descriptor 5 before the worker reads it (`stealFrame`).
-const { MessagePort: HijackedPort } = await import('node:worker_threads')
+// - A process tier's helper runs the program on its main thread, with no worker and no port: it
+//   reads descriptor 5 through a socket whose read callback is within reach, so `inject` writes a
+//   frame into that socket's buffer and calls it, as a read from the host would.
+const { MessagePort: HijackedPort, isMainThread } = await import('node:worker_threads')
 const { readSync: readFromInbox, writeSync: writeToChannel } = await import('node:fs')
 const hybridProto = Object.getPrototypeOf(Object.getPrototypeOf(HijackedPort.prototype))
 const hybridKey = Object.getOwnPropertySymbols(hybridProto).find((s) => String(s) === 'Symbol(nodejs.internal.kHybridDispatch)')
@@ -40,7 +43,7 @@ if ('__HOST__' === 'thread') {
   await tools.echo(1)
   hybridProto[hybridKey] = hybridDispatch
 } else {
-  port = process._getActiveHandles().find((handle) => handle instanceof HijackedPort)
+  port = isMainThread ? undefined : process._getActiveHandles().find((handle) => handle instanceof HijackedPort)
   void tools.echo(1) // its reply is taken below, so this call never settles
   await Promise.resolve() // the call leaves in a microtask
   runId = stealFrame().run
@@ -61,5 +64,13 @@ const forgeText = '__HOST__' === 'thread'
   ? (text) => HijackedPort.prototype.postMessage.call(port, text)
   : (text) => writeWhole(Buffer.from(`{"type":"message","message":${text}}\n`))
 const forge = (message) => forgeText(JSON.stringify(message))
-const inject = (message) => hybridDispatch.call(port, message, 'message', undefined)
+const inboxSocket = isMainThread ? process._getActiveHandles().find((handle) => handle?._handle?.fd === 5) : undefined
+const symbolOf = (target, name) => Object.getOwnPropertySymbols(target).find((s) => String(s) === `Symbol(${name})`)
+const inject = inboxSocket
+  ? (message) => {
+      const bytes = Buffer.from(`${JSON.stringify({ type: 'relay', message })}\n`)
+      bytes.copy(inboxSocket[symbolOf(inboxSocket, 'kBuffer')])
+      inboxSocket[symbolOf(inboxSocket, 'kBufferCb')](bytes.length)
+    }
+  : (message) => hybridDispatch.call(port, message, 'message', undefined)
 const hang = () => new Promise(() => {})

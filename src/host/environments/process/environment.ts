@@ -1,6 +1,7 @@
 /**
- * The process tier's environments (`isolation: 'process'`): the fresh worker of one environment,
- * hosted in a helper Node process of its own (src/helper/main.ts), wrapped by bubblewrap when a
+ * The process tier's environments (`isolation: 'process'`): one environment in a helper Node
+ * process of its own, whose main thread holds the program's realm (helper-command.ts,
+ * src/worker/helper-process.ts), wrapped by bubblewrap when a
  * sandbox policy confines the program. A process is the boundary a worker thread is not: the program
  * cannot reach the host's memory, descriptors, threads or secrets, and the kernel caps
  * everything it allocates (`RLIMIT_DATA`), so running out of memory ends only this process.
@@ -20,7 +21,6 @@ import { randomUUID } from 'node:crypto'
 import { constants } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
 import type { ChannelLimits } from '../../connection/frame-bounds.js'
 import type { ProgramCode } from '../../../protocol/messages.js'
@@ -35,8 +35,7 @@ import { type NamespaceBudget, NamespaceWatch } from '../../sandbox/budget.js'
 import { checkHelperRoots } from '../../sandbox/mounts.js'
 import { HelperNamespace, withinProcessLimit } from '../../sandbox/namespace.js'
 import { asTeardown, inTurn } from '../../../system/turns.js'
-
-const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
+import { helperCommand } from './helper-command.js'
 
 /** A helper that has not reported ready by then is treated as unable to start. */
 const START_TIMEOUT_MS = 30_000
@@ -106,7 +105,7 @@ class ProcessPipe implements Pipe {
       rehearsal: launch.rehearsal,
       subprocessMarker: this._marker,
     }
-    const node = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
+    const node = helperCommand(options)
     const inner = launch.budget ? withinProcessLimit(launch.budget.maxProcesses, node) : node
     const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
     const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())
