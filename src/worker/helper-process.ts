@@ -9,14 +9,16 @@
  *   and the kernel caps its writable memory (`ulimit -d`) as before; a heap that reaches its
  *   limit ends the process, and V8's report on stderr makes it a memory failure on the host.
  * - its exit, reported by the helper's main thread: an `exit` frame written while the process
- *   exits (process.exit, or a crash the program left unhandled); whatever ends the process
- *   otherwise, the host sees the process end.
+ *   exits (process.exit, or a crash the program left unhandled), and the process then ends even
+ *   when the program emitted the event itself; whatever ends the process otherwise, the host sees
+ *   the process end.
  * - the thread that outlived the program to speak for it: nothing here does, and nothing needed
  *   to. The helper's main thread was in the program's trust domain already (the program could
  *   write any frame to the channel): the host reads every frame as hostile input, and ends the
  *   helper and what it started from outside.
  * - a process object whose process-wide state the program cannot change: the same methods
- *   refused as in a worker, with Node's own error (`process.chdir` is world.ts's emulation).
+ *   refused as in a worker, with Node's own error (`process.chdir` is world.ts's emulation), and
+ *   Node's trace events, whose thread writes logs where no sweep looks.
  *
  * This code shares the program's realm, so it calls only what it captured (src/intrinsics.ts).
  */
@@ -38,6 +40,7 @@ const schedule = queueMicrotask
 const realCwd = process.cwd
 const realChdir = process.chdir
 const on = process.on.bind(process)
+const reallyExit = (process as unknown as { reallyExit: (code: number) => never }).reallyExit
 const slice = uncurryThis(String.prototype.slice)
 
 /** The longest exit description sent: a crash's message is the program's text. */
@@ -110,6 +113,7 @@ function clearEnvironment(): void {
 
 /** Node's `unavailable()` for process-wide state in a worker, kept so a program sees one runtime on every tier. */
 function refuseProcessWideState(): void {
+  refuseTraceEvents()
   for (let at = 0; at < PROCESS_WIDE.length; at++) {
     const name = PROCESS_WIDE[at]!
     const real = (realmProcess as unknown as Record<string, unknown>)[name]
@@ -126,11 +130,30 @@ function refuseProcessWideState(): void {
 }
 
 /**
+ * Node's trace events: a worker refuses the module as it loads (`ERR_TRACE_EVENTS_UNAVAILABLE`).
+ * Here its functions refuse, before any program imports it (an import copies them then).
+ */
+function refuseTraceEvents(): void {
+  // Required here, not imported: a worker cannot load the module at all.
+  // eslint-disable-next-line hostile-realm/captured-builtins -- called once as the helper starts, before any program
+  const traceEvents = require('node:trace_events') as Record<string, unknown>
+  const refused = () => {
+    const error = new ErrorOf('Trace events are unavailable')
+    defineProperty(error, 'code', dataProperty('ERR_TRACE_EVENTS_UNAVAILABLE', false, true, true))
+    throw error
+  }
+  defineProperty(traceEvents, 'createTracing', dataProperty(refused, true, true, true))
+  defineProperty(traceEvents, 'getEnabledCategories', dataProperty(refused, true, true, true))
+}
+
+/**
  * Sends an `exit` frame as the process exits through Node (process.exit, or a crash no handler
  * took), the message a worker's exit gave. Node emits `uncaughtExceptionMonitor` before the
  * handlers, then, when none took the error, `exit` in the same turn: a crash is an error noted
  * in the turn that exits. A program can remove these listeners; the host then hears the
- * process end, which fails the run the same way with a plainer message.
+ * process end, which fails the run the same way with a plainer message. A program can also emit
+ * the events itself and go on: the frame must not say the process ended while it runs, so the
+ * process ends in the next microtask, which a real exit never reaches.
  */
 function reportExit(send: (frame: HelperFrame) => void): void {
   let crash: string | undefined
@@ -138,11 +161,14 @@ function reportExit(send: (frame: HelperFrame) => void): void {
     crash = crashText(error)
     schedule(() => (crash = undefined))
   })
-  on('exit', (code: number) => {
+  on('exit', (code: unknown) => {
+    // Node passes a number; a program emitting the event passes anything.
+    const status = typeof code === 'number' ? code : 1
     const message = crash === undefined
-      ? `the program ended its process (exit code ${code}) before completing`
+      ? `the program ended its process (exit code ${status}) before completing`
       : `the program's process crashed: ${crash}`
     send({ type: 'exit', message })
+    schedule(() => reallyExit(status))
   })
 }
 

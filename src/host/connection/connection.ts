@@ -25,6 +25,8 @@ const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
 const FATAL_REPORT = /\n*<--- Last few GCs --->|\n*#?\s*Fatal (error|process out of memory)|FATAL ERROR:/
 /** What V8 prints when the heap reached its cap (`--max-old-space-size`), not the kernel's budget. */
 const HEAP_LIMIT = /reached heap limit|javascript heap out of memory/i
+/** How a process ends that V8 or Node stopped on a fatal error (`abort()`), a heap at its cap included. */
+const ABORTED = /SIGABRT|code 134\b/
 
 /** What the tier does when the helper's frames call for it. */
 export interface ConnectionHooks {
@@ -55,8 +57,14 @@ export class Connection {
   private _settleReady!: (refusal: Refusal | undefined) => void
   private _workerExit: PtcRunFailure | undefined
   private _diagnostics = ''
+  /** The kernel ended the helper for its memory. */
   private _outOfMemory = false
-  /** The failed allocation was the heap's, at its cap (maxOldGenerationSizeMb). */
+  /**
+   * The process's text named a failed allocation, as V8's fatal report does. The program can
+   * write such text too, so it names the cause only of a process that then aborted.
+   */
+  private _reportedOutOfMemory = false
+  /** That report's failed allocation was the heap's, at its cap (maxOldGenerationSizeMb). */
   private _heapLimit = false
   /** V8's fatal report has begun: the rest of the process's text is not the program's output. */
   private _fatal = false
@@ -169,7 +177,7 @@ export class Connection {
       }
       case 'exit':
         if (this._workerExit) return this.violation()
-        this._workerExit = { kind: 'worker-exit', message: this._memoryMessage() ?? frame.message }
+        this._workerExit = { kind: 'worker-exit', message: this._memoryMessage(false) ?? frame.message }
         this.alive = false
         this._hooks.dead?.()
         return this._listener?.exit(this._workerExit)
@@ -182,7 +190,7 @@ export class Connection {
   readonly output = (text: string): void => {
     // V8's fatal report names the memory failure, then prints a long native stack trace.
     const recent = this._diagnostics.slice(-100) + text
-    if (OUT_OF_MEMORY.test(recent)) this._outOfMemory = true
+    if (OUT_OF_MEMORY.test(recent)) this._reportedOutOfMemory = true
     if (HEAP_LIMIT.test(recent)) this._heapLimit = true
     this._diagnostics = (this._diagnostics + text).slice(-DIAGNOSTIC_CHARS)
     if (!this._started || this._fatal) return
@@ -249,15 +257,23 @@ export class Connection {
     if (this._started && !this._workerExit) this._listener?.exit(this._processFailure(describe))
   }
 
-  private _memoryMessage(): string | undefined {
+  /** The memory failure that ended the helper, if one did; `aborted`: its process aborted, as V8 does on a failed allocation. */
+  private _memoryMessage(aborted: boolean): string | undefined {
     if (this._overMessage !== undefined) return this._overMessage
-    if (!this._outOfMemory) return undefined
-    if (this._heapLimit) return 'the program ran out of memory: its heap reached its cap (maxOldGenerationSizeMb) and its process was stopped'
-    return `the program exceeded its memory budget of ${this._hooks.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
+    const budget = `the program exceeded its memory budget of ${this._hooks.maxMemoryMb} MiB (maxMemoryMb) and its process was stopped`
+    if (this._outOfMemory) return budget
+    if (!aborted || !this._reportedOutOfMemory) return undefined
+    return this._heapLimit ? 'the program ran out of memory: its heap reached its cap (maxOldGenerationSizeMb) and its process was stopped' : budget
   }
 
   private _processFailure(describe: string): PtcRunFailure {
-    return { kind: 'worker-exit', message: this._memoryMessage() ?? `the program's helper process ${describe} before the run completed` }
+    const aborted = ABORTED.test(describe)
+    const memory = this._memoryMessage(aborted)
+    if (memory !== undefined) return { kind: 'worker-exit', message: memory }
+    // V8's report may not have reached the host (the program can close descriptor 2): an abort
+    // is most often the heap at its cap, so the model reads that cause beside the others.
+    const why = aborted ? ': a process aborts so when it runs out of memory (its heap reached maxOldGenerationSizeMb, or its memory budget) or on a fatal error in native code' : ''
+    return { kind: 'worker-exit', message: `the program's helper process ${describe} before the run completed${why}` }
   }
 }
 

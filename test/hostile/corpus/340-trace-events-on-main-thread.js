@@ -2,9 +2,6 @@
 // expect: ok
 // value: "refused"
 // hosts: process,confined,stream
-// known-bug[process]: node:trace_events is not among the process-wide features the helper refuses by hand, and it works on a main thread: the value is "enabled"
-// known-bug[confined]: node:trace_events is not among the process-wide features the helper refuses by hand, and it works on a main thread: the value is "enabled"
-// known-bug[stream]
 let outcome
 try {
   // A worker refuses the module itself as it loads.

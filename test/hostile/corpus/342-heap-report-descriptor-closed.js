@@ -3,9 +3,6 @@
 // message: out of memory|memory budget
 // hosts: process,confined,stream
 // timeout: 15000
-// known-bug[process]: the host names a heap exhaustion only from V8's report on the helper's stderr, which the program redirected: the run fails "the program's helper process was killed by SIGABRT (exit code 134)", nothing about memory
-// known-bug[confined]: the host names a heap exhaustion only from V8's report on the helper's stderr, which the program redirected: the run fails "the program's helper process was killed by SIGABRT (exit code 134)", nothing about memory
-// known-bug[stream]
 const { closeSync, openSync } = await import('node:fs')
 closeSync(2)
 openSync('/dev/null', 'w') // takes descriptor 2: V8's report goes nowhere
