@@ -42,46 +42,39 @@ export function limitedCommand(baselineKb: number, maxMemoryMb: number, command:
 /** A helper's own code and heap beyond the bare reservation the probe measures. */
 const HELPER_MARGIN_KB = 64 * 1024
 const BASELINE_TIMEOUT_MS = 10_000
-const baselines = new Map<string, Promise<number>>()
-
-/** Where a helper runs the program: a worker thread of its own, or its main thread (the process tier). */
-export type HelperLayout = 'worker' | 'main-thread'
+const baselines = new Map<number, Promise<number>>()
 
 /**
- * The writable memory (VmData) a Node process of this binary holds once it can run a program
- * with this heap cap, in KiB, plus the helper's own margin: with a worker, once the worker has
- * started; on the main thread, a process started with the cap as `--max-old-space-size` (a
- * worker's reservation would leave its program that much more: about 15 MiB on Node 20, about
- * 528 MiB on Node 24). Measured once per layout and heap cap with a throwaway process; if that
- * fails, a generous fixed allowance stands in. The probe's worker stays alive until the reading:
- * one that had already exited had released its reservation (about 528 MiB on Node 24), and
- * helpers started under the lower limit died reserving their code range (measured: 2 probes in 6
- * started together read 586 MB instead of 1.1 GB).
+ * The writable memory (VmData) a Node process of this binary holds once it has started one
+ * worker with this heap cap, in KiB, plus the helper's own margin. A helper that runs its
+ * program on its main thread (the process tier's) is measured the same way: on Node 24 and later
+ * every isolate reserves about 528 MiB of writable memory, so a program that starts a worker
+ * thread of its own, as it may there, needs that much beyond its main thread's; what it really
+ * uses is held to `maxMemoryMb` by the environment's budget, and this limit is the kernel's
+ * backstop. Measured once per heap cap with a throwaway process; if that fails, a generous fixed
+ * allowance stands in. The probe's worker stays alive until the reading: one that had already
+ * exited had released its reservation, and helpers started under the lower limit died reserving
+ * their code range (measured: 2 probes in 6 started together read 586 MB instead of 1.1 GB).
  */
-export function dataBaseline(maxOldGenerationSizeMb: number, layout: HelperLayout = 'worker'): Promise<number> {
-  const key = `${layout} ${maxOldGenerationSizeMb}`
-  let baseline = baselines.get(key)
+export function dataBaseline(maxOldGenerationSizeMb: number): Promise<number> {
+  let baseline = baselines.get(maxOldGenerationSizeMb)
   if (!baseline) {
-    const report = "process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])"
-    const script = layout === 'main-thread'
-      ? report
-      : `
+    const script = `
       const { Worker } = require('node:worker_threads')
       const worker = new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1000)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} } })
       worker.once('message', () => {
-        ${report}
+        process.stdout.write(/VmData:\\s+(\\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))[1])
         process.exit(0)
       })`
-    const flags = layout === 'main-thread' ? [`--max-old-space-size=${maxOldGenerationSizeMb}`] : []
     baseline = new Promise((resolve) => {
-      execFile(process.execPath, [...flags, '-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
+      execFile(process.execPath, ['-e', script], { env: {}, timeout: BASELINE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
         const measured = Number(stdout)
         const reserved = !error && Number.isSafeInteger(measured) && measured > 0 ? measured : 2 * 1024 * 1024
         // Newer V8s reserve more as code is compiled (a code range, seen failing on Node 26).
         resolve(reserved + Math.ceil(reserved / 4) + HELPER_MARGIN_KB)
       })
     })
-    baselines.set(key, baseline)
+    baselines.set(maxOldGenerationSizeMb, baseline)
   }
   return baseline
 }

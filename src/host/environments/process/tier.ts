@@ -33,7 +33,7 @@ export class ProcessTier implements Tier {
     this._setting = setting
     const { config } = setting
     this._limits = channelLimits('frame', config, IDLE_FRAME_BYTES)
-    this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb, 'main-thread')
+    this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
     const configured = config.sandbox === 'none' ? undefined : config.sandbox?.bwrapPath
     const bwrap = process.platform === 'linux' ? locateCommand(configured ?? 'bwrap') : undefined
     if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
