@@ -1,9 +1,10 @@
 /**
- * Environments: where programs run. An environment is one fresh Node worker running our
- * bootstrap, hosted in this process (`thread.ts`) or in a helper process of its own
- * (`process.ts`). It serves one run at a time (several in sequence for one state owner) and is
- * never handed to anybody else. The run session (`session.ts`) drives it only through this
- * interface and never asks which host it is.
+ * Environments: where programs run. An environment is one fresh realm running our bootstrap: a
+ * worker thread in this process (`thread/environment.ts`), or a helper process of its own behind
+ * a tier's pipe (`pipe.ts`: on the process tier the helper's main thread, on the stream and plain
+ * tiers a worker the helper starts). It serves one run at a time (several in sequence for one
+ * state owner) and is never handed to anybody else. The run session (`run/session.ts`) drives it
+ * only through this interface and never asks which tier it is.
  */
 import type { HostMessage, WorkerMessage } from '../../protocol/messages.js'
 import type { ImageAttachmentRef, PtcRunFailure } from '../../seam/types.js'
