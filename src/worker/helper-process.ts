@@ -28,7 +28,7 @@ import type { HostMessage } from '../protocol/messages.js'
 import { jsonText } from '../json/text.js'
 import { createFrameLock, writeFrame } from './channel.js'
 import { readInbox } from './inbox.js'
-import { ErrorOf, dataProperty, defineProperty, endThread, getOwnPropertyDescriptor, ownKeys, realmProcess, uncurryThis } from './intrinsics.js'
+import { ErrorOf, dataProperty, defineProperty, endThread, getOwnPropertyDescriptor, ownKeys, realmProcess, uncurryThis, withCode } from './intrinsics.js'
 import { channelOutbox } from './outbox.js'
 import { describeThrown } from './stack.js'
 import type { EnvironmentLink } from './thread-link.js'
@@ -121,9 +121,7 @@ function refuseProcessWideState(): void {
     const refused = function (this: unknown, ...args: unknown[]) {
       // `process.umask()` only reads, and a worker allows that.
       if (name === 'umask' && args.length === 0) return (real as () => number)()
-      const error = new ErrorOf(`process.${name}() is not supported in workers`)
-      defineProperty(error, 'code', dataProperty('ERR_WORKER_UNSUPPORTED_OPERATION', false, true, true))
-      throw error
+      throw withCode(new ErrorOf(`process.${name}() is not supported in workers`), 'ERR_WORKER_UNSUPPORTED_OPERATION')
     }
     defineProperty(realmProcess, name, dataProperty(refused, true, true, true))
   }
@@ -138,9 +136,7 @@ function refuseTraceEvents(): void {
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once as the helper starts, before any program
   const traceEvents = require('node:trace_events') as Record<string, unknown>
   const refused = () => {
-    const error = new ErrorOf('Trace events are unavailable')
-    defineProperty(error, 'code', dataProperty('ERR_TRACE_EVENTS_UNAVAILABLE', false, true, true))
-    throw error
+    throw withCode(new ErrorOf('Trace events are unavailable'), 'ERR_TRACE_EVENTS_UNAVAILABLE')
   }
   defineProperty(traceEvents, 'createTracing', dataProperty(refused, true, true, true))
   defineProperty(traceEvents, 'getEnabledCategories', dataProperty(refused, true, true, true))

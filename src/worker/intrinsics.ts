@@ -86,3 +86,9 @@ export function dataProperty(value: unknown, enumerable: boolean, writable: bool
   descriptor.configurable = configurable
   return descriptor
 }
+
+/** `error` with Node's `code` property (not enumerable, as Node's own errors carry it). */
+export function withCode<E extends Error>(error: E, code: string): E {
+  defineProperty(error, 'code', dataProperty(code, false, true, true))
+  return error
+}

@@ -14,7 +14,7 @@
  * helper process none of this is installed.
  */
 import fs from 'node:fs'
-import { ErrorOf, NumberOf, create, dataProperty, defineProperty, freeze, ownKeys, realmProcess, uncurryThis } from './intrinsics.js'
+import { ErrorOf, NumberOf, create, dataProperty, defineProperty, freeze, ownKeys, realmProcess, uncurryThis, withCode } from './intrinsics.js'
 
 // Captured before the program world wraps fs, and before any program can replace it.
 const readDirectory = fs.readdirSync as (path: string) => string[]
@@ -22,11 +22,10 @@ const getBuiltinModule = uncurryThis(process.getBuiltinModule)
 
 /** The exception every refusal throws. */
 export function refusal(what: string): Error {
-  const error = new ErrorOf(
-    `${what} is not available to programs that share the runtime's host process; run such programs with isolation: 'process'`,
+  return withCode(
+    new ErrorOf(`${what} is not available to programs that share the runtime's host process; run such programs with isolation: 'process'`),
+    'ERR_ACCESS_DENIED',
   )
-  defineProperty(error, 'code', dataProperty('ERR_ACCESS_DENIED', false, true, true))
-  return error
 }
 
 /** Whether `id` names a thread of this process (read now: threads come and go). */

@@ -13,7 +13,7 @@
 import { types } from 'node:util'
 import {
   TypeErrorOf, Uint8ArrayOf, dataProperty, defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, realmProcess, schedule,
-  uncurryThis,
+  uncurryThis, withCode,
 } from './intrinsics.js'
 
 export interface TextSink {
@@ -44,9 +44,7 @@ const STREAMING = freeze({ stream: true })
 
 /** A TypeError carrying Node's error code, as the stream would throw it. */
 function nodeTypeError(code: string, message: string): TypeError {
-  const error = new TypeErrorOf(message)
-  defineProperty(error, 'code', dataProperty(code, false, true, true))
-  return error
+  return withCode(new TypeErrorOf(message), code)
 }
 
 /** The bytes of a TypedArray or DataView, read through the intrinsic getters. */

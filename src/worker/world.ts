@@ -16,7 +16,7 @@ import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
 import workerThreads from 'node:worker_threads'
-import { ErrorOf, NumberOf, apply, dataProperty, defineProperty, isArray, realmProcess } from './intrinsics.js'
+import { ErrorOf, NumberOf, apply, dataProperty, defineProperty, isArray, realmProcess, withCode } from './intrinsics.js'
 import { markSpawns } from './spawns.js'
 import { closeHostReach, isHostThread } from './shared-process-guard.js'
 
@@ -140,8 +140,7 @@ function patchChildProcess(): void {
 function guardSignals(sharesHostProcess: boolean): void {
   const remedy = sharesHostProcess ? "; run such programs with isolation: 'process'" : ''
   const refuse = (pid: number) => {
-    const error = new ErrorOf(`kill ${pid}: programs may not signal the runtime's process, its threads or process groups${remedy}`)
-    defineProperty(error, 'code', dataProperty('EPERM', false, true, true))
+    const error = withCode(new ErrorOf(`kill ${pid}: programs may not signal the runtime's process, its threads or process groups${remedy}`), 'EPERM')
     defineProperty(error, 'syscall', dataProperty('kill', false, true, true))
     return error
   }
