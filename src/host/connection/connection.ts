@@ -21,8 +21,12 @@ const DIAGNOSTIC_CHARS = 2_000
 
 /** What V8 and Node print when an allocation fails for good. */
 const OUT_OF_MEMORY = /out of memory|allocation failed|reached heap limit/i
-/** Where V8's report of a fatal error opens (a heap at its cap prints its last collections first). */
-const FATAL_REPORT = /\n*<--- Last few GCs --->|\n*#?\s*Fatal (error|process out of memory)|FATAL ERROR:/
+/**
+ * How V8's report of a fatal error opens (a heap at its cap prints its last collections first).
+ * Literals only: the text is the program's, and a pattern with a quantifier before them would
+ * backtrack over a long run of whitespace (10 000 newlines held the host for minutes).
+ */
+const FATAL_REPORT = /<--- Last few GCs --->|Fatal error|Fatal process out of memory|FATAL ERROR:/
 /** What V8 prints when the heap reached its cap (`--max-old-space-size`), not the kernel's budget. */
 const HEAP_LIMIT = /reached heap limit|javascript heap out of memory/i
 /** How a process ends that V8 or Node stopped on a fatal error (`abort()`), a heap at its cap included. */
@@ -196,7 +200,7 @@ export class Connection {
     if (!this._started || this._fatal) return
     // From V8's fatal report on, the text is the process's end, not the program's output: counted
     // as output, its kilobytes would fail the run as output-limit before its exit names the cause.
-    const report = text.search(FATAL_REPORT)
+    const report = reportStart(text)
     if (report >= 0) this._fatal = true
     const printed = report >= 0 ? text.slice(0, report) : text
     if (printed) this._listener?.rawOutput(printed)
@@ -275,6 +279,25 @@ export class Connection {
     const why = aborted ? ': a process aborts so when it runs out of memory (its heap reached maxOldGenerationSizeMb, or its memory budget) or on a fatal error in native code' : ''
     return { kind: 'worker-exit', message: `the program's helper process ${describe} before the run completed${why}` }
   }
+}
+
+/**
+ * Where V8's fatal report opens in `text`, or -1: its first line, with the blank lines, `#` and
+ * whitespace V8 prints before "Fatal …" and the blank lines before its collections, found by one
+ * search and one walk back (linear in `text`).
+ */
+function reportStart(text: string): number {
+  const found = text.search(FATAL_REPORT)
+  if (found < 0) return found
+  if (text.startsWith('FATAL ERROR:', found)) return found
+  let start = found
+  if (text[start] === 'F') {
+    // "Fatal …" may follow "#" and whitespace: `#\n# Fatal error in …`.
+    while (start > 0 && /\s/.test(text[start - 1]!)) start--
+    if (text[start - 1] === '#') start--
+  }
+  while (start > 0 && text[start - 1] === '\n') start--
+  return start
 }
 
 /** Whether `path` is a directory on the host. */
