@@ -8,7 +8,7 @@
 // the package through `require()` as Node 20.19+ and 22.12+ do.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exec, type PackedProject, packedProject, repository } from '../helpers/packed.js'
 
 const compilers = [
@@ -103,9 +103,7 @@ describe.each(compilers)('TypeScript $version consumers of the packed package', 
   afterAll(() => project?.remove())
 
   const applicable = kinds.filter((kind) => !kind.skip?.(major))
-  // Each kind writes its own configuration and output directory, so the compiles (a CPU each,
-  // about 10 s on TypeScript 5 and 6) run side by side.
-  it.concurrent.for(applicable)('$name compiles with skipLibCheck: false and no Cordis declaration in its program', { timeout: 300_000 }, async (kind, { expect }) => {
+  it.each(applicable)('$name compiles with skipLibCheck: false and no Cordis declaration in its program', { timeout: 300_000 }, async (kind) => {
     const slug = kind.name.replace(/\W+/g, '-').toLowerCase()
     const outDir = `out-${slug}`
     const emit = kind.runs ? { outDir, rootDir: '.' } : { noEmit: true }
