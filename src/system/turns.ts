@@ -7,7 +7,6 @@
  * the event loop back once a turn has used `TURN_MS`: timers, I/O and the host's other work get
  * in between.
  */
-import { locateCommand } from './commands.js'
 
 /** The longest the queue holds the event loop before it yields. */
 const TURN_MS = 5
@@ -55,14 +54,17 @@ export function inTurn<T>(work: () => T): Promise<T> {
 }
 
 /**
- * Helpers torn down at once. Killing a helper wakes every thread of it to die, and unmapping its
- * memory is real work for the kernel: a hundred killed in one go keep both cores busy with dying
- * threads for a quarter of a second. Where helpers run in the SCHED_IDLE class (`chrt` is
- * installed: memory-limit.ts), they die in it too and the host always comes first, so all of
- * them are killed at once and none spins on while it waits its turn; elsewhere, at `nice` 10
- * alone, the host would wait behind them, so a few die at a time.
+ * Environments torn down at once: helpers, containers, and the thread tier's workers at
+ * disposal. Killing a helper wakes every thread of it to die, and unmapping its memory is real
+ * work for the kernel; every ended environment then costs the host its exit, its pipes' closes
+ * and a worker's join, in whichever turns of the event loop they arrive. Ended all at once,
+ * 300 idle retained environments held the host's loop for 138-427 ms on the default tier
+ * (helpers in the SCHED_IDLE class still share the host's cores as one ordinary CPU group,
+ * cpu-group.ts) and 232-443 ms on the thread tier; eight at a time, 10-14 and 22-36 ms, with
+ * disposal as fast (`node bench/run.mjs dispose`). A spinning program waiting its turn is held
+ * to its group's share meanwhile, or on the thread tier stopped first (thread/environment.ts).
  */
-const TEARDOWNS = (locateCommand('chrt') ?? locateCommand('chrt', '/usr/bin:/bin')) === undefined ? 8 : Number.POSITIVE_INFINITY
+const TEARDOWNS = 8
 let tearingDown = 0
 const teardownQueue: Array<() => void> = []
 

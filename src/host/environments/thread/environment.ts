@@ -13,6 +13,7 @@ import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
 import type { PtcRunFailure } from '../../../seam/types.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
+import { asTeardown } from '../../../system/turns.js'
 import { type FrameBudget, lineLimits } from '../../connection/frame-bounds.js'
 import { MessageInflow } from '../../connection/message-inflow.js'
 import { deliver, spawnReport } from '../../connection/connection.js'
@@ -232,8 +233,11 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // with this disposal still pending.
     this.hold(true)
     await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
-    await this._worker.terminate()
-    await this.exited
+    // A few at a time: each worker's end costs the host's thread its join (turns.ts).
+    await asTeardown(async () => {
+      await this._worker.terminate()
+      await this.exited
+    })
     // A program that kept running until terminate() may have started more subprocesses while
     // the first ones were being killed; their reports arrived since (or were drained at exit).
     // Nothing can reap them now, but they must not keep running.
