@@ -68,7 +68,12 @@ const TEARDOWNS = 8
 let tearingDown = 0
 const teardownQueue: Array<() => void> = []
 
-/** Runs `work` (the kill of one helper, until it has exited) once fewer than `TEARDOWNS` others run. */
+/**
+ * Runs `work` (the end of one environment, until it has exited) once fewer than `TEARDOWNS`
+ * others run. The queue is the host's, shared by every runtime in it, so `work` must settle
+ * within a bound even when its environment never ends (a thread blocked in a system call): it
+ * waits for the rest outside.
+ */
 export async function asTeardown<T>(work: () => Promise<T>): Promise<T> {
   if (tearingDown < TEARDOWNS) tearingDown++
   else await new Promise<void>((resolve) => teardownQueue.push(resolve))
