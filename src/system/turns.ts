@@ -69,20 +69,35 @@ let tearingDown = 0
 const teardownQueue: Array<() => void> = []
 
 /**
+ * The longest one teardown holds its turn. The queue is the host's, shared by every runtime in
+ * it, and an environment may never end (a thread blocked in a system call cannot be ended from
+ * inside its process, corpus 149): past this, its turn passes on and it is awaited outside.
+ */
+const TURN_HOLD_MS = 1_000
+
+/**
  * Runs `work` (the end of one environment, until it has exited) once fewer than `TEARDOWNS`
- * others run. The queue is the host's, shared by every runtime in it, so `work` must settle
- * within a bound even when its environment never ends (a thread blocked in a system call): it
- * waits for the rest outside.
+ * others hold a turn; resolves with what it resolves to, however long that takes.
  */
 export async function asTeardown<T>(work: () => Promise<T>): Promise<T> {
   if (tearingDown < TEARDOWNS) tearingDown++
   else await new Promise<void>((resolve) => teardownQueue.push(resolve))
-  try {
-    return await work()
-  } finally {
-    // The slot passes straight to the next waiting teardown.
+  let held: NodeJS.Timeout | undefined
+  let passed = false
+  const pass = () => {
+    if (passed) return
+    passed = true
+    clearTimeout(held)
+    // The turn passes straight to the next waiting teardown.
     const next = teardownQueue.shift()
     if (next) next()
     else tearingDown--
+  }
+  held = setTimeout(pass, TURN_HOLD_MS)
+  held.unref()
+  try {
+    return await work()
+  } finally {
+    pass()
   }
 }

@@ -19,9 +19,6 @@ import { MessageInflow } from '../../connection/message-inflow.js'
 import { deliver, spawnReport } from '../../connection/connection.js'
 import { cpuMsOfTree, isChildOf, killProcessTrees } from '../../../system/process-sweep.js'
 
-/** How long a terminated worker holds its teardown turn (a worker's end takes milliseconds). */
-const TEARDOWN_TURN_MS = 1_000
-
 export interface ThreadEnvironmentOptions {
   maxOldGenerationSizeMb: number
   /** A lowered program the worker runs privately before it reports ready, to warm its code. */
@@ -236,15 +233,11 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // with this disposal still pending.
     this.hold(true)
     await Promise.race([this.ready, this.exited, sleep(READY_GRACE_MS, undefined, { ref: false })])
-    // A few at a time: each worker's end costs the host's thread its join (turns.ts). A thread
-    // blocked in a system call never ends (corpus 149): it gives its turn up after a while, or
-    // a few such programs would stop every environment of the host from ending.
-    let ended: Promise<unknown> = this.exited
+    // A few at a time: each worker's end costs the host's thread its join (turns.ts).
     await asTeardown(async () => {
-      ended = this._worker.terminate().then(() => this.exited)
-      await Promise.race([ended, sleep(TEARDOWN_TURN_MS, undefined, { ref: false })])
+      await this._worker.terminate()
+      await this.exited
     })
-    await ended
     // A program that kept running until terminate() may have started more subprocesses while
     // the first ones were being killed; their reports arrived since (or were drained at exit).
     // Nothing can reap them now, but they must not keep running.
