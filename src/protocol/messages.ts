@@ -206,7 +206,17 @@ export interface RepliesMessage {
   replies: ReplyMessage[]
 }
 
-export type HostMessage = RunMessage | ReplyMessage | RepliesMessage
+/**
+ * Nothing to do: the host writes it once to a fresh helper's inbox when the helper reports ready.
+ * A process's first read of a descriptor runs Node's stream-read path for the first time, which
+ * costs 0.4 ms more than later reads (measured); this read takes that cost while the helper is a
+ * spare, so the first run's frame is not the first read. The worker drops it.
+ */
+export interface WarmMessage {
+  type: 'warm'
+}
+
+export type HostMessage = RunMessage | ReplyMessage | RepliesMessage | WarmMessage
 
 // worker -> host ---------------------------------------------------------------------------
 

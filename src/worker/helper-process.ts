@@ -80,6 +80,7 @@ export function helperProcessLink(): EnvironmentLink {
     sharesHostProcess: false,
     subprocessMarker: options.subprocessMarker,
     rehearsal: options.rehearsal,
+    framed: true,
     serve(receive) {
       // A run on the channel is one whose cwd the helper is not in: it moves there first, so the
       // program has a real working directory. Runs in the same cwd and replies take the inbox.

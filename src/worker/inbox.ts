@@ -21,13 +21,11 @@ const SocketOf = Socket
 const READ_BUFFER_BYTES = 64 * 1024
 
 /**
- * Starts reading host frames from `fd`: each message goes to `receive`; a frame that is not
- * one (the program read from the descriptor and tore the stream) goes to `torn`, once; the
- * host's end of the descriptor closing, to `ended`, if given.
+ * What reads host frames from bytes as they arrive: each message goes to `receive`; a frame that
+ * is not one (the program read from the descriptor and tore the stream) goes to `torn`, once.
+ * Given the first `length` bytes of `bytes` each time. The rehearsal (rehearsal.ts) feeds it too.
  */
-export function readInbox(fd: number, receive: (message: HostMessage) => void, torn: () => void, ended?: () => void): void {
-  // Node hands every read back in this one buffer; the reader copies out an unfinished line.
-  const buffer = bufferAlloc(READ_BUFFER_BYTES)
+export function frameReceiver(receive: (message: HostMessage) => void, torn: () => void): (bytes: Uint8Array, length: number) => void {
   const reader = new FrameReader(Infinity)
   let broken = false
   const frame = (raw: unknown) => {
@@ -36,19 +34,32 @@ export function readInbox(fd: number, receive: (message: HostMessage) => void, t
     receive(parsed.message)
     return true
   }
-  const callback = (length: number) => {
-    if (broken || reader.read(buffer, length, frame)) return
+  return (bytes, length) => {
+    if (broken || reader.read(bytes, length, frame)) return
     broken = true
     torn()
   }
+}
+
+/**
+ * Starts reading host frames from `fd` (`frameReceiver`); the host's end of the descriptor
+ * closing goes to `ended`, if given.
+ */
+export function readInbox(fd: number, receive: (message: HostMessage) => void, torn: () => void, ended?: () => void): void {
+  // Node hands every read back in this one buffer; the reader copies out an unfinished line.
+  const buffer = bufferAlloc(READ_BUFFER_BYTES)
+  let broken = false
+  const tornOnce = () => {
+    if (!broken) torn()
+    broken = true
+  }
+  const read = frameReceiver(receive, tornOnce)
+  const callback = (length: number) => read(buffer, length)
   // `onread` is documented for connect(); the constructor takes it the same way (Node 20-26).
   const options = { fd, readable: true, writable: false, onread: { buffer, callback } }
   const socket = new SocketOf(options as ConstructorParameters<typeof Socket>[0])
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
-  socket.on('error', () => {
-    if (!broken) torn()
-    broken = true
-  })
+  socket.on('error', tornOnce)
   // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
   if (ended) socket.on('end', ended)
 }

@@ -58,6 +58,7 @@ function installRuntimeGlobals(): void {
 }
 
 function receive(message: HostMessage): void {
+  if (message.type === 'warm') return
   if (message.type !== 'run') return current?.receive(message)
   resetProcessStreams()
   current = new WorkerRun(outbox, message, sharesHostProcess)
@@ -70,7 +71,7 @@ const serve = () => link.serve(receive)
 
 // Host messages wait (in the port's queue, or unread on the descriptors) until the rehearsal is over.
 if (rehearsal) {
-  void rehearse(rehearsal, (run) => {
+  void rehearse(rehearsal, link.framed, (run) => {
     current = run
     if (run) installRuntimeGlobals()
   }).then(serve, serve) // a failed rehearsal only loses the warm-up

@@ -21,6 +21,8 @@ export interface EnvironmentLink {
   readonly subprocessMarker: string
   /** The private program run before `ready` to warm the code (rehearsal.ts). */
   readonly rehearsal: ProgramCode | undefined
+  /** A run's messages travel as frames on descriptors (a helper's), not on a port: the rehearsal warms that path. */
+  readonly framed: boolean
   /** Starts handing the host's messages to `receive`, and tells the host the environment is ready. Once. */
   serve(receive: (message: HostMessage) => void): void
 }
@@ -44,6 +46,7 @@ export function workerThreadLink(): EnvironmentLink {
     sharesHostProcess: data.sharesHostProcess,
     subprocessMarker: data.subprocessMarker,
     rehearsal,
+    framed: channel !== undefined,
     serve(receive) {
       // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
       port.on('message', receive)

@@ -90,6 +90,9 @@ export interface PipeEnds {
 /** Opens a tier's pipe: starts the helper and wires what arrives to `ends`. */
 export type PipeOpener = (ends: PipeEnds) => Pipe
 
+/** Written to a fresh helper's inbox once it is ready, so its first read is not a run's (messages.ts `WarmMessage`). */
+const WARM_FRAME = JSON.stringify({ type: 'relay', message: { type: 'warm' } } satisfies HostFrame)
+
 export interface PipeLaunch {
   /** The bounds of the helper's frames (frame-bounds.ts `channelLimits`); absent: the pipe reads its own framing. */
   readonly channelLimits?: ChannelLimits
@@ -136,6 +139,7 @@ export class PipeEnvironment implements Environment {
       ready: (cwd) => {
         this._startCwd = cwd
         this._pipe.ready?.(cwd)
+        this._pipe.write(WARM_FRAME, 'inbox')
       },
       violated: () => this._pipe.pause?.(),
       kill: () => this._pipe.kill(),
