@@ -1,8 +1,9 @@
 /**
- * `WorkerPtcRuntime`: the public provider, the Cordis service consumers call. Each method reads
- * its core (runtime-core.ts) once and hands the call on: Cordis reaches the service through a
- * proxy, where every property read costs a context lookup and a new proxy (0.2 ms of a 1.1 ms
- * pooled run when the run read its state here, bench/latency.mjs).
+ * `WorkerPtcRuntime`: the public provider, the Cordis service consumers call. Each method hands
+ * the call on to its core (runtime-core.ts): Cordis reaches the service through a proxy, where
+ * every property read by name costs a context lookup and a new proxy (0.2 ms of a 1.1 ms pooled
+ * run when the run read its state here, bench/latency.mjs). The core sits under a symbol, which
+ * the proxy passes straight through.
  */
 import type { Context } from 'cordis'
 import { PtcRuntime } from '../seam/runtime.js'
@@ -19,6 +20,8 @@ import type {
 import { Config, type WorkerPtcRuntimeConfig } from './config.js'
 import { RuntimeCore } from './runtime-core.js'
 
+const CORE = Symbol('core')
+
 /**
  * Runs each program in a fresh Node worker (or the state owner's retained one), hosted in a
  * helper process of its own by default, with host bindings proxied over a private channel.
@@ -28,49 +31,49 @@ export class WorkerPtcRuntime extends PtcRuntime {
   /** The configuration schema Cordis validates `ctx.plugin(WorkerPtcRuntime, config)` against. */
   static Config = Config
 
-  private readonly _core: RuntimeCore
+  private readonly [CORE]: RuntimeCore
 
   constructor(ctx: Context, config: WorkerPtcRuntimeConfig) {
     super(ctx)
-    this._core = new RuntimeCore(config)
+    this[CORE] = new RuntimeCore(config)
   }
 
   /** The language programs are written in unless a request says otherwise. */
   get language(): PtcProgramLanguage {
-    return this._core.language
+    return this[CORE].language
   }
 
   /** Where each environment's worker lives: its tier's name (`config.isolation`). */
   get isolation(): string {
-    return this._core.isolation
+    return this[CORE].isolation
   }
 
   override get programFormat(): PtcProgramFormat {
-    return this._core.programFormat
+    return this[CORE].programFormat
   }
 
   override get retainsState(): boolean {
-    return this._core.retainsState
+    return this[CORE].retainsState
   }
 
   override get sandboxMode(): SandboxMode | undefined {
-    return this._core.sandboxMode
+    return this[CORE].sandboxMode
   }
 
   override get timeout() {
-    return this._core.timeout
+    return this[CORE].timeout
   }
 
   override get executionInstructions(): string {
-    return this._core.executionInstructions
+    return this[CORE].executionInstructions
   }
 
   resolve(request: PtcRunRequest): PtcRunSpec {
-    return this._core.resolve(request)
+    return this[CORE].resolve(request)
   }
 
   run(spec: PtcRunSpec): Promise<PtcRunResult> {
-    return this._core.run(spec)
+    return this[CORE].run(spec)
   }
 
   /**
@@ -83,22 +86,22 @@ export class WorkerPtcRuntime extends PtcRuntime {
    * expired or already resumed, a malformed decision, or after disposal.
    */
   override resume(id: string, decision: PtcHoldDecision, options?: PtcResumeOptions): Promise<PtcRunResult> {
-    return this._core.resume(id, decision, options)
+    return this[CORE].resume(id, decision, options)
   }
 
   override release(owner: object): Promise<void> {
-    return this._core.release(owner)
+    return this[CORE].release(owner)
   }
 
   override registerEnvironmentInitializer(program: string): () => Promise<void> {
-    return this._core.registerEnvironmentInitializer(program)
+    return this[CORE].registerEnvironmentInitializer(program)
   }
 
   protected override start(): Promise<void> {
-    return this._core.start()
+    return this[CORE].start()
   }
 
   protected override stop(): Promise<void> {
-    return this._core.stop()
+    return this[CORE].stop()
   }
 }

@@ -104,7 +104,8 @@ export class CallDispatcher {
   /** JSON bytes of the arguments of the calls in flight. */
   private _pendingBytes = 0
   private _open = true
-  private readonly _controller = new AbortController()
+  /** Aborts `call.signal` of every call in flight when the run settles; made at the first call (a run without calls pays nothing for it). */
+  private _controller: AbortController | undefined
   /**
    * Replies ready in this tick, sent together once the tick's microtasks have run, with the
    * argument bytes of their calls: a call counts as pending until its reply has been written,
@@ -132,7 +133,7 @@ export class CallDispatcher {
   close(reason = 'the run ended before this call settled'): void {
     this._open = false
     for (const entry of this._trace) if (!entry.finished) this._finish(entry, 'aborted', reason)
-    this._controller.abort(new Error('the run has settled'))
+    this._controller?.abort(new Error('the run has settled'))
   }
 
   /** The records of every call, in start order. */
@@ -243,7 +244,8 @@ export class CallDispatcher {
   private _call(fn: PtcBindingFunction, args: unknown, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
     const invoke = (signal: AbortSignal, held: PtcBindingCall['hold']) =>
       entry.span ? entry.span.within(() => fn(args, { signal, hold: held })) : fn(args, { signal, hold: held })
-    if (timeoutMs === undefined) return invoke(this._controller.signal, hold)
+    const controller = (this._controller ??= new AbortController())
+    if (timeoutMs === undefined) return invoke(controller.signal, hold)
     const own = new AbortController()
     return new Promise((resolve, reject) => {
       // The tool's time budget runs while the tool works, not while a person decides on its hold.
@@ -280,7 +282,7 @@ export class CallDispatcher {
       start()
       try {
         // A binding function of the caller's own may answer synchronously.
-        Promise.resolve(invoke(AbortSignal.any([this._controller.signal, own.signal]), timedHold)).then(settle(resolve), settle(reject))
+        Promise.resolve(invoke(AbortSignal.any([controller.signal, own.signal]), timedHold)).then(settle(resolve), settle(reject))
       } catch (error) {
         settle(reject)(error)
       }
