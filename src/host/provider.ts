@@ -7,16 +7,7 @@
  */
 import type { Context } from 'cordis'
 import { PtcRuntime } from '../seam/runtime.js'
-import type {
-  PtcHoldDecision,
-  PtcProgramFormat,
-  PtcProgramLanguage,
-  PtcResumeOptions,
-  PtcRunRequest,
-  PtcRunResult,
-  PtcRunSpec,
-  SandboxMode,
-} from '../seam/types.js'
+import type { PtcHoldDecision, PtcResumeOptions, PtcRunRequest, PtcRunSpec } from '../seam/types.js'
 import { Config, type WorkerPtcRuntimeConfig } from './config.js'
 import { RuntimeCore } from './runtime-core.js'
 
@@ -39,24 +30,24 @@ export class WorkerPtcRuntime extends PtcRuntime {
   }
 
   /** The language programs are written in unless a request says otherwise. */
-  get language(): PtcProgramLanguage {
+  get language() {
     return this[CORE].language
   }
 
   /** Where each environment's worker lives: its tier's name (`config.isolation`). */
-  get isolation(): string {
+  get isolation() {
     return this[CORE].isolation
   }
 
-  override get programFormat(): PtcProgramFormat {
+  override get programFormat() {
     return this[CORE].programFormat
   }
 
-  override get retainsState(): boolean {
+  override get retainsState() {
     return this[CORE].retainsState
   }
 
-  override get sandboxMode(): SandboxMode | undefined {
+  override get sandboxMode() {
     return this[CORE].sandboxMode
   }
 
@@ -64,15 +55,15 @@ export class WorkerPtcRuntime extends PtcRuntime {
     return this[CORE].timeout
   }
 
-  override get executionInstructions(): string {
+  override get executionInstructions() {
     return this[CORE].executionInstructions
   }
 
-  resolve(request: PtcRunRequest): PtcRunSpec {
+  resolve(request: PtcRunRequest) {
     return this[CORE].resolve(request)
   }
 
-  run(spec: PtcRunSpec): Promise<PtcRunResult> {
+  run(spec: PtcRunSpec) {
     return this[CORE].run(spec)
   }
 
@@ -85,23 +76,23 @@ export class WorkerPtcRuntime extends PtcRuntime {
    * Rejects on an id that is not held, a token that is forged, altered, signed with another key,
    * expired or already resumed, a malformed decision, or after disposal.
    */
-  override resume(id: string, decision: PtcHoldDecision, options?: PtcResumeOptions): Promise<PtcRunResult> {
+  override resume(id: string, decision: PtcHoldDecision, options?: PtcResumeOptions) {
     return this[CORE].resume(id, decision, options)
   }
 
-  override release(owner: object): Promise<void> {
+  override release(owner: object) {
     return this[CORE].release(owner)
   }
 
-  override registerEnvironmentInitializer(program: string): () => Promise<void> {
+  override registerEnvironmentInitializer(program: string) {
     return this[CORE].registerEnvironmentInitializer(program)
   }
 
-  protected override start(): Promise<void> {
+  protected override start() {
     return this[CORE].start()
   }
 
-  protected override stop(): Promise<void> {
+  protected override stop() {
     return this[CORE].stop()
   }
 }

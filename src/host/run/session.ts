@@ -297,15 +297,18 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         ...(initializer ? { initializer } : {}),
         ...(plan.journal ? { durable: plan.journal.replayDraws } : {}),
       }
-      // The budget is the program's: it starts when the program is sent, so a loaded machine's
-      // slow helper start (bounded on its own) does not eat it.
+      environment.send(message)
+      // A refusal settles the run as it is sent.
+      if (settled) return
+      // The budget is the program's: it starts as the program is sent, so a loaded machine's
+      // slow helper start (bounded on its own) does not eat it. Armed after the send, so the
+      // environment already has the program while the host does this.
       budget = new TimeBudget(
         plan.timeoutMs,
         () => environment.busyMs(),
         () => fail('timeout', `the program did not finish within its time budget of ${plan.timeoutMs} ms (timeoutMs)`),
       )
       budget.start()
-      environment.send(message)
     }
 
     if (plan.signal.aborted) return onAbort()
