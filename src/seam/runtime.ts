@@ -33,7 +33,8 @@ export abstract class PtcRuntime extends Service implements PtcRuntimeApi {
     // Cordis hands each method a consumer reaches through `ctx.ptcRuntime` a shadow of the
     // caller's context, so `this.ctx` inside it is the caller's: a context extension and two
     // proxies per access, and every `this._x` read inside then crosses both (0.3 ms of a 1.3 ms
-    // pooled run, bench/latency.mjs). No provider method reads `this.ctx`, so none needs one.
+    // pooled run, bench/latency.mjs). Without them a provider's `this.ctx` is the context it was
+    // plugged into, whoever calls; no provider method here reads it.
     ;(this as unknown as Record<symbol, { noShadow?: boolean }>)[Service.tracker]!.noShadow = true
   }
 
