@@ -82,7 +82,6 @@ const TURN_HOLD_MS = 1_000
 export async function asTeardown<T>(work: () => Promise<T>): Promise<T> {
   if (tearingDown < TEARDOWNS) tearingDown++
   else await new Promise<void>((resolve) => teardownQueue.push(resolve))
-  let held: NodeJS.Timeout | undefined
   let passed = false
   const pass = () => {
     if (passed) return
@@ -93,8 +92,7 @@ export async function asTeardown<T>(work: () => Promise<T>): Promise<T> {
     if (next) next()
     else tearingDown--
   }
-  held = setTimeout(pass, TURN_HOLD_MS)
-  held.unref()
+  const held = setTimeout(pass, TURN_HOLD_MS).unref()
   try {
     return await work()
   } finally {

@@ -48,7 +48,7 @@ export async function rehearse(program: ProgramCode, framed: boolean, begin: (ru
     return undefined
   }
   let run: WorkerRun | undefined
-  const channel = framed ? framedChannel(answer, (reply) => run!.receive(reply as ReplyMessage | RepliesMessage)) : portChannel(answer, (reply) => run!.receive(reply))
+  const channel = (framed ? framedChannel : portChannel)(answer, (reply) => run!.receive(reply))
   run = new WorkerRun(channel.outbox, {
     type: 'run',
     run: 0,
@@ -103,10 +103,11 @@ function portChannel(answer: (text: string) => HostMessage | undefined, receive:
  * writer (outbox.ts `channelOutbox`), and each reply encoded as the host encodes it and read back
  * from bytes, a turn later as from a descriptor, by the inbox's reader (inbox.ts).
  */
-function framedChannel(answer: (text: string) => HostMessage | undefined, receive: (reply: HostMessage) => void): RehearsalChannel {
+function framedChannel(answer: (text: string) => HostMessage | undefined, receive: (reply: ReplyMessage | RepliesMessage) => void): RehearsalChannel {
   const sink = openSync('/dev/null', 'w')
   const write = channelOutbox(sink, createFrameLock())
-  const read = frameReceiver(receive, () => undefined)
+  // Only replies are answered, so only replies come back.
+  const read = frameReceiver((message) => receive(message as ReplyMessage | RepliesMessage), () => undefined)
   return {
     outbox(message) {
       write(message)

@@ -36,7 +36,6 @@ const shop: PtcBindingNamespace = {
 /** The corpus's prelude that takes over the worker's channel (`forge` and `hang`). */
 const takeOverChannel = readFileSync(new URL('../hostile/preludes/hijack.js', import.meta.url), 'utf8')
 
-
 /** Registers the suite for `tier`. */
 export function describePipeTier(tier: PipeTierUnderTest): void {
   describe(`the ${tier.name} tier, as every pipe tier`, () => {
