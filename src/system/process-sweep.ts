@@ -89,6 +89,9 @@ export function isDead(pid: number, proc = '/proc'): boolean {
   return threads.every((thread) => ended(readStat(`${pid}/task/${thread}`, proc)))
 }
 
+/** When `pid` started, as the /proc at `proc` gives it (`ProcessStat.started`); `undefined` once it is gone. */
+export const startOf = (pid: number, proc = '/proc'): string | undefined => readStat(pid, proc)?.started
+
 const CHILDREN_LISTED = process.platform === 'linux' && existsSync(`/proc/self/task/${process.pid}/children`)
 
 /**

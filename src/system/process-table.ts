@@ -20,6 +20,8 @@ export interface ProcessStat {
   pgrp: number
   /** A kernel thread (PF_KTHREAD): it has no environment to carry a marker. */
   kernel: boolean
+  /** When it started, in clock ticks after boot: a PID taken again later names a process that started later. */
+  started: string
 }
 
 export interface ProcessTable {
@@ -39,7 +41,7 @@ const PF_KTHREAD = 0x00200000
 /** The `/proc/<pid>/stat` fields a sweep needs, parsed (the command name may hold spaces and parentheses). */
 export function parseStat(text: string): ProcessStat {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]), kernel: (Number(fields[6]) & PF_KTHREAD) !== 0 }
+  return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]), kernel: (Number(fields[6]) & PF_KTHREAD) !== 0, started: fields[19]! }
 }
 
 /** Every marker value in a NUL-separated environment block. */
