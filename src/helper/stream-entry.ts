@@ -22,7 +22,7 @@ import { type Socket, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type EntryLine, FrameReader, type HostLine, INBOX_FD, STREAM_PROTOCOL_VERSION, type StreamStart, encodeLine } from '../protocol/frames.js'
 import { dataBaseline, limitedCommand, nodeBuild } from '../system/memory-limit.js'
-import { childrenOf, cpuMsOfTree, isDead, killProcessTrees } from '../system/process-sweep.js'
+import { childrenOf, cpuMsOfTree, isDead, killProcessTrees, nothingElseRuns } from '../system/process-sweep.js'
 
 const HELPER_FILE = fileURLToPath(new URL('./helper.cjs', import.meta.url))
 /** After the helper exits, how long to wait for frames it wrote just before. */
@@ -137,7 +137,7 @@ async function sweep(): Promise<void> {
   }
   for (let round = 0; round < SWEEP_ROUNDS; round++) {
     const others = strangers(pid)
-    if (others.length === 0) return send(['swept', true])
+    if (others.length === 0 && nothingElseRuns('/proc', [process.pid, pid])) return send(['swept', true])
     for (const other of others) {
       try {
         process.kill(other, 'SIGKILL')
@@ -147,7 +147,7 @@ async function sweep(): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
-  send(['swept', strangers(pid).length === 0])
+  send(['swept', nothingElseRuns('/proc', [process.pid, pid])])
 }
 
 /** The namespace's living processes other than the entry and the helper. */

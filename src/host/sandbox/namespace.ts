@@ -14,7 +14,7 @@
  *
  * Walking that tree reads a file per thread of every process in it, about 0.2 ms for a Node
  * helper, on every settlement. The namespace's own /proc (bubblewrap mounts a fresh one) lists
- * its processes in one directory read, so a sweep first asks that (three reads: `nothingElseRuns`):
+ * its processes in one directory read, so a sweep first asks that (three reads, process-sweep.ts):
  * when it lists nothing running but the reaper and the helper (zombies waiting to be reaped run
  * nothing), there is nothing to walk. The program cannot edit that listing: it has no capability
  * to mount, unmount or change its root, and it cannot make a new namespace.
@@ -22,7 +22,7 @@
 import { readFileSync, readdirSync, statfsSync } from 'node:fs'
 import { release } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { childrenOf, isChildOf, isDead, startOf } from '../../system/process-sweep.js'
+import { childrenOf, isChildOf, isDead, nothingElseRuns } from '../../system/process-sweep.js'
 import { asTeardown, inTurn } from '../../system/turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
@@ -242,34 +242,6 @@ export function heldBytes(helper: number, members: readonly number[], tmpfs: rea
 }
 
 /**
- * Whether nothing but the reaper and the helper can run in the namespace of the helper whose
- * host PID is `helperPid`, by the namespace's own /proc: the check of a sweep that no race with
- * its tree walk can fool. One listing cannot prove it. A chain of processes that each fork the
- * next and exit has one hop listed, a zombie by the time it is read, and the successor it forked
- * after the listing missing from it (seen: 1 verdict in 30 against a compiled chain). So every
- * other member must be over (a zombie with every thread ended) when read, and two listings after
- * those reads must hold no one else: a hop forks its successor before it dies, so a listing made
- * after that death shows the successor or one of its own, unless the PIDs wrapped around while it
- * was made, which two listings in a row cannot both meet. Members are told apart by their start
- * time as well, so a PID taken again meanwhile counts as someone new.
- */
-function nothingElseRuns(helperPid: number): boolean {
-  const proc = `/proc/${helperPid}/root/proc`
-  const others = () => (namespaceMembers(helperPid) ?? []).filter((pid) => pid !== 1 && pid !== NAMESPACE_HELPER_PID)
-  const over = new Map<number, string | undefined>()
-  for (const pid of others()) {
-    if (!isDead(pid, proc)) return false
-    over.set(pid, startOf(pid, proc))
-  }
-  const known = (pid: number) => {
-    if (!over.has(pid)) return false
-    const started = startOf(pid, proc)
-    return started === undefined || started === over.get(pid)
-  }
-  return others().every(known) && others().every(known)
-}
-
-/**
  * SIGKILLs every process in the PID namespace of the helper whose bubblewrap is `bwrapPid`
  * (a host PID), except bwrap's reaper and the helper itself, in passes until none is left.
  * Resolves what it found: `found` is whether anything else was there at all, `cleared` whether
@@ -278,7 +250,7 @@ function nothingElseRuns(helperPid: number): boolean {
  * and has the namespace's own /proc confirm that a sweep left nothing running.
  */
 export async function sweepHelperNamespace(bwrapPid: number, helperPid?: number): Promise<{ found: boolean; cleared: boolean }> {
-  const settled = () => helperPid === undefined || nothingElseRuns(helperPid)
+  const settled = () => helperPid === undefined || nothingElseRuns(`/proc/${helperPid}/root/proc`, [1, NAMESPACE_HELPER_PID])
   // Nothing running by the namespace's own listings: no tree to walk. Each pass's reads and
   // signals wait for a turn of the host's event loop, shared with every other sweep (turns.ts).
   if (helperPid !== undefined && (await inTurn(settled))) return { found: false, cleared: true }
