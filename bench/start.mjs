@@ -5,7 +5,9 @@
  * its helper with (by wrapping `child_process.spawn`, which changes nothing else) and then
  * replays growing prefixes of that start itself, with the same descriptors and seccomp filter:
  *
- *   bubblewrap and namespaces   the wrapper scripts and bwrap running `/bin/true`
+ *   bubblewrap and namespaces   the wrapper scripts and bwrap running `/bin/true`, outside the
+ *                                helpers' CPU group
+ *   the CPU group                the same, moving into the group first, as every helper does
  *   Node's start                 bwrap running `node -e` that writes one byte to the channel
  *   the environment's code       the helper (the environment's bundle on the process's main
  *                                thread) without a rehearsal, up to its `ready` frame
@@ -96,11 +98,16 @@ const flags = inner.slice(nodeAt + 1, -2)
 const [helperFile, options] = inner.slice(-2)
 const workerHostingHelper = helperFile.replace(/worker\.cjs$/, 'helper.cjs')
 
-/** Spawns `innerCommand` under the recorded wrapper; resolves when a byte arrives on the channel or the process exits. */
-function replay(innerCommand) {
+// The wrapper's arguments after its script are `ptc-helper KB CPUGROUP`: an empty group stays out.
+const GROUP_AT = 4
+if (!(outer[GROUP_AT] === '' || outer[GROUP_AT].endsWith('/cgroup.procs'))) throw new Error(`bench: the wrapper's arguments changed (${outer.slice(2, GROUP_AT + 1).join(' ')})`)
+const outsideGroup = outer.with(GROUP_AT, '')
+
+/** Spawns `innerCommand` under the recorded wrapper (`wrapper`); resolves when a byte arrives on the channel or the process exits. */
+function replay(innerCommand, wrapper = outer) {
   return () => new Promise((resolve, reject) => {
     const begin = now()
-    const child = original('/bin/sh', [...outer, ...innerCommand], { ...recorded.options, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
+    const child = original('/bin/sh', [...wrapper, ...innerCommand], { ...recorded.options, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (chunk) => (stderr += chunk))
     child.stdio[SECCOMP_FD].on('error', () => undefined).end(recorded.input)
@@ -120,7 +127,8 @@ function replay(innerCommand) {
 
 const withoutRehearsal = JSON.stringify({ ...JSON.parse(options), rehearsal: undefined })
 const STAGES = [
-  ['bubblewrap and namespaces', replay([...prelude, '/bin/true'])],
+  ['bubblewrap and namespaces', replay([...prelude, '/bin/true'], outsideGroup)],
+  ["the helpers' CPU group", replay([...prelude, '/bin/true'])],
   ["Node's start", replay([...prelude, node, '--no-warnings', '-e', "require('fs').writeSync(3, 'x')"])],
   ["the environment's code", replay([...prelude, node, ...flags, helperFile, withoutRehearsal])],
   ['the rehearsal', replay([...prelude, node, ...flags, helperFile, options])],
