@@ -98,9 +98,9 @@ const flags = inner.slice(nodeAt + 1, -2)
 const [helperFile, options] = inner.slice(-2)
 const workerHostingHelper = helperFile.replace(/worker\.cjs$/, 'helper.cjs')
 
-// The wrapper's arguments after its script are `ptc-helper KB CPUGROUP`: an empty group stays out.
+// The wrapper's arguments after its script are `ptc-helper KB GROUPFILE`: an empty one stays out.
 const GROUP_AT = 4
-if (!(outer[GROUP_AT] === '' || outer[GROUP_AT].endsWith('/cgroup.procs'))) throw new Error(`bench: the wrapper's arguments changed (${outer.slice(2, GROUP_AT + 1).join(' ')})`)
+if (!(outer[GROUP_AT] === '' || /\/(tasks|cgroup\.procs)$/.test(outer[GROUP_AT]))) throw new Error(`bench: the wrapper's arguments changed (${outer.slice(2, GROUP_AT + 1).join(' ')})`)
 const outsideGroup = outer.with(GROUP_AT, '')
 
 /** Spawns `innerCommand` under the recorded wrapper (`wrapper`); resolves when a byte arrives on the channel or the process exits. */

@@ -16,7 +16,7 @@
  * left by a host that died is removed by the next host that starts in the same place.
  * Elsewhere helpers stay in the host's cgroup, as they always did.
  */
-import { mkdirSync, readFileSync, rmdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs'
 import path from 'node:path'
 import { isMainThread } from 'node:worker_threads'
 import { removeAbandoned } from './abandoned.js'
@@ -119,10 +119,17 @@ export function holdCpuGroup(): () => void {
 }
 
 /**
- * The `cgroup.procs` file of this host's helper group while a tier holds it, made if it is not
- * there; `undefined` where the host cannot make one (no cpu controller it may write, or not
- * Linux). A helper writes its own PID there before it becomes bubblewrap or Node
- * (memory-limit.ts), so everything it starts is in the group from its first instruction.
+ * The file of this host's helper group a helper joins it through, while a tier holds the group
+ * (made if it is not there); `undefined` where the host cannot make one (no cpu controller it may
+ * write, or not Linux). A helper's start-up shell writes `0` there, itself, before it becomes
+ * bubblewrap or Node (memory-limit.ts), so everything it starts is in the group from its first
+ * instruction.
+ *
+ * On cgroup v1 that file is `tasks`: the kernel moves a thread that moves itself through `tasks`
+ * without its lock on every thread group, and the shell is one thread. Through `cgroup.procs`
+ * the move takes that lock for writing, which waits for an RCU grace period unless another
+ * move came moments before: 7-16 ms of a start after a pause, measured (2.3-6 through `tasks`,
+ * the shell's own start included). cgroup v2 has no `tasks`, and moves a process only whole.
  */
 export function helperCpuGroup(): string | undefined {
   const group = holders > 0 ? groupDirectory() : undefined
@@ -139,5 +146,9 @@ export function helperCpuGroup(): string | undefined {
   }
   // A new group's weight is the kernel's default, that of one ordinary process (v1 `cpu.shares`
   // 1024, v2 `cpu.weight` 100): nothing to write.
-  return path.join(group, 'cgroup.procs')
+  joinFile ??= existsSync(path.join(group, 'tasks')) ? 'tasks' : 'cgroup.procs'
+  return path.join(group, joinFile)
 }
+
+/** Which file of the group a helper joins through: the hierarchy's version decides, once. */
+let joinFile: 'tasks' | 'cgroup.procs' | undefined

@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process'
 /**
  * Runs before the helper: makes it the kernel OOM killer's first choice, caps its writable
  * memory (V8 heap, array buffers, WebAssembly memory, malloc) at `$1` KiB, joins the host's
- * helper CPU group whose `cgroup.procs` is `$2` (cpu-group.ts; none when empty), moves itself to the
+ * helper CPU group through its file `$2` (cpu-group.ts; none when empty: `0`, written by the
+ * shell's own `echo`, is the shell itself), moves itself to the
  * SCHED_IDLE scheduling class (`chrt`, where installed), then becomes the helper (or bubblewrap)
  * at `nice` 10 (where installed). A SCHED_IDLE thread has the CPU only when no ordinary one
  * wants it, and is preempted as soon as one wakes: fifty programs spinning cannot delay the
@@ -27,13 +28,13 @@ import { execFile } from 'node:child_process'
  */
 const LIMITS_SCRIPT =
   '{ echo 1000 >/proc/self/oom_score_adj; } 2>/dev/null; ulimit -d "$1" || exit 125; ulimit -c 0 2>/dev/null; ' +
-  '[ -z "$2" ] || { echo $$ >"$2"; } 2>/dev/null; shift 2; ' +
+  '[ -z "$2" ] || { echo 0 >"$2"; } 2>/dev/null; shift 2; ' +
   'chrt --idle --pid 0 $$ >/dev/null 2>&1; command -v nice >/dev/null 2>&1 && exec nice -n 10 "$@"; exec "$@"'
 
 /**
  * The `/bin/sh` arguments that run `command` under `LIMITS_SCRIPT`, its writable memory capped at
  * `maxMemoryMb` beyond `baselineKb`, what a fresh helper reserves (`dataBaseline`), and in the
- * CPU group whose `cgroup.procs` is `cpuGroup`, if any (`helperCpuGroup`).
+ * CPU group joined through the file `cpuGroup`, if any (`helperCpuGroup`).
  */
 export function limitedCommand(baselineKb: number, maxMemoryMb: number, command: readonly string[], cpuGroup = ''): string[] {
   return ['-c', LIMITS_SCRIPT, 'ptc-helper', String(baselineKb + maxMemoryMb * 1024), cpuGroup, ...command]
