@@ -84,6 +84,8 @@ function readWords(file: string): string[] {
 /** Where this host's group is made (`<host's cpu cgroup>/ptc-runtime-<pid>`); `undefined` if nowhere. */
 let directory: string | undefined | null = null
 let holders = 0
+/** Which file of the group a helper joins through (`helperCpuGroup`): the hierarchy's version decides, once. */
+let joinFile: 'tasks' | 'cgroup.procs' | undefined
 
 function groupDirectory(): string | undefined {
   if (directory !== null) return directory
@@ -149,6 +151,3 @@ export function helperCpuGroup(): string | undefined {
   joinFile ??= existsSync(path.join(group, 'tasks')) ? 'tasks' : 'cgroup.procs'
   return path.join(group, joinFile)
 }
-
-/** Which file of the group a helper joins through: the hierarchy's version decides, once. */
-let joinFile: 'tasks' | 'cgroup.procs' | undefined

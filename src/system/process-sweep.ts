@@ -89,12 +89,12 @@ export function isDead(pid: number, proc = '/proc'): boolean {
   return threads.every((thread) => ended(readStat(`${pid}/task/${thread}`, proc)))
 }
 
-/** The PIDs the /proc at `proc` lists, zombies included; none when it cannot be read. */
-function listed(proc: string): number[] {
+/** The PIDs the /proc at `proc` lists, zombies included; `undefined` when it cannot be read. */
+export function listedPids(proc: string): number[] | undefined {
   try {
     return readdirSync(proc).filter((entry) => /^\d+$/.test(entry)).map(Number)
   } catch {
-    return []
+    return undefined
   }
 }
 
@@ -110,7 +110,7 @@ function listed(proc: string): number[] {
  * meet. Processes are told apart by their start time too, so a PID taken again counts as new.
  */
 export function nothingElseRuns(proc: string, spared: readonly number[]): boolean {
-  const others = () => listed(proc).filter((pid) => !spared.includes(pid))
+  const others = () => (listedPids(proc) ?? []).filter((pid) => !spared.includes(pid))
   const over = new Map<number, string | undefined>()
   for (const pid of others()) {
     if (!isDead(pid, proc)) return false

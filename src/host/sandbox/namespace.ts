@@ -19,10 +19,10 @@
  * nothing), there is nothing to walk. The program cannot edit that listing: it has no capability
  * to mount, unmount or change its root, and it cannot make a new namespace.
  */
-import { readFileSync, readdirSync, statfsSync } from 'node:fs'
+import { readFileSync, statfsSync } from 'node:fs'
 import { release } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { childrenOf, isChildOf, isDead, nothingElseRuns } from '../../system/process-sweep.js'
+import { childrenOf, isChildOf, isDead, listedPids, nothingElseRuns } from '../../system/process-sweep.js'
 import { asTeardown, inTurn } from '../../system/turns.js'
 
 /** The helper's PID inside its namespace: bwrap's reaper is 1 and starts only the helper. */
@@ -211,11 +211,7 @@ function strays(bwrapPid: number): number[] {
  * that cannot be read (the helper is gone).
  */
 export function namespaceMembers(helperPid: number): number[] | undefined {
-  try {
-    return readdirSync(`/proc/${helperPid}/root/proc`).filter((entry) => /^\d+$/.test(entry)).map(Number)
-  } catch {
-    return undefined
-  }
+  return listedPids(`/proc/${helperPid}/root/proc`)
 }
 
 /** Bytes the namespace of the helper whose host PID is `helper` holds: its members' memory and its tmpfs contents. */
