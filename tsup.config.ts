@@ -25,10 +25,10 @@ export default defineConfig([
     clean: false,
     sourcemap: false,
     splitting: true,
-    plugins: [cleanOutput(['worker.cjs', 'helper.cjs', 'stream-entry.cjs']), commonjsEntries(['index', 'mcp', 'ai', 'cordis'])],
+    plugins: [cleanOutput(['worker.cjs', 'worker-snapshot.cjs', 'helper.cjs', 'stream-entry.cjs']), commonjsEntries(['index', 'mcp', 'ai', 'cordis'])],
   },
   {
-    entry: { worker: 'src/worker/main.ts', helper: 'src/helper/main.ts', 'stream-entry': 'src/helper/stream-entry.ts' },
+    entry: { worker: 'src/worker/main.ts', 'worker-snapshot': 'src/worker/snapshot.ts', helper: 'src/helper/main.ts', 'stream-entry': 'src/helper/stream-entry.ts' },
     format: ['cjs'],
     // The helper finds worker.cjs next to itself through `import.meta.url`, and the stream entry
     // (the helper's front door on the stream and container tiers) finds helper.cjs so.

@@ -15,11 +15,13 @@
 import { Socket } from 'node:net'
 import { CHANNEL_FD, FrameReader, type HelperFrame, type HelperOptions, type HostFrame, INBOX_FD, encodeFrame, parseHostFrame } from '../protocol/frames.js'
 import { createFrameLock, writeFrame } from '../worker/channel.js'
+import { captureAtomics } from '../worker/intrinsics.js'
 import { HelperWorker } from './helper-worker.js'
 
 /** How long this thread waits for the worker to finish a frame before writing its own anyway. */
 const LOCK_WAIT_MS = 5_000
 
+captureAtomics()
 const options = JSON.parse(process.argv[2] ?? '{}') as HelperOptions
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: false })
 const lock = createFrameLock()

@@ -10,7 +10,7 @@
  * and a frame larger than its buffer goes out in pieces that another writer must not split.
  */
 import fs from 'node:fs'
-import { blockThread, uncurryThis } from './intrinsics.js'
+import { atomic, blockThread, uncurryThis } from './intrinsics.js'
 
 const now = Date.now
 const writeSync = fs.writeSync
@@ -21,16 +21,11 @@ const bufferAllocUnsafe = Buffer.allocUnsafe
 const utf8Write = uncurryThis((Buffer.prototype as unknown as { utf8Write: (text: string, offset: number, length: number) => number }).utf8Write) as (
   bytes: Buffer, text: string, offset: number, length: number,
 ) => number
-const compareExchange = Atomics.compareExchange
-const store = Atomics.store
-const notify = Atomics.notify
-const wait = Atomics.wait
 const Int32ArrayOf = Int32Array
-const SharedArrayBufferOf = SharedArrayBuffer
 
 /** A lock both threads of a helper hold while they write a frame: one shared 32-bit cell. */
 export function createFrameLock(): Int32Array {
-  return new Int32ArrayOf(new SharedArrayBufferOf(4))
+  return new Int32ArrayOf(new atomic.SharedArrayBuffer(4))
 }
 
 /**
@@ -48,17 +43,17 @@ export function writeFrame(fd: number, lock: Int32Array, text: string, lockWaitM
 
 function acquire(lock: Int32Array, waitMs: number): boolean {
   const deadline = waitMs === Infinity ? waitMs : now() + waitMs
-  while (compareExchange(lock, 0, 0, 1) !== 0) {
+  while (atomic.compareExchange(lock, 0, 0, 1) !== 0) {
     const left = deadline - now()
     if (left <= 0) return false
-    wait(lock, 0, 1, left === Infinity ? 100 : left)
+    atomic.wait(lock, 0, 1, left === Infinity ? 100 : left)
   }
   return true
 }
 
 function release(lock: Int32Array): void {
-  store(lock, 0, 0)
-  notify(lock, 0, 1)
+  atomic.store(lock, 0, 0)
+  atomic.notify(lock, 0, 1)
 }
 
 function writeAll(fd: number, text: string): void {

@@ -44,12 +44,37 @@ export function endThread(): never {
   return exit(realmProcess, 0)
 }
 
-const wait = Atomics.wait
-const neverNotified = new Int32Array(new SharedArrayBuffer(4))
+/** What this thread uses of `Atomics`, and `SharedArrayBuffer`. */
+export interface Atomic {
+  wait: typeof Atomics.wait
+  compareExchange: typeof Atomics.compareExchange
+  store: typeof Atomics.store
+  notify: typeof Atomics.notify
+  SharedArrayBuffer: SharedArrayBufferConstructor
+}
+
+/**
+ * Captured by `captureAtomics`, not as this module loads: Node removes `Atomics` and
+ * `SharedArrayBuffer` while a startup snapshot is made (src/worker/snapshot.ts) and gives them
+ * back to each process restored from it.
+ */
+export let atomic: Atomic
+let neverNotified: Int32Array
+
+/**
+ * Captures `Atomics` and `SharedArrayBuffer`; called first when a thread starts the environment,
+ * or a helper's own main thread, before any program runs.
+ */
+export function captureAtomics(): void {
+  /* eslint-disable hostile-realm/captured-builtins -- this is the capture, before any program */
+  atomic = { wait: Atomics.wait, compareExchange: Atomics.compareExchange, store: Atomics.store, notify: Atomics.notify, SharedArrayBuffer }
+  neverNotified = new Int32Array(new SharedArrayBuffer(4))
+  /* eslint-enable hostile-realm/captured-builtins */
+}
 
 /** Blocks this worker thread for `ms`: nothing of the program runs meanwhile. */
 export function blockThread(ms: number): void {
-  wait(neverNotified, 0, 0, ms)
+  atomic.wait(neverNotified, 0, 0, ms)
 }
 
 const settled = Promise.resolve()

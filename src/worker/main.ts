@@ -1,80 +1,9 @@
 /**
- * The environment's entry: runs inside every environment, in a worker thread or (the process
- * tier) as a helper process's main thread. It owns the globals the runtime provides (`console`,
- * `inspect`, `Image`, the binding namespaces) and evaluates one run at a time. Everything it
- * needs is captured before any program runs.
+ * The environment's entry in a worker thread, and in a process tier's helper that does not start
+ * from the startup snapshot (snapshot.ts): load the environment, then start it.
  */
 // First: it sets V8's start flags back before Node's modules load (start-flags.ts says why).
 import './start-flags.js'
-import { isMainThread } from 'node:worker_threads'
-import type { HostMessage } from '../protocol/messages.js'
-import { createProgramState } from '../transform/hooks.js'
-import { createConsole } from './console.js'
-import { helperProcessLink } from './helper-process.js'
-import { Image, createInspect } from './images.js'
-import { dataProperty, defineProperty, realmGlobal } from './intrinsics.js'
-import { rehearse } from './rehearsal.js'
-import { WorkerRun } from './run.js'
-import { describeThrown, installStackFormatter } from './stack.js'
-import { captureProcessStreams, resetProcessStreams } from './streams.js'
-import { workerThreadLink } from './thread-link.js'
-import { installProcessWorld, setWorkingDirectory } from './world.js'
+import { startEnvironment } from './environment.js'
 
-// A worker thread (the thread tier's, or the one a stream tier's helper starts) hears from its
-// host through workerData; the process tier runs this file as the helper process itself, whose
-// main thread then holds the program's realm (helper-process.ts says why and what replaces the
-// worker's bounds). Either link is made before anything below replaces `process.cwd`.
-const link = isMainThread ? helperProcessLink() : workerThreadLink()
-const { outbox, sharesHostProcess, rehearsal } = link
-const state = createProgramState()
-let current: WorkerRun | undefined
-
-// Output and spawns always go to the run in progress; between runs they are dropped.
-const sink = {
-  text: (text: string) => current?.output.text(text),
-  image: (id: string, bytes: number) => current?.output.image(id, bytes),
-}
-const programConsole = createConsole(captureProcessStreams(sink))
-const inspect = createInspect(sink)
-
-installStackFormatter()
-installProcessWorld((pid) => current?.spawned(pid), {
-  sharesHostProcess,
-  subprocessMarker: link.subprocessMarker,
-})
-
-process.on('unhandledRejection', (reason) => {
-  current?.fail('exception', `Unhandled promise rejection: ${describeThrown(reason)}`)
-})
-process.on('uncaughtException', (error) => {
-  current?.fail('exception', describeThrown(error))
-})
-
-function installRuntimeGlobals(): void {
-  // Not a for-of: an earlier program of a retained environment may have replaced the array iterator.
-  defineProperty(realmGlobal, 'console', dataProperty(programConsole, false, true, true))
-  defineProperty(realmGlobal, 'inspect', dataProperty(inspect, false, true, true))
-  defineProperty(realmGlobal, 'Image', dataProperty(Image, false, true, true))
-}
-
-function receive(message: HostMessage): void {
-  if (message.type === 'warm') return
-  if (message.type !== 'run') return current?.receive(message)
-  resetProcessStreams()
-  current = new WorkerRun(outbox, message, sharesHostProcess)
-  setWorkingDirectory(message.cwd)
-  installRuntimeGlobals()
-  void current.execute(state)
-}
-
-const serve = () => link.serve(receive)
-
-// Host messages wait (in the port's queue, or unread on the descriptors) until the rehearsal is over.
-if (rehearsal) {
-  void rehearse(rehearsal, link.framed, (run) => {
-    current = run
-    if (run) installRuntimeGlobals()
-  }).then(serve, serve) // a failed rehearsal only loses the warm-up
-} else {
-  serve()
-}
+startEnvironment()

@@ -1,5 +1,5 @@
 /**
- * Imported first by main.ts. A process tier's helper starts with V8 flags for its heap and stack
+ * Imported first by main.ts and snapshot.ts. A process tier's helper starts with V8 flags for its heap and stack
  * (src/host/environments/process/helper-command.ts), and V8 rejects a code cache made under other
  * flags: Node's own modules, whose cache is built into the binary, would each be compiled anew
  * (measured on Node 20: 13 to 18 ms of CPU per start, a third of the environment's code). V8
@@ -13,27 +13,35 @@
  * module before the flags are set back, and pay its compile (about 5 ms a start, measured).
  */
 
+/* eslint-disable hostile-realm/captured-builtins -- runs before any program: as the bundle loads, or as a snapshot is restored */
+
 /** V8's own defaults: `0` lets V8 size the old generation itself; 984 KiB is its stack on 64-bit builds. */
 const DEFAULTS = ['--max-old-space-size=0', '--stack-size=984']
 const START_FLAGS = /^--(max-old-space-size|stack-size)=/
 
 /** Whether this thread was started with either flag: only a process tier's helper is. */
 function startedWithFlags(): boolean {
-  // eslint-disable-next-line hostile-realm/captured-builtins -- called once as the bundle loads, before any program
   const flags = process.execArgv
-  // eslint-disable-next-line hostile-realm/captured-builtins -- called once as the bundle loads, before any program
   for (let at = 0; at < flags.length; at++) if (START_FLAGS.test(flags[at]!)) return true
   return false
 }
 
-// Runs as the bundle loads, before any program.
-if (startedWithFlags()) {
-  // Required here, not imported: a worker would pay for loading it (2 to 3 ms) for nothing.
-  const v8 = require('node:v8') as typeof import('node:v8')
+function resetFlags(v8: typeof import('node:v8')): void {
   const limit = v8.getHeapStatistics().heap_size_limit
   for (let at = 0; at < DEFAULTS.length; at++) v8.setFlagsFromString(DEFAULTS[at]!)
   if (v8.getHeapStatistics().heap_size_limit !== limit) {
     const flags = process.execArgv
     for (let at = 0; at < flags.length; at++) if (START_FLAGS.test(flags[at]!)) v8.setFlagsFromString(flags[at]!)
   }
+}
+
+// Runs as the bundle loads, before any program.
+if (startedWithFlags()) {
+  // Required here, not imported: a worker would pay for loading it (2 to 3 ms) for nothing.
+  const v8 = require('node:v8') as typeof import('node:v8')
+  // V8 restores a startup snapshot only under the flags it was made with (snapshot.ts): while one
+  // is made they stay, and each process restored from it sets them back as it starts, for the
+  // modules it loads after.
+  if (v8.startupSnapshot.isBuildingSnapshot()) v8.startupSnapshot.addDeserializeCallback(() => resetFlags(v8))
+  else resetFlags(v8)
 }

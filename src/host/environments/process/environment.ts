@@ -55,6 +55,8 @@ export interface ProcessLaunch {
   /** Writable memory a fresh helper reserves before any program runs, in KiB (`dataBaseline`). */
   baselineKb: number
   maxOldGenerationSizeMb: number
+  /** The startup snapshot the helper starts from (helper-snapshot.ts), when it is ready. */
+  snapshot?: string
   rehearsal?: ProgramCode
   /** The bounds the helper's frames are read within, as they arrive (frame-bounds.ts `channelLimits`). */
   channelLimits: ChannelLimits
@@ -105,7 +107,7 @@ class ProcessPipe implements Pipe {
       rehearsal: launch.rehearsal,
       subprocessMarker: this._marker,
     }
-    const node = helperCommand(options)
+    const node = helperCommand(options, launch.snapshot)
     const inner = launch.budget ? withinProcessLimit(launch.budget.maxProcesses, node) : node
     const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
     const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())

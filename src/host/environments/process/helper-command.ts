@@ -34,14 +34,23 @@ function stackSizeKb(): number {
 
 let stackKb: number | undefined
 
-/** `node` and its arguments for a helper started with `options`. */
-export function helperCommand(options: HelperOptions): string[] {
+/** The V8 flags of a helper whose heap is capped at `maxOldGenerationSizeMb`. */
+export function helperFlags(maxOldGenerationSizeMb: number): string[] {
   stackKb ??= stackSizeKb()
+  return [`--max-old-space-size=${maxOldGenerationSizeMb}`, ...(stackKb > 0 ? [`--stack-size=${stackKb}`] : [])]
+}
+
+/**
+ * `node` and its arguments for a helper started with `options`, from the startup `snapshot` file
+ * when one is given (helper-snapshot.ts). The bundle's path stays on the command line either way,
+ * so the helper finds its options in the same place.
+ */
+export function helperCommand(options: HelperOptions, snapshot?: string): string[] {
   return [
     process.execPath,
     '--no-warnings',
-    `--max-old-space-size=${options.maxOldGenerationSizeMb}`,
-    ...(stackKb > 0 ? [`--stack-size=${stackKb}`] : []),
+    ...helperFlags(options.maxOldGenerationSizeMb),
+    ...(snapshot === undefined ? [] : ['--snapshot-blob', snapshot]),
     ENVIRONMENT_FILE,
     JSON.stringify(options),
   ]

@@ -8,6 +8,7 @@ import { holdCpuGroup } from '../../../system/cpu-group.js'
 import { dataBaseline } from '../../../system/memory-limit.js'
 import { type ChannelLimits, IDLE_FRAME_BYTES, channelLimits } from '../../connection/frame-bounds.js'
 import { processEnvironment } from './environment.js'
+import { helperSnapshot, holdHelperSnapshot } from './helper-snapshot.js'
 import { rehearsalProgram } from '../../run/programs.js'
 import { locateCommand } from '../../../system/commands.js'
 import { namespaceArguments, probeBwrap } from '../../sandbox/bwrap.js'
@@ -28,6 +29,8 @@ export class ProcessTier implements Tier {
   private _limits!: ChannelLimits
   /** Its hold on the host's helper CPU group (cpu-group.ts), from its start to its stop. */
   private _releaseCpuGroup: (() => void) | undefined
+  /** Its hold on the helpers' startup snapshot (helper-snapshot.ts), from its start to its stop. */
+  private _releaseSnapshot: (() => void) | undefined
 
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
@@ -38,9 +41,13 @@ export class ProcessTier implements Tier {
     const bwrap = process.platform === 'linux' ? locateCommand(configured ?? 'bwrap') : undefined
     if (bwrap && (await probeBwrap(bwrap)) === undefined) this._namespaces = bwrap
     this._releaseCpuGroup = holdCpuGroup()
+    // Made in the background: the helpers that start before it is ready load their bundle.
+    const { maxOldGenerationSizeMb, language } = config
+    this._releaseSnapshot = holdHelperSnapshot({ maxOldGenerationSizeMb, rehearsal: rehearsalProgram(language) }, this._baselineKb)
   }
 
   stop(): void {
+    this._releaseSnapshot?.()
     this._releaseCpuGroup?.()
   }
 
@@ -48,7 +55,8 @@ export class ProcessTier implements Tier {
     const { config, sandbox } = this._setting
     const { maxOldGenerationSizeMb, maxMemoryMb, maxProcesses } = config
     const cwd = policy?.workspaceRoot ?? config.cwd
-    const confining = policy && sandbox!.wrapper(policy)
+    const snapshot = helperSnapshot(maxOldGenerationSizeMb)
+    const confining = policy && sandbox!.wrapper(policy, snapshot === undefined ? [] : [snapshot])
     const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
     return processEnvironment({
       ...(wrapper ? { wrapper } : {}),
@@ -59,6 +67,7 @@ export class ProcessTier implements Tier {
       maxMemoryMb,
       baselineKb: this._baselineKb,
       maxOldGenerationSizeMb,
+      ...(snapshot === undefined ? {} : { snapshot }),
       rehearsal: rehearsalProgram(config.language),
       channelLimits: this._limits,
     })
