@@ -9,13 +9,16 @@
  *                                helpers' CPU group
  *   the CPU group                the same, moving into the group first, as every helper does
  *   Node's start                 bwrap running `node -e` that writes one byte to the channel
- *   the environment's code       the helper (the environment's bundle on the process's main
- *                                thread) without a rehearsal, up to its `ready` frame
+ *   the environment, restored    the helper (the environment's bundle on the process's main
+ *   from its snapshot            thread), restored from the runtime's startup snapshot, without
+ *                                a rehearsal, up to its `ready` frame
  *   the rehearsal                the helper as spawned, up to its `ready` frame
  *   the run and teardown         the rest of a whole fresh run of `return 1`
  *
- * and, for comparison, the layout the process tier had before (and the stream tier's helper
- * keeps): a helper that starts a worker of its own for the program, up to its `ready` frame.
+ * and, for comparison, a helper that loads its bundle instead of restoring the snapshot (as the
+ * helpers that start before the snapshot is made do), and the layout the process tier had before
+ * (and the stream tier's helper keeps): a helper that starts a worker of its own for the program,
+ * each up to its `ready` frame.
  *
  * Each part is the difference of two medians, so parts are estimates; the cumulative column is
  * measured. Beside each row, CPU time, which a loaded machine changes less than the wall clock
@@ -84,8 +87,18 @@ const fresh = (ours) => async () => {
   await settle() // the worker's exit, after the result, counts too
   return { wall, cpu: hostCpuMs() - cpu }
 }
-await fresh(confined)()
-if (!recorded) throw new Error('bench: the helper\'s command line was not seen (is bubblewrap confining here?)')
+// The helpers start from the runtime's startup snapshot once it is made in the background: the
+// command line recorded is the first one that does.
+const SNAPSHOT_FLAG = '--snapshot-blob'
+const deadline = now() + 30_000
+for (;;) {
+  recorded = undefined
+  await fresh(confined)()
+  if (!recorded) throw new Error('bench: the helper\'s command line was not seen (is bubblewrap confining here?)')
+  if (recorded.args.includes(SNAPSHOT_FLAG)) break
+  if (now() > deadline) throw new Error('bench: no helper started from the startup snapshot within 30 s')
+  await new Promise((resolve) => setTimeout(resolve, 50))
+}
 
 // The argv is: sh -c LIMITS ptc-helper KB CPUGROUP bwrap ...args -- [sh -c ulimit ptc-limits N] node FLAGS worker.cjs OPTIONS
 const separator = recorded.args.indexOf('--')
@@ -95,6 +108,8 @@ const nodeAt = inner.indexOf(process.execPath)
 const prelude = inner.slice(0, nodeAt)
 const node = inner[nodeAt]
 const flags = inner.slice(nodeAt + 1, -2)
+const snapshotAt = flags.indexOf(SNAPSHOT_FLAG)
+const loadingFlags = flags.toSpliced(snapshotAt, 2)
 const [helperFile, options] = inner.slice(-2)
 const workerHostingHelper = helperFile.replace(/worker\.cjs$/, 'helper.cjs')
 
@@ -130,18 +145,22 @@ const STAGES = [
   ['bubblewrap and namespaces', replay([...prelude, '/bin/true'], outsideGroup)],
   ["the helpers' CPU group", replay([...prelude, '/bin/true'])],
   ["Node's start", replay([...prelude, node, '--no-warnings', '-e', "require('fs').writeSync(3, 'x')"])],
-  ["the environment's code", replay([...prelude, node, ...flags, helperFile, withoutRehearsal])],
+  ["the environment, restored from its snapshot", replay([...prelude, node, ...flags, helperFile, withoutRehearsal])],
   ['the rehearsal', replay([...prelude, node, ...flags, helperFile, options])],
   ['the run and teardown', fresh(confined)],
 ]
 const BEFORE = 'for comparison: a helper with a worker of its own, until ready'
+const LOADING = 'for comparison: a helper that loads its bundle (no snapshot), until ready'
 const BASELINE = 'thread tier, fresh `return 1`'
 for (const [, sample] of STAGES) await sample()
 const before = replay([...prelude, node, '--no-warnings', workerHostingHelper, options])
+const loading = replay([...prelude, node, ...loadingFlags, helperFile, options])
 await before()
+await loading()
 const samples = await interleave([
   { name: BASELINE, sample: fresh(thread) },
   ...STAGES.map(([name, sample]) => ({ name, sample })),
+  { name: LOADING, sample: loading },
   { name: BEFORE, sample: before },
 ], { rounds: ROUNDS, per: PER })
 await Promise.all([confined.dispose(), thread.dispose()])
@@ -162,6 +181,7 @@ table(
       previous = cumulative
       return [name, fmt(part), times(part / base), fmt(cumulative), times(cumulative / base), fmt(cpuOf(name))]
     }),
+    [LOADING, '', '', fmt(median(LOADING)), times(median(LOADING) / base), fmt(cpuOf(LOADING))],
     [BEFORE, '', '', fmt(median(BEFORE)), times(median(BEFORE) / base), fmt(cpuOf(BEFORE))],
   ],
 )

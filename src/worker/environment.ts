@@ -6,28 +6,29 @@
  * its host. Its entries are main.ts (load, then start) and snapshot.ts (load into a V8 startup
  * snapshot, start in each process restored from it).
  */
-import { isMainThread } from 'node:worker_threads'
 import type { HostMessage } from '../protocol/messages.js'
 import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
-import { helperProcessLink } from './helper-process.js'
 import { Image, createInspect } from './images.js'
 import { captureAtomics, dataProperty, defineProperty, realmGlobal } from './intrinsics.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { captureProcessStreams, resetProcessStreams } from './streams.js'
-import { workerThreadLink } from './thread-link.js'
+import type { EnvironmentLink } from './thread-link.js'
 import { installProcessWorld, setWorkingDirectory } from './world.js'
 
-/** Links this environment to its host and serves its runs; once per thread or process. */
-export function startEnvironment(): void {
+/**
+ * Links this environment to its host with `makeLink` and serves its runs; once per thread or
+ * process. A worker thread (the thread tier's, or the one a stream tier's helper starts) hears
+ * from its host through workerData; the process tier runs this bundle as the helper process
+ * itself, whose main thread then holds the program's realm (helper-process.ts says why and what
+ * replaces the worker's bounds). The entry chooses (main.ts, snapshot.ts).
+ */
+export function startEnvironment(makeLink: () => EnvironmentLink): void {
   captureAtomics()
-  // A worker thread (the thread tier's, or the one a stream tier's helper starts) hears from its
-  // host through workerData; the process tier runs this file as the helper process itself, whose
-  // main thread then holds the program's realm (helper-process.ts says why and what replaces the
-  // worker's bounds). Either link is made before anything below replaces `process.cwd`.
-  const link = isMainThread ? helperProcessLink() : workerThreadLink()
+  // Made before anything below replaces `process.cwd`.
+  const link = makeLink()
   const { outbox, sharesHostProcess, rehearsal } = link
   const state = createProgramState()
   let current: WorkerRun | undefined

@@ -3,7 +3,7 @@
  * replace or patch any global, and the runtime must keep working for the rest of the run. How
  * they are called is described in src/intrinsics.ts.
  */
-import { MessagePort } from 'node:worker_threads'
+import type { MessagePort } from 'node:worker_threads'
 import {
   TypeErrorOf,
   apply,
@@ -91,7 +91,9 @@ export function microtask(task: () => void): void {
   void promiseThen(settled, task)
 }
 
-const postMessage = uncurryThis(MessagePort.prototype.postMessage)
+// The global, not `node:worker_threads`' (the same class): a startup snapshot must not hold that
+// module (snapshot.ts).
+const postMessage = uncurryThis(globalThis.MessagePort.prototype.postMessage)
 
 /** `port.postMessage(message)` immune to a patched `MessagePort.prototype`. */
 export function post(port: MessagePort, message: unknown): void {

@@ -12,7 +12,6 @@
  */
 /* eslint-disable hostile-realm/captured-builtins -- the rehearsal runs before any program */
 import { closeSync, openSync } from 'node:fs'
-import { MessageChannel } from 'node:worker_threads'
 import {
   type CallMessage, type HostMessage, type ProgramCode, REHEARSAL_GLOBAL, type RepliesMessage, type ReplyMessage, type WorkerMessage,
 } from '../protocol/messages.js'
@@ -80,6 +79,7 @@ export async function rehearse(program: ProgramCode, framed: boolean, begin: (ru
 
 /** A port pair, as the thread tier's worker talks to its host (outbox.ts `portOutbox`). */
 function portChannel(answer: (text: string) => HostMessage | undefined, receive: (reply: ReplyMessage | RepliesMessage) => void): RehearsalChannel {
+  // The global, not `node:worker_threads`' (the same class): a startup snapshot must not hold that module (snapshot.ts).
   const { port1: runSide, port2: hostSide } = new MessageChannel()
   hostSide.on('message', (text: string) => {
     const reply = answer(text)

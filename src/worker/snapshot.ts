@@ -4,10 +4,18 @@
  * per host process, which loads the environment's modules and captures what they capture, and
  * the snapshot then holds that heap. Each helper restored from it starts the environment as
  * main.ts would, with its modules already loaded. No program runs before the snapshot is made.
+ *
+ * What the snapshot holds is what the modules do as they load; what belongs to one process is
+ * read as the environment starts instead: its PIDs and cwd (world.ts), `Atomics` and
+ * `SharedArrayBuffer`, which Node removes while a snapshot is made (intrinsics.ts). Nothing here
+ * loads `node:worker_threads`: a snapshot made with it loaded starts worker threads whose
+ * `process.cwd()` throws (Node 20), so the global `MessagePort` and `MessageChannel` stand in
+ * for it, and the thread tier's link (thread-link.ts) is main.ts's alone.
  */
 // First, as in main.ts: a snapshot is made under the helper's start flags (start-flags.ts).
 import './start-flags.js'
 import { startupSnapshot } from 'node:v8'
 import { startEnvironment } from './environment.js'
+import { helperProcessLink } from './helper-process.js'
 
-startupSnapshot.setDeserializeMainFunction(startEnvironment)
+startupSnapshot.setDeserializeMainFunction(() => startEnvironment(helperProcessLink))

@@ -15,7 +15,6 @@ import childProcess from 'node:child_process'
 import fs from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import path from 'node:path'
-import workerThreads from 'node:worker_threads'
 import { ErrorOf, NumberOf, apply, dataProperty, defineProperty, isArray, realmProcess, withCode } from './intrinsics.js'
 import { markSpawns } from './spawns.js'
 import { closeHostReach, isHostThread } from './shared-process-guard.js'
@@ -30,14 +29,16 @@ const TWO_PATHS = ['copyFile', 'cp', 'link', 'rename']
 
 // Everything the patched functions use while a program runs is captured here, before any program
 // could replace it (a program shares this realm and may patch globals, prototypes and modules).
-const processPid = process.pid
-const processPpid = process.ppid
+// What belongs to the process (its PIDs, its cwd) is read by installProcessWorld instead: a
+// helper restored from a startup snapshot (snapshot.ts) is not the process its modules loaded in.
+let processPid: number
+let processPpid: number
 const resolvePath = path.resolve
 const isAbsolutePath = path.isAbsolute
 const statSync = fs.statSync
 const { S_IFMT, S_IFDIR } = fs.constants
 
-let cwd = process.cwd()
+let cwd: string
 const resolveAgainstCwd = (value: unknown) =>
   typeof value === 'string' && value !== '' && !isAbsolutePath(value) ? resolvePath(cwd, value) : value
 
@@ -166,6 +167,9 @@ function guardSignals(sharesHostProcess: boolean): void {
  * not capped. Sharing the host's process, programs may therefore not start one.
  */
 function refuseNestedWorkers(): void {
+  // Required here, not imported: a startup snapshot must not hold `worker_threads` (snapshot.ts).
+  // eslint-disable-next-line hostile-realm/captured-builtins -- runs once at worker start, before any program
+  const workerThreads = require('node:worker_threads') as typeof import('node:worker_threads')
   const Worker = function Worker() {
     throw new ErrorOf(
       'new Worker(): programs here may not start worker threads (they would run outside the runtime\'s guards); run work concurrently with async functions and Promise.all instead',
@@ -189,6 +193,10 @@ export interface WorldOptions {
  * host's process, the refusals. Called once per worker, before any program runs.
  */
 export function installProcessWorld(onSpawn: (pid: number) => void, options: WorldOptions): void {
+  processPid = realmProcess.pid
+  processPpid = realmProcess.ppid
+  // eslint-disable-next-line hostile-realm/captured-builtins -- runs once as the environment starts, before any program
+  cwd = realmProcess.cwd()
   patchFs()
   patchChildProcess()
   markSpawns(options.subprocessMarker, onSpawn)

@@ -1,0 +1,106 @@
+import { appendFileSync, chmodSync, statSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { describe, expect, it } from 'vitest'
+import { startRuntime, textOf } from '../helpers/runtime.js'
+
+type Env = Awaited<ReturnType<typeof startRuntime>>
+
+/** The snapshot file the helper running this program started from, or null. */
+const SNAPSHOT_OF_HELPER = `const at = process.execArgv.indexOf('--snapshot-blob'); return at === -1 ? null : process.execArgv[at + 1]`
+
+/** Runs fresh environments until one starts from the startup snapshot; its file. */
+async function snapshotInUse(env: Env): Promise<string> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const result = await env.run(SNAPSHOT_OF_HELPER)
+    expect(result.error).toBeUndefined()
+    if (typeof result.value === 'string') return result.value
+    if (Date.now() > deadline) throw new Error('no helper started from a startup snapshot within 20 s')
+    await sleep(100)
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('the process tier\'s startup snapshot', () => {
+  it('helpers start from it once it is made, and each one draws its own randomness, calls tools and prints', async () => {
+    const env = await startRuntime({ isolation: 'process', poolSize: 0 })
+    try {
+      await snapshotInUse(env)
+      const program = `
+        const bytes = crypto.getRandomValues(new Uint8Array(16))
+        console.log('echo', await tools.echo({ n: 2 }))
+        return [process.execArgv.includes('--snapshot-blob'), Math.random(), crypto.randomUUID(), Buffer.from(bytes).toString('hex'), process.pid]`
+      const tools = { echo: async (value: { n: number }) => value }
+      const [first, second] = await Promise.all([1, 2].map(() => env.run(program, { bindings: [{ global: 'tools', functions: tools }] })))
+      for (const result of [first!, second!]) {
+        expect(result.error).toBeUndefined()
+        expect(textOf(result)).toBe('echo { n: 2 }\n')
+        expect((result.value as unknown[])[0]).toBe(true)
+      }
+      const [a, b] = [first!.value as unknown[], second!.value as unknown[]]
+      for (let at = 1; at <= 3; at++) expect(a[at]).not.toBe(b[at])
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('a program in a helper started from it starts worker threads of its own, and may not signal its own process', async () => {
+    const env = await startRuntime({ isolation: 'process', poolSize: 0 })
+    try {
+      await snapshotInUse(env)
+      const result = await env.run(`
+        const { Worker } = await import('node:worker_threads')
+        const seen = await new Promise((resolve, reject) => {
+          const worker = new Worker('require("node:worker_threads").parentPort.postMessage(process.cwd())', { eval: true })
+          worker.once('message', resolve)
+          worker.once('error', reject)
+        })
+        let refused = false
+        try { process.kill(process.pid, 'SIGKILL') } catch { refused = true }
+        return [process.execArgv.includes('--snapshot-blob'), seen === process.cwd(), refused]`)
+      expect(result.error).toBeUndefined()
+      expect(result.value).toEqual([true, true, true])
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('no confined program can change it, and later helpers still start from it', async () => {
+    const env = await startRuntime({ isolation: 'process', poolSize: 0 })
+    try {
+      const file = await snapshotInUse(env)
+      const before = statSync(file)
+      const program = `
+        const fs = await import('node:fs')
+        const file = ${JSON.stringify(file)}
+        const outcomes = []
+        for (const change of [() => fs.appendFileSync(file, 'x'), () => fs.chmodSync(file, 0o666), () => fs.truncateSync(file, 0), () => fs.unlinkSync(file), () => fs.renameSync(file, file + '.moved')]) {
+          try { change(); outcomes.push('changed') } catch (error) { outcomes.push(error.code) }
+        }
+        return outcomes`
+      const result = await env.run(program)
+      expect(result.error).toBeUndefined()
+      expect(result.value).not.toContain('changed')
+      const after = statSync(file)
+      expect([after.ino, after.size, after.mode, after.ctimeMs]).toEqual([before.ino, before.size, before.mode, before.ctimeMs])
+      expect((await env.run(SNAPSHOT_OF_HELPER)).value).toBe(file)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('once its file changed, no helper starts from it again, and runs go on', async () => {
+    // A heap size of its own: its own snapshot, which no other test here starts from.
+    const env = await startRuntime({ isolation: 'process', poolSize: 0, maxOldGenerationSizeMb: 200 })
+    try {
+      const file = await snapshotInUse(env)
+      chmodSync(file, 0o600)
+      appendFileSync(file, 'planted')
+      for (let round = 0; round < 3; round++) {
+        const result = await env.run(`return [process.execArgv.includes('--snapshot-blob'), 6 * 7]`)
+        expect(result.value).toEqual([false, 42])
+      }
+    } finally {
+      await env.dispose()
+    }
+  })
+})
