@@ -80,7 +80,7 @@ function writer(buffer: Uint8Array): number {
   return buffer.length
 }
 
-/** The worker's interpreter, loaded on first use (the pool loads it before `ready`, see main.ts). */
+/** The worker's interpreter, loaded on first use (the pool loads it before `ready`, see environment.ts). */
 export function loadInterpreter(python: PythonProgram): Promise<Interpreter> {
   loading ??= load(python)
   return loading

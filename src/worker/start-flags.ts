@@ -1,6 +1,6 @@
 /**
- * Imported first by main.ts and snapshot.ts. A process tier's helper starts with V8 flags for its heap and stack
- * (src/host/environments/process/helper-command.ts), and V8 rejects a code cache made under other
+ * Imported first by main.ts and snapshot.ts. A process tier's helper starts with V8 flags for its
+ * heap and stack (src/host/environments/process/helper-command.ts), and V8 rejects a code cache made under other
  * flags: Node's own modules, whose cache is built into the binary, would each be compiled anew
  * (measured on Node 20: 13 to 18 ms of CPU per start, a third of the environment's code). V8
  * read both flags when it made this thread's heap and stack, so they are set back to their

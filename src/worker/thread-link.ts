@@ -12,7 +12,7 @@ import { readInbox } from './inbox.js'
 import { endThread, post } from './intrinsics.js'
 import { type Outbox, channelOutbox, portOutbox } from './outbox.js'
 
-/** What the environment's code (main.ts) needs of its host, whichever thread it runs in. */
+/** What the environment (environment.ts) needs of its host, whichever thread it runs in. */
 export interface EnvironmentLink {
   /** Where a run's messages go. */
   readonly outbox: Outbox
