@@ -13,6 +13,7 @@ import { Image, createInspect } from './images.js'
 import { captureAtomics, dataProperty, defineProperty, realmGlobal } from './intrinsics.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
+import { captureFetchClasses } from './web-fetch.js'
 import { describeThrown, installStackFormatter } from './stack.js'
 import { captureProcessStreams, resetProcessStreams } from './streams.js'
 import type { EnvironmentLink } from './thread-link.js'
@@ -27,6 +28,7 @@ import { installProcessWorld, setWorkingDirectory } from './world.js'
  */
 export function startEnvironment(makeLink: () => EnvironmentLink): void {
   captureAtomics()
+  captureFetchClasses()
   // Made before anything below replaces `process.cwd`.
   const link = makeLink()
   const { outbox, sharesHostProcess, rehearsal } = link

@@ -3,9 +3,9 @@
  * python-fetch.ts), captured when the first fetch needs them. Node defines the three as lazy
  * globals whose first read loads its fetch implementation (undici, with http2 and tls): about
  * 25 ms of CPU, a third of a fresh worker's start (measured with `--cpu-prof`), which a program
- * that never fetches should not pay. Node's own getters are captured at load instead, so a
- * program that replaced the globals still gets Node's classes; one that patched their
- * prototypes before its first fetch breaks only its own fetches.
+ * that never fetches should not pay. Node's own getters are captured as the environment starts
+ * instead, so a program that replaced the globals still gets Node's classes; one that patched
+ * their prototypes before its first fetch breaks only its own fetches.
  */
 import { apply, dataProperty, defineProperty, getOwnPropertyDescriptor, realmGlobal, uncurryThis } from './intrinsics.js'
 
@@ -37,9 +37,20 @@ function lazyGlobal<T>(name: string): () => T {
   }
 }
 
-const requestClass = lazyGlobal<typeof Request>('Request')
-const responseClass = lazyGlobal<typeof Response>('Response')
-const headersClass = lazyGlobal<typeof Headers>('Headers')
+let requestClass: () => typeof Request
+let responseClass: () => typeof Response
+let headersClass: () => typeof Headers
+
+/**
+ * Captures Node's getters of the three globals. Called as the environment starts, before any
+ * program, not as this module loads: while a startup snapshot is made (src/worker/snapshot.ts)
+ * Node has no fetch, and on Node 22 looking at these globals then loads undici, which fails.
+ */
+export function captureFetchClasses(): void {
+  requestClass = lazyGlobal('Request')
+  responseClass = lazyGlobal('Response')
+  headersClass = lazyGlobal('Headers')
+}
 
 const getter = (prototype: object, name: string) => uncurryThis(getOwnPropertyDescriptor(prototype, name)!.get! as (this: unknown) => unknown)
 

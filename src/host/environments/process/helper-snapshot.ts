@@ -109,6 +109,7 @@ async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocess
     await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', file, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)
     chmodSync(file, 0o400)
     const written = identity(file)
+    if (snapshot.holders === 0) throw new Error('released') // after the builder, before the proof
     // The proof is a helper like any other, with a marker of its own and no program.
     const proof = helperCommand({ ...options, subprocessMarker: randomUUID() }, file)
     await run(proof, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"'))
@@ -135,9 +136,12 @@ function runChild(snapshot: Snapshot, args: string[], timeoutMs: number, ready?:
     const stdio = ready ? ['ignore', 'ignore', 'pipe', 'pipe', 'ignore', 'pipe'] as const : ['ignore', 'ignore', 'pipe'] as const
     const child = spawn('/bin/sh', args, { env: {}, stdio: [...stdio] })
     snapshot.child = child
+    // Neither keeps the host's process alive: a host that exits meanwhile just never uses it.
+    child.unref()
+    for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.()
     let stderr = ''
     let proven = false
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs).unref()
     child.stderr!.on('data', (chunk: Buffer) => {
       if (stderr.length < MAX_ERROR_TEXT) stderr += chunk.toString('utf8', 0, MAX_ERROR_TEXT - stderr.length)
     })
