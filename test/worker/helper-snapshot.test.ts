@@ -1,4 +1,6 @@
 import { appendFileSync, chmodSync, statSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { startRuntime, textOf } from '../helpers/runtime.js'
@@ -61,6 +63,24 @@ describe.skipIf(process.platform !== 'linux')('the process tier\'s startup snaps
       expect(result.value).toEqual([true, true, true])
     } finally {
       await env.dispose()
+    }
+  })
+
+  it('a program in a helper started from it fetches from an allowed host through the broker', async () => {
+    const server = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(`hello ${request.url}`))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const origin = `127.0.0.1:${(server.address() as AddressInfo).port}`
+    const env = await startRuntime({ isolation: 'process', poolSize: 0, sandbox: { mode: 'workspace-write', network: { allow: [origin] } } })
+    try {
+      await snapshotInUse(env)
+      const result = await env.run(`
+        const response = await fetch('http://${origin}/there', { headers: new Headers({ accept: 'text/plain' }) })
+        return [process.execArgv.includes('--snapshot-blob'), response instanceof Response, response.status, await response.text()]`)
+      expect(result.error).toBeUndefined()
+      expect(result.value).toEqual([true, true, 200, 'hello /there'])
+    } finally {
+      await env.dispose()
+      server.close()
     }
   })
 
