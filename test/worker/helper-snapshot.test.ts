@@ -1,6 +1,9 @@
-import { appendFileSync, chmodSync, statSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { appendFileSync, chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { startRuntime, textOf } from '../helpers/runtime.js'
@@ -22,7 +25,53 @@ async function snapshotInUse(env: Env): Promise<string> {
   }
 }
 
-describe.skipIf(process.platform !== 'linux')('the process tier\'s startup snapshot', () => {
+/**
+ * The oracle, apart from the library: whether this Node runs a worker thread that loads
+ * `child_process` in a process restored from a userland snapshot (Node 22 to 26 abort there).
+ */
+function nodeServesRestoredWorkers(): boolean {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'ptc-snapshot-oracle-'))
+  try {
+    const entry = path.join(directory, 'entry.cjs')
+    const blob = path.join(directory, 'entry.blob')
+    writeFileSync(entry, `require('node:v8').startupSnapshot.setDeserializeMainFunction(() => {
+      const worker = new (require('node:worker_threads').Worker)("require('node:child_process'); require('node:worker_threads').parentPort.postMessage('served')", { eval: true })
+      worker.once('message', (answer) => process.stdout.write(answer))
+    })`)
+    execFileSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', entry], { stdio: 'ignore' })
+    return execFileSync(process.execPath, ['--snapshot-blob', blob], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }) === 'served'
+  } catch {
+    return false
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+const RESTORES = process.platform === 'linux' && nodeServesRestoredWorkers()
+
+describe.skipIf(process.platform !== 'linux' || RESTORES)('the process tier\'s startup snapshot, where Node cannot serve its worker threads', () => {
+  it('no helper starts from it, and a program\'s worker thread that starts a subprocess runs', async () => {
+    const env = await startRuntime({ isolation: 'process', poolSize: 0 })
+    try {
+      // Longer than making and proving it takes: a proof that passed would show within this.
+      const until = Date.now() + 4_000
+      while (Date.now() < until) {
+        expect((await env.run(SNAPSHOT_OF_HELPER)).value).toBe(null)
+        await sleep(100)
+      }
+      const result = await env.run(`
+        const { Worker } = await import('node:worker_threads')
+        const worker = new Worker("require('node:child_process').execFileSync('true'); require('node:worker_threads').parentPort.postMessage('spawned')", { eval: true })
+        return await new Promise((resolve) => worker.once('message', resolve))`)
+      expect(result.error).toBeUndefined()
+      expect(result.value).toBe('spawned')
+    } finally {
+      await env.dispose()
+    }
+  })
+})
+
+describe.skipIf(!RESTORES)('the process tier\'s startup snapshot', () => {
   it('helpers start from it once it is made, and each one draws its own randomness, calls tools and prints', async () => {
     const env = await startRuntime({ isolation: 'process', poolSize: 0 })
     try {

@@ -1,15 +1,17 @@
 /**
  * The V8 startup snapshot a process tier's helper starts from: the environment's bundle with its
  * modules loaded and what they capture captured (src/worker/snapshot.ts), so a helper restores
- * that heap instead of loading and compiling them. Measured on Node 20, outside bubblewrap: 31.8
- * against 46.9 ms from spawn to `ready`.
+ * that heap instead of loading and compiling them. Measured on Node 20, outside bubblewrap: 32.4
+ * against 53.4 ms from spawn to `ready`. Node 22 to 26 fail the proof below (`PROOF_SOURCE`
+ * says why): their helpers load the bundle.
  *
  * Made once per host process and heap size, in the background while a tier holds it: the
  * helpers that start before it is ready load the bundle as before. It is made by `node
  * --build-snapshot` under the helper's own V8 flags (V8 restores it only under those), in the
  * helpers' CPU group and memory limit, then proven by starting one helper from it to `ready`,
- * rehearsal included. It goes unused if either step fails, and from the moment the file is not
- * the one written (its inode, size and change time are compared at each start).
+ * whose rehearsal starts a worker thread (`PROOF_SOURCE`). It goes unused if either step fails,
+ * and from the moment the file is not the one written (its inode, size and change time are
+ * compared at each start).
  *
  * The file lies in the host's private directory, readable by this user only; a confined helper
  * sees it through a read-only bind (confinement.ts), so no program can change what later helpers
@@ -22,9 +24,11 @@ import { chmodSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions } from '../../../protocol/frames.js'
+import type { ProgramCode } from '../../../protocol/messages.js'
 import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
 import { privateDirectory } from '../../../system/private-directory.js'
+import { lowerProgram } from '../../../transform/index.js'
 import { helperCommand, helperFlags } from './helper-command.js'
 
 const SNAPSHOT_ENTRY = fileURLToPath(new URL('./worker-snapshot.cjs', import.meta.url))
@@ -35,8 +39,23 @@ const BUILD_TIMEOUT_MS = 60_000
 const PROOF_TIMEOUT_MS = 30_000
 /** Writable memory the builder may take beyond a helper's baseline, in MB. */
 const BUILD_MEMORY_MB = 256
-/** What the builder's stderr is kept of, to say why a build failed. */
-const MAX_ERROR_TEXT = 2_000
+
+/**
+ * What the proving helper runs before `ready`, in place of the rehearsal: a worker thread of the
+ * program's that loads `child_process`. Node 22 to 26 abort a process restored from a userland
+ * snapshot when one of its worker threads loads a stream binding (an assertion on
+ * `IsolateData`'s templates; Node 20 does not), which would end the helper of any program doing so
+ * where a helper that loads its bundle serves it. A worker that fails otherwise ends the proof too.
+ */
+const PROOF_SOURCE = `const { Worker } = await import('node:worker_threads')
+const answer = await new Promise((resolve) => {
+  const worker = new Worker("require('node:child_process'); require('node:worker_threads').parentPort.postMessage(process.cwd())", { eval: true })
+  worker.once('message', resolve)
+  worker.once('error', () => resolve(undefined))
+})
+if (typeof answer !== 'string') process.exit(70)`
+
+let proof: ProgramCode | undefined
 
 /** One heap size's snapshot in this process. */
 interface Snapshot {
@@ -48,15 +67,27 @@ interface Snapshot {
   file?: string
   /** The file as it was written: inode, size and change time. */
   identity?: string
-  /** Why it is not used, once it failed. */
-  problem?: string
 }
 
 const snapshots = new Map<number, Snapshot>()
 
-function identity(file: string): string {
-  const { ino, size, ctimeMs } = statSync(file)
-  return `${ino}:${size}:${ctimeMs}`
+/** The file's inode, size and change time; `undefined` when it is gone. */
+function identity(file: string): string | undefined {
+  try {
+    const { ino, size, ctimeMs } = statSync(file)
+    return `${ino}:${size}:${ctimeMs}`
+  } catch {
+    return undefined
+  }
+}
+
+/** The proof's program, lowered once. */
+function proofProgram(): ProgramCode {
+  if (!proof) {
+    const { code, positions } = lowerProgram(PROOF_SOURCE, 'script')
+    proof = { code, positions }
+  }
+  return proof
 }
 
 /**
@@ -82,21 +113,9 @@ export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarke
 export function helperSnapshot(maxOldGenerationSizeMb: number): string | undefined {
   const snapshot = snapshots.get(maxOldGenerationSizeMb)
   if (snapshot?.state !== 'ready') return undefined
-  let current: string | undefined
-  try {
-    current = identity(snapshot.file!)
-  } catch {
-    // removed: not the file written either
-  }
-  if (current === snapshot.identity) return snapshot.file
-  snapshot.state = 'failed'
-  snapshot.problem = `${snapshot.file} changed after it was written`
+  if (identity(snapshot.file!) === snapshot.identity) return snapshot.file
+  snapshot.state = 'failed' // changed after it was written
   return undefined
-}
-
-/** Why the snapshot of this heap size is not used, once it failed; for tests and diagnostics. */
-export function helperSnapshotProblem(maxOldGenerationSizeMb: number): string | undefined {
-  return snapshots.get(maxOldGenerationSizeMb)?.problem
 }
 
 async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): Promise<void> {
@@ -104,60 +123,52 @@ async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocess
   const file = path.join(privateDirectory(), `helper-${options.maxOldGenerationSizeMb}.snapshot`)
   const run = (command: string[], timeoutMs: number, ready?: (chunk: Buffer) => boolean) =>
     runChild(snapshot, limitedCommand(baselineKb, BUILD_MEMORY_MB, command, helperCpuGroup()), timeoutMs, ready)
-  try {
-    rmSync(file, { force: true })
-    await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', file, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)
+  rmSync(file, { force: true })
+  let written: string | undefined
+  if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', file, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)) {
     chmodSync(file, 0o400)
-    const written = identity(file)
-    if (snapshot.holders === 0) throw new Error('released') // after the builder, before the proof
-    // The proof is a helper like any other, with a marker of its own and no program.
-    const proof = helperCommand({ ...options, subprocessMarker: randomUUID() }, file)
-    await run(proof, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"'))
+    written = identity(file)
+  }
+  // No proof starts once the last hold was released; the proof is a helper like any other.
+  const proof = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: randomUUID() }, file)
+  if (written !== undefined && snapshot.holders > 0 && (await run(proof, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"')))) {
     snapshot.file = file
     snapshot.identity = written
     snapshot.state = 'ready'
-  } catch (error) {
-    rmSync(file, { force: true })
-    // Ended by the last release: the next hold makes it again.
-    const released = snapshot.holders === 0
-    snapshot.state = released ? 'idle' : 'failed'
-    if (!released) snapshot.problem = (error as Error).message
+    return
   }
+  rmSync(file, { force: true })
+  // Ended by the last release: the next hold makes it again. Otherwise this process never uses it.
+  snapshot.state = snapshot.holders === 0 ? 'idle' : 'failed'
 }
 
 /**
- * Runs `args` through the shell (limits, CPU group), as `snapshot`'s child, until it exits with
- * code 0, or until `ready` accepts a chunk it writes to the channel descriptor (it is then
- * killed). Rejects with what it wrote on stderr otherwise.
+ * Runs `args` through the shell (limits, CPU group), as `snapshot`'s child, until it exits, or
+ * until `ready` accepts a chunk it writes to the channel descriptor (it is then killed). Whether
+ * it exited with code 0, or was ready.
  */
-function runChild(snapshot: Snapshot, args: string[], timeoutMs: number, ready?: (chunk: Buffer) => boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
+function runChild(snapshot: Snapshot, args: string[], timeoutMs: number, ready?: (chunk: Buffer) => boolean): Promise<boolean> {
+  return new Promise((resolve) => {
     // A helper's descriptors: its channel, and its inbox (never written to here).
-    const stdio = ready ? ['ignore', 'ignore', 'pipe', 'pipe', 'ignore', 'pipe'] as const : ['ignore', 'ignore', 'pipe'] as const
-    const child = spawn('/bin/sh', args, { env: {}, stdio: [...stdio] })
+    const stdio = ready ? ['ignore', 'ignore', 'ignore', 'pipe', 'ignore', 'pipe'] as const : 'ignore'
+    const child = spawn('/bin/sh', args, { env: {}, stdio: typeof stdio === 'string' ? stdio : [...stdio] })
     snapshot.child = child
     // Neither keeps the host's process alive: a host that exits meanwhile just never uses it.
     child.unref()
     for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.()
-    let stderr = ''
     let proven = false
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs).unref()
-    child.stderr!.on('data', (chunk: Buffer) => {
-      if (stderr.length < MAX_ERROR_TEXT) stderr += chunk.toString('utf8', 0, MAX_ERROR_TEXT - stderr.length)
-    })
     for (const stream of child.stdio) stream?.on('error', () => undefined)
     child.stdio[CHANNEL_FD]?.on('data', (chunk: Buffer) => {
       if (proven || !ready!(chunk)) return
       proven = true
       child.kill('SIGKILL')
     })
-    child.on('error', (error) => stderr += error.message)
-    child.on('close', (code, signal) => {
+    child.on('error', () => resolve(false))
+    child.on('close', (code) => {
       clearTimeout(timer)
       snapshot.child = undefined
-      if (proven || (!ready && code === 0)) return resolve()
-      const how = signal ? `was killed (${signal})` : `exited with code ${code}`
-      reject(new Error(`the helper's startup snapshot ${ready ? 'could not start a helper' : 'could not be made'}: node ${how}${stderr ? `: ${stderr.trim()}` : ''}`))
+      resolve(ready ? proven : code === 0)
     })
   })
 }
