@@ -122,7 +122,8 @@ const outsideGroup = outer.with(GROUP_AT, '')
 function replay(innerCommand, wrapper = outer) {
   return () => new Promise((resolve, reject) => {
     const begin = now()
-    const child = original('/bin/sh', [...wrapper, ...innerCommand], { ...recorded.options, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
+    // The sixth descriptor is the startup snapshot's, the runtime's own (it stays open while the runtime runs).
+    const child = original('/bin/sh', [...wrapper, ...innerCommand], { ...recorded.options, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', recorded.options.stdio[6]] })
     let stderr = ''
     child.stderr.on('data', (chunk) => (stderr += chunk))
     child.stdio[SECCOMP_FD].on('error', () => undefined).end(recorded.input)

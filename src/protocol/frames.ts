@@ -35,6 +35,12 @@ export const CHANNEL_FD = 3
 export const INBOX_FD = 5
 /** Where a wrapper reads its `input` (bubblewrap's seccomp filter); closed before the helper runs. */
 export const WRAPPER_INPUT_FD = 4
+/**
+ * The startup snapshot a process tier's helper restores (src/host/environments/process/helper-snapshot.ts):
+ * an unnamed file, read by Node through `/proc/self/fd/6` as the process starts, and closed by
+ * the environment (src/worker/snapshot.ts) before any program runs.
+ */
+export const SNAPSHOT_FD = 6
 
 /** Start-up options, passed as the helper's only argument (JSON): those of its worker. */
 export interface HelperOptions {

@@ -2,8 +2,9 @@
  * The memory snapshot every Python environment restores instead of booting CPython: made once
  * per host process, in a worker thread that runs no program (Pyodide's `_makeSnapshot`), written
  * to a read-only file in the host's private directory (src/system/private-directory.ts), and named
- * with its SHA-256. A worker restores it only when the file still has that digest (src/worker/python.ts), so a file changed after it was written is
- * never restored; the confined helper sees it through a read-only bind (confinement.ts).
+ * with its SHA-256. A worker restores it only when the file still has that digest
+ * (src/worker/python.ts), so a file changed after it was written is never restored; the confined
+ * helper sees it through a read-only bind (confinement.ts).
  * Measured before: about 3 s to boot against about 0.33 s to restore, on an idle machine.
  */
 import { createHash } from 'node:crypto'
@@ -71,6 +72,7 @@ async function build(runtime: PythonRuntime): Promise<PythonSnapshot> {
   }
   if (!answer.bytes || answer.version !== runtime.version) throw new Error(answer.error ?? `snapshot of Pyodide ${answer.version}, expected ${runtime.version}`)
   const file = path.join(privateDirectory(), `pyodide-${runtime.version}.snapshot`)
-  writeFileSync(file, answer.bytes, { mode: 0o400 })
+  // `wx`: never through a link or over a file someone else put there.
+  writeFileSync(file, answer.bytes, { mode: 0o400, flag: 'wx' })
   return { file, sha256: createHash('sha256').update(answer.bytes).digest('hex'), version: runtime.version }
 }

@@ -1,11 +1,11 @@
 /**
- * This host process's private directory for files it makes for its helpers to read (startup and
- * interpreter snapshots, several MB each): made on first use, readable by this user only, and
+ * This host process's private directory for files it makes for its helpers to read (Python's
+ * interpreter snapshot, several MB): made on first use, readable by this user only, and
  * removed as the process exits. A host killed before it could remove its directory leaves it
  * behind; the next host here to make one removes those of hosts that are gone (their names carry
  * the PID). A confined helper sees each file through a read-only bind, never the directory.
  */
-import { lstatSync, mkdtempSync, rmSync } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { removeAbandoned } from './abandoned.js'
@@ -25,7 +25,15 @@ function owner(entry: string): number | undefined {
   }
 }
 
-const remove = (made: string) => rmSync(made, { recursive: true, force: true })
+/**
+ * Removes a directory of this module's making: its files, then itself, never recursing. What
+ * else is there (a directory, a link planted by whatever could write to the temporary
+ * directory) makes `rmdirSync` fail, and the directory stays.
+ */
+function remove(made: string): void {
+  for (const entry of readdirSync(made, { withFileTypes: true })) if (entry.isFile()) unlinkSync(path.join(made, entry.name))
+  rmdirSync(made)
+}
 
 /** The directory, made (mode 0700) on the first call. */
 export function privateDirectory(): string {

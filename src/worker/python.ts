@@ -53,9 +53,11 @@ interface PythonOutput {
 /**
  * The key of the object a genuine image crosses to Python as (the prelude's `Image`): its
  * handle in the run's table of images, with the fields a program reads. Random per worker, so a
- * tool's result that happens to hold such a key stays a dict.
+ * tool's result that happens to hold such a key stays a dict: drawn at first use, not as the
+ * module loads, which a startup snapshot would share among every helper restored from it.
  */
-const IMAGE_KEY = `__ptc_image_${randomHex()}__`
+let imageKey: string | undefined
+const imageKeyOf = () => (imageKey ??= `__ptc_image_${randomHex()}__`)
 /** The images the tools of the running Python program resolved, by handle. */
 let runImages: Image[] = []
 
@@ -138,7 +140,7 @@ export async function runPython(program: ProgramCode & { python: PythonProgram }
     const image = images[handle]
     if (image !== undefined) inspect(image)
   }
-  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces), show, IMAGE_KEY, brokeredFetch(namespaces))
+  interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces), show, imageKeyOf(), brokeredFetch(namespaces))
   write = (text) => output.text(text)
   let answer: string
   try {
@@ -226,7 +228,7 @@ function imagesForPython(this: unknown, _key: string, value: unknown): unknown {
   const images = runImages
   const handle = images.length
   images[handle] = value
-  const fields: Record<string, string | number> = { [IMAGE_KEY]: handle, path: value.path, width: value.width, height: value.height, mediaType: value.mediaType }
+  const fields: Record<string, string | number> = { [imageKeyOf()]: handle, path: value.path, width: value.width, height: value.height, mediaType: value.mediaType }
   if (value.name !== undefined) fields.name = value.name
   return fields
 }

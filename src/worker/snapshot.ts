@@ -14,8 +14,14 @@
  */
 // First, as in main.ts: a snapshot is made under the helper's start flags (start-flags.ts).
 import './start-flags.js'
+import { closeSync } from 'node:fs'
 import { startupSnapshot } from 'node:v8'
+import { SNAPSHOT_FD } from '../protocol/frames.js'
 import { startEnvironment } from './environment.js'
 import { helperProcessLink } from './helper-process.js'
 
-startupSnapshot.setDeserializeMainFunction(() => startEnvironment(helperProcessLink))
+startupSnapshot.setDeserializeMainFunction(() => {
+  // Node has read the snapshot: no program may hold its descriptor, the one way to the file.
+  closeSync(SNAPSHOT_FD)
+  startEnvironment(helperProcessLink)
+})

@@ -146,17 +146,15 @@ export class Sandbox {
 
   /**
    * The wrapper that confines a helper under `policy`; `undefined` when it runs unconfined.
-   * `helperFiles` are more files the helper runs from (its startup snapshot), bound read-only
-   * as the runtime's own. Computed once per policy and files, and reused: only the repository
-   * metadata in its writable roots is looked for at every helper start (a `.git` that appeared
-   * since is then protected too).
+   * Computed once per policy and reused: only the repository metadata in its writable roots is
+   * looked for at every helper start (a `.git` that appeared since is then protected too).
    */
-  wrapper(policy: SandboxExecutionPolicy, helperFiles: readonly string[] = []): HelperWrapper | undefined {
+  wrapper(policy: SandboxExecutionPolicy): HelperWrapper | undefined {
     if (!isConfined(policy.mode)) return undefined
     const scratch = this._scratchOf(policy)
     const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
     // Python's paths join once a Python runtime has found Pyodide and built its snapshot.
-    const runtimePaths = [...RUNTIME_PATHS, ...helperFiles, ...snapshotPaths()]
+    const runtimePaths = [...RUNTIME_PATHS, ...snapshotPaths()]
     const key = JSON.stringify([policyKey(policy), process.cwd(), roots.flatMap(repositoryMetadata), runtimePaths])
     let wrapper = this._wrappers.get(key)
     if (!wrapper) {

@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto'
 import { constants } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CHANNEL_FD, type HelperOptions, INBOX_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, SNAPSHOT_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
 import type { ChannelLimits } from '../../connection/frame-bounds.js'
 import type { ProgramCode } from '../../../protocol/messages.js'
 import type { Refusal } from '../environment.js'
@@ -55,8 +55,8 @@ export interface ProcessLaunch {
   /** Writable memory a fresh helper reserves before any program runs, in KiB (`dataBaseline`). */
   baselineKb: number
   maxOldGenerationSizeMb: number
-  /** The startup snapshot the helper starts from (helper-snapshot.ts), when it is ready. */
-  snapshot?: string
+  /** The host's descriptor of the startup snapshot the helper starts from (helper-snapshot.ts), when it is ready. */
+  snapshot?: number
   rehearsal?: ProgramCode
   /** The bounds the helper's frames are read within, as they arrive (frame-bounds.ts `channelLimits`). */
   channelLimits: ChannelLimits
@@ -107,13 +107,14 @@ class ProcessPipe implements Pipe {
       rehearsal: launch.rehearsal,
       subprocessMarker: this._marker,
     }
-    const node = helperCommand(options, launch.snapshot)
+    const node = helperCommand(options, launch.snapshot !== undefined)
     const inner = launch.budget ? withinProcessLimit(launch.budget.maxProcesses, node) : node
     const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
     const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
-    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
+    const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
+    if (launch.snapshot !== undefined) stdio[SNAPSHOT_FD] = launch.snapshot
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     const namespace = (this._namespace = launch.wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import type { HelperOptions } from '../../../protocol/frames.js'
+import { type HelperOptions, SNAPSHOT_FD } from '../../../protocol/frames.js'
 
 const ENVIRONMENT_FILE = fileURLToPath(new URL('./worker.cjs', import.meta.url))
 
@@ -41,16 +41,16 @@ export function helperFlags(maxOldGenerationSizeMb: number): string[] {
 }
 
 /**
- * `node` and its arguments for a helper started with `options`, from the startup `snapshot` file
- * when one is given (helper-snapshot.ts). The bundle's path stays on the command line either way,
- * so the helper finds its options in the same place.
+ * `node` and its arguments for a helper started with `options`; from the startup snapshot given
+ * as SNAPSHOT_FD (helper-snapshot.ts) when `fromSnapshot`. The bundle's path stays on the command
+ * line either way, so the helper finds its options in the same place.
  */
-export function helperCommand(options: HelperOptions, snapshot?: string): string[] {
+export function helperCommand(options: HelperOptions, fromSnapshot = false): string[] {
   return [
     process.execPath,
     '--no-warnings',
     ...helperFlags(options.maxOldGenerationSizeMb),
-    ...(snapshot === undefined ? [] : ['--snapshot-blob', snapshot]),
+    ...(fromSnapshot ? ['--snapshot-blob', `/proc/self/fd/${SNAPSHOT_FD}`] : []),
     ENVIRONMENT_FILE,
     JSON.stringify(options),
   ]

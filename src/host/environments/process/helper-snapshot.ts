@@ -9,29 +9,30 @@
  * helpers that start before it is ready load the bundle as before. It is made by `node
  * --build-snapshot` under the helper's own V8 flags (V8 restores it only under those), in the
  * helpers' CPU group and memory limit, then proven by starting one helper from it to `ready`,
- * whose rehearsal starts a worker thread (`PROOF_SOURCE`). It goes unused if either step fails,
- * and from the moment the file is not the one written (its inode, size and change time are
- * compared at each start).
+ * whose rehearsal starts a worker thread. If either step fails, this host process never uses it.
  *
- * The file lies in the host's private directory, readable by this user only; a confined helper
- * sees it through a read-only bind (confinement.ts), so no program can change what later helpers
- * restore. An unconfined program (`sandbox: 'none'`) can write whatever the host user can, this
- * file among them, as it can the package's own build.
+ * The snapshot is an unnamed file (`O_TMPFILE`): no path names it, in this host's temporary
+ * directory or any other, so nothing that can write there (another host's program whose
+ * writable root holds that directory, say) can replace, change or redirect it. The host holds
+ * its only descriptor and hands it to each helper as SNAPSHOT_FD, which Node reads through
+ * `/proc/self/fd` as the process starts and the environment closes before any program runs.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, rmSync, statSync } from 'node:fs'
-import path from 'node:path'
+import { closeSync, constants, fchmodSync, openSync } from 'node:fs'
+import os from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type HelperOptions } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, SNAPSHOT_FD } from '../../../protocol/frames.js'
 import type { ProgramCode } from '../../../protocol/messages.js'
 import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
-import { privateDirectory } from '../../../system/private-directory.js'
 import { lowerProgram } from '../../../transform/index.js'
 import { helperCommand, helperFlags } from './helper-command.js'
 
 const SNAPSHOT_ENTRY = fileURLToPath(new URL('./worker-snapshot.cjs', import.meta.url))
+
+/** Linux's `O_TMPFILE` (with `O_DIRECTORY`), which Node's `fs.constants` does not name. */
+const O_TMPFILE = 0o20200000
 
 /** Making the snapshot takes about 0.3 s of CPU; the helpers' CPU group may delay it behind programs. */
 const BUILD_TIMEOUT_MS = 60_000
@@ -64,22 +65,11 @@ interface Snapshot {
   state: 'idle' | 'building' | 'ready' | 'failed'
   /** The builder or proving helper running now: killed when the last hold is released. */
   child?: ChildProcess
-  file?: string
-  /** The file as it was written: inode, size and change time. */
-  identity?: string
+  /** The host's descriptor of the unnamed file, once it is ready. */
+  fd?: number
 }
 
 const snapshots = new Map<number, Snapshot>()
-
-/** The file's inode, size and change time; `undefined` when it is gone. */
-function identity(file: string): string | undefined {
-  try {
-    const { ino, size, ctimeMs } = statSync(file)
-    return `${ino}:${size}:${ctimeMs}`
-  } catch {
-    return undefined
-  }
-}
 
 /** The proof's program, lowered once. */
 function proofProgram(): ProgramCode {
@@ -100,7 +90,13 @@ export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarke
   let snapshot = snapshots.get(size)
   if (!snapshot) snapshots.set(size, (snapshot = { holders: 0, state: 'idle' }))
   snapshot.holders++
-  if (snapshot.state === 'idle') void make(snapshot, options, baselineKb)
+  if (snapshot.state === 'idle') {
+    snapshot.state = 'building'
+    void make(snapshot, options, baselineKb).catch(() => {
+      // Whatever went wrong only loses the snapshot: a host never fails for it.
+      snapshot.state = 'failed'
+    })
+  }
   let held = true
   return () => {
     if (!held) return
@@ -109,49 +105,46 @@ export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarke
   }
 }
 
-/** The snapshot file helpers with this heap size start from, when it is ready and unchanged. */
-export function helperSnapshot(maxOldGenerationSizeMb: number): string | undefined {
-  const snapshot = snapshots.get(maxOldGenerationSizeMb)
-  if (snapshot?.state !== 'ready') return undefined
-  if (identity(snapshot.file!) === snapshot.identity) return snapshot.file
-  snapshot.state = 'failed' // changed after it was written
-  return undefined
+/**
+ * The host's descriptor of the snapshot helpers with this heap size start from, once it is
+ * ready: to be given to the helper as SNAPSHOT_FD.
+ */
+export function helperSnapshot(maxOldGenerationSizeMb: number): number | undefined {
+  return snapshots.get(maxOldGenerationSizeMb)?.fd
 }
 
 async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): Promise<void> {
-  snapshot.state = 'building'
-  const file = path.join(privateDirectory(), `helper-${options.maxOldGenerationSizeMb}.snapshot`)
+  // Writable by this user only while the builder writes it; read-only after.
+  const fd = openSync(os.tmpdir(), O_TMPFILE | constants.O_RDWR, 0o600)
   const run = (command: string[], timeoutMs: number, ready?: (chunk: Buffer) => boolean) =>
-    runChild(snapshot, limitedCommand(baselineKb, BUILD_MEMORY_MB, command, helperCpuGroup()), timeoutMs, ready)
-  rmSync(file, { force: true })
-  let written: string | undefined
-  if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', file, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)) {
-    chmodSync(file, 0o400)
-    written = identity(file)
+    runChild(snapshot, limitedCommand(baselineKb, BUILD_MEMORY_MB, command, helperCpuGroup()), fd, timeoutMs, ready)
+  let made = false
+  try {
+    const blob = `/proc/self/fd/${SNAPSHOT_FD}`
+    if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', blob, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)) {
+      fchmodSync(fd, 0o400)
+      // No proof starts once the last hold was released; the proof is a helper like any other.
+      const command = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: randomUUID() }, true)
+      made = snapshot.holders > 0 && (await run(command, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"')))
+    }
+  } finally {
+    if (!made) closeSync(fd)
   }
-  // No proof starts once the last hold was released; the proof is a helper like any other.
-  const proof = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: randomUUID() }, file)
-  if (written !== undefined && snapshot.holders > 0 && (await run(proof, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"')))) {
-    snapshot.file = file
-    snapshot.identity = written
-    snapshot.state = 'ready'
-    return
-  }
-  rmSync(file, { force: true })
+  if (made) snapshot.fd = fd
   // Ended by the last release: the next hold makes it again. Otherwise this process never uses it.
-  snapshot.state = snapshot.holders === 0 ? 'idle' : 'failed'
+  snapshot.state = made ? 'ready' : snapshot.holders === 0 ? 'idle' : 'failed'
 }
 
 /**
- * Runs `args` through the shell (limits, CPU group), as `snapshot`'s child, until it exits, or
- * until `ready` accepts a chunk it writes to the channel descriptor (it is then killed). Whether
- * it exited with code 0, or was ready.
+ * Runs `args` through the shell (limits, CPU group), as `snapshot`'s child, with the snapshot's
+ * `fd` as SNAPSHOT_FD, until it exits, or until `ready` accepts a chunk it writes to the channel
+ * descriptor (it is then killed). Whether it exited with code 0, or was ready.
  */
-function runChild(snapshot: Snapshot, args: string[], timeoutMs: number, ready?: (chunk: Buffer) => boolean): Promise<boolean> {
+function runChild(snapshot: Snapshot, args: string[], fd: number, timeoutMs: number, ready?: (chunk: Buffer) => boolean): Promise<boolean> {
   return new Promise((resolve) => {
-    // A helper's descriptors: its channel, and its inbox (never written to here).
-    const stdio = ready ? ['ignore', 'ignore', 'ignore', 'pipe', 'ignore', 'pipe'] as const : 'ignore'
-    const child = spawn('/bin/sh', args, { env: {}, stdio: typeof stdio === 'string' ? stdio : [...stdio] })
+    // A helper's descriptors: its channel, its inbox (never written to here), and the snapshot.
+    const stdio = ['ignore', 'ignore', 'ignore', ready ? 'pipe' : 'ignore', 'ignore', ready ? 'pipe' : 'ignore', fd] as const
+    const child = spawn('/bin/sh', args, { env: {}, stdio: [...stdio] })
     snapshot.child = child
     // Neither keeps the host's process alive: a host that exits meanwhile just never uses it.
     child.unref()

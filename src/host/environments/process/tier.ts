@@ -56,7 +56,7 @@ export class ProcessTier implements Tier {
     const { maxOldGenerationSizeMb, maxMemoryMb, maxProcesses } = config
     const cwd = policy?.workspaceRoot ?? config.cwd
     const snapshot = helperSnapshot(maxOldGenerationSizeMb)
-    const confining = policy && sandbox!.wrapper(policy, snapshot === undefined ? [] : [snapshot])
+    const confining = policy && sandbox!.wrapper(policy)
     const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
     return processEnvironment({
       ...(wrapper ? { wrapper } : {}),
