@@ -1,18 +1,17 @@
 /**
  * The memory snapshot every Python environment restores instead of booting CPython: made once
  * per host process, in a worker thread that runs no program (Pyodide's `_makeSnapshot`), written
- * to a read-only file in the host's private directory (src/system/private-directory.ts), and named
- * with its SHA-256. A worker restores it only when the file still has that digest
- * (src/worker/python.ts), so a file changed after it was written is never restored; the confined
- * helper sees it through a read-only bind (confinement.ts).
+ * to a private read-only file, and named with its SHA-256. A worker restores it only when the
+ * file still has that digest (src/worker/python.ts), so a file changed after it was written is
+ * never restored; the confined helper sees it through a read-only bind (confinement.ts).
  * Measured before: about 3 s to boot against about 0.33 s to restore, on an idle machine.
  */
 import { createHash } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { PythonSnapshot } from '../protocol/messages.js'
-import { privateDirectory } from '../system/private-directory.js'
 import type { PythonRuntime } from './runtime.js'
 
 /** The builder's code: boot Pyodide with what the prelude imports, then snapshot its memory. */
@@ -29,6 +28,7 @@ loadPyodide({ indexURL: workerData.directory + '/', env: { HOME: '/home/pyodide'
 
 let building: Promise<PythonSnapshot | undefined> | undefined
 let built: PythonSnapshot | undefined
+let directory: string | undefined
 let pyodideDirectory: string | undefined
 
 /**
@@ -71,8 +71,18 @@ async function build(runtime: PythonRuntime): Promise<PythonSnapshot> {
     void worker.terminate()
   }
   if (!answer.bytes || answer.version !== runtime.version) throw new Error(answer.error ?? `snapshot of Pyodide ${answer.version}, expected ${runtime.version}`)
-  const file = path.join(privateDirectory(), `pyodide-${runtime.version}.snapshot`)
-  // `wx`: never through a link or over a file someone else put there.
+  directory ??= mkdtempSync(path.join(os.tmpdir(), 'ptc-runtime-python-'))
+  const file = path.join(directory, `pyodide-${runtime.version}.snapshot`)
+  // `wx`: never through a link, or over a file something else put there first.
   writeFileSync(file, answer.bytes, { mode: 0o400, flag: 'wx' })
+  chmodSync(directory, 0o500)
+  process.once('exit', () => {
+    try {
+      chmodSync(directory!, 0o700)
+      rmSync(directory!, { recursive: true, force: true })
+    } catch {
+      // best effort: the directory is private and read-only
+    }
+  })
   return { file, sha256: createHash('sha256').update(answer.bytes).digest('hex'), version: runtime.version }
 }

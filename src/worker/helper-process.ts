@@ -22,6 +22,7 @@
  *
  * This code shares the program's realm, so it calls only what it captured (src/intrinsics.ts).
  */
+import { closeSync, readFileSync, readdirSync } from 'node:fs'
 import { types } from 'node:util'
 import { CHANNEL_FD, type HelperFrame, type HelperOptions, INBOX_FD } from '../protocol/frames.js'
 import type { HostMessage } from '../protocol/messages.js'
@@ -73,6 +74,7 @@ export function helperProcessLink(): EnvironmentLink {
     endThread()
   }
   clearEnvironment()
+  closeInheritedDescriptors()
   refuseProcessWideState()
   reportExit(send)
   return {
@@ -110,6 +112,35 @@ function clearEnvironment(): void {
   const env = realmProcess.env
   const names = ownKeys(env)
   for (let at = 0; at < names.length; at++) deleteProperty(env, names[at]!)
+}
+
+/** `O_CLOEXEC`, as `/proc/self/fdinfo` prints open flags (octal). */
+const O_CLOEXEC = 0o2000000
+/** The descriptors the host gives a helper: stdio, the channel, the inbox. */
+const GIVEN = [0, 1, 2, CHANNEL_FD, INBOX_FD]
+
+/**
+ * Closes every descriptor the helper inherited but the host did not give it. A host inherits
+ * descriptors from whatever started it (a shell's redirection, a supervisor's sockets) without
+ * close-on-exec, and every process it spawns inherits them in turn, through bubblewrap: one that
+ * leads to a directory outside the sandbox would let a program write there through
+ * `/proc/self/fd`. Node opens its own with close-on-exec, which tells them apart.
+ */
+function closeInheritedDescriptors(): void {
+  /* eslint-disable hostile-realm/captured-builtins -- called once as the helper starts, before any program */
+  const entries = readdirSync('/proc/self/fd')
+  for (let at = 0; at < entries.length; at++) {
+    const fd = Number(entries[at])
+    if (GIVEN.includes(fd)) continue
+    let flags: number
+    try {
+      flags = parseInt(/^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0', 8)
+    } catch {
+      continue // the listing's own descriptor, closed by now
+    }
+    if ((flags & O_CLOEXEC) === 0) closeSync(fd)
+  }
+  /* eslint-enable hostile-realm/captured-builtins */
 }
 
 /** Node's `unavailable()` for process-wide state in a worker, kept so a program sees one runtime on every tier. */

@@ -20,8 +20,15 @@ import { SNAPSHOT_FD } from '../protocol/frames.js'
 import { startEnvironment } from './environment.js'
 import { helperProcessLink } from './helper-process.js'
 
+/* eslint-disable hostile-realm/captured-builtins -- runs as the process starts, before any program */
 startupSnapshot.setDeserializeMainFunction(() => {
   // Node has read the snapshot: no program may hold its descriptor, the one way to the file.
   closeSync(SNAPSHOT_FD)
+  // Nor name it: a program's `fork()` passes execArgv on, and its child would read the
+  // descriptor 6 it has instead.
+  const flags = process.execArgv
+  const at = flags.indexOf('--snapshot-blob')
+  if (at !== -1) flags.splice(at, 2)
   startEnvironment(helperProcessLink)
 })
+/* eslint-enable hostile-realm/captured-builtins */

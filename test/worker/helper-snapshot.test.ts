@@ -11,7 +11,9 @@ import { startRuntime, textOf } from '../helpers/runtime.js'
 type Env = Awaited<ReturnType<typeof startRuntime>>
 
 /** Where the helper running this program read its startup snapshot from, or null. */
-const SNAPSHOT_OF_HELPER = `const at = process.execArgv.indexOf('--snapshot-blob'); return at === -1 ? null : process.execArgv[at + 1]`
+const SNAPSHOT_OF_HELPER = `const args = (await import('node:fs')).readFileSync('/proc/self/cmdline', 'utf8').split('\\0'); const at = args.indexOf('--snapshot-blob'); return at === -1 ? null : args[at + 1]`
+/** An expression: whether the helper running the program started from the snapshot (its real command line says). */
+const RESTORED = `(await import('node:fs')).readFileSync('/proc/self/cmdline', 'utf8').split('\\0').includes('--snapshot-blob')`
 
 /** Runs fresh environments until one starts from the startup snapshot; its file. */
 async function snapshotInUse(env: Env): Promise<string> {
@@ -79,7 +81,7 @@ describe.skipIf(!RESTORES)('the process tier\'s startup snapshot', () => {
       const program = `
         const bytes = crypto.getRandomValues(new Uint8Array(16))
         console.log('echo', await tools.echo({ n: 2 }))
-        return [process.execArgv.includes('--snapshot-blob'), Math.random(), crypto.randomUUID(), Buffer.from(bytes).toString('hex'), process.pid]`
+        return [${RESTORED}, Math.random(), crypto.randomUUID(), Buffer.from(bytes).toString('hex'), process.pid]`
       const tools = { echo: async (value: { n: number }) => value }
       const [first, second] = await Promise.all([1, 2].map(() => env.run(program, { bindings: [{ global: 'tools', functions: tools }] })))
       for (const result of [first!, second!]) {
@@ -94,7 +96,7 @@ describe.skipIf(!RESTORES)('the process tier\'s startup snapshot', () => {
     }
   })
 
-  it('a program in a helper started from it starts worker threads of its own, and may not signal its own process', async () => {
+  it('a program in a helper started from it starts worker threads and Node children of its own, and may not signal its own process', async () => {
     const env = await startRuntime({ isolation: 'process', poolSize: 0 })
     try {
       await snapshotInUse(env)
@@ -107,9 +109,11 @@ describe.skipIf(!RESTORES)('the process tier\'s startup snapshot', () => {
         })
         let refused = false
         try { process.kill(process.pid, 'SIGKILL') } catch { refused = true }
-        return [process.execArgv.includes('--snapshot-blob'), seen === process.cwd(), refused]`)
+        // A child started as fork() starts one, with the helper's execArgv.
+        const child = (await import('node:child_process')).spawnSync(process.execPath, [...process.execArgv, '-e', 'process.stdout.write("child")'], { encoding: 'utf8' })
+        return [${RESTORED}, seen === process.cwd(), refused, child.stdout]`)
       expect(result.error).toBeUndefined()
-      expect(result.value).toEqual([true, true, true])
+      expect(result.value).toEqual([true, true, true, 'child'])
     } finally {
       await env.dispose()
     }
@@ -124,7 +128,7 @@ describe.skipIf(!RESTORES)('the process tier\'s startup snapshot', () => {
       await snapshotInUse(env)
       const result = await env.run(`
         const response = await fetch('http://${origin}/there', { headers: new Headers({ accept: 'text/plain' }) })
-        return [process.execArgv.includes('--snapshot-blob'), response instanceof Response, response.status, await response.text()]`)
+        return [${RESTORED}, response instanceof Response, response.status, await response.text()]`)
       expect(result.error).toBeUndefined()
       expect(result.value).toEqual([true, true, 200, 'hello /there'])
     } finally {

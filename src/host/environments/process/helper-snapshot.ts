@@ -15,11 +15,14 @@
  * directory or any other, so nothing that can write there (another host's program whose
  * writable root holds that directory, say) can replace, change or redirect it. The host holds
  * its only descriptor and hands it to each helper as SNAPSHOT_FD, which Node reads through
- * `/proc/self/fd` as the process starts and the environment closes before any program runs.
+ * `/proc/self/fd` as the process starts and the environment closes before any program runs. A
+ * process of this user outside every sandbox (an unconfined program) can still reach it through
+ * `/proc/<host>/fd`: the file's size and change time are compared before each start, and a
+ * change turns the snapshot off for good.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { closeSync, constants, fchmodSync, openSync } from 'node:fs'
+import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, SNAPSHOT_FD } from '../../../protocol/frames.js'
@@ -31,8 +34,8 @@ import { helperCommand, helperFlags } from './helper-command.js'
 
 const SNAPSHOT_ENTRY = fileURLToPath(new URL('./worker-snapshot.cjs', import.meta.url))
 
-/** Linux's `O_TMPFILE` (with `O_DIRECTORY`), which Node's `fs.constants` does not name. */
-const O_TMPFILE = 0o20200000
+/** Linux's `O_TMPFILE`, which Node's `fs.constants` does not name: its own bit with `O_DIRECTORY`. */
+const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY
 
 /** Making the snapshot takes about 0.3 s of CPU; the helpers' CPU group may delay it behind programs. */
 const BUILD_TIMEOUT_MS = 60_000
@@ -67,6 +70,10 @@ interface Snapshot {
   child?: ChildProcess
   /** The host's descriptor of the unnamed file, once it is ready. */
   fd?: number
+  /** The file's size and change time once made: any later change turns it off. */
+  identity?: string
+  /** The last release ended the build: a hold that comes before it has ended starts it again. */
+  cancelled?: boolean
 }
 
 const snapshots = new Map<number, Snapshot>()
@@ -90,19 +97,37 @@ export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarke
   let snapshot = snapshots.get(size)
   if (!snapshot) snapshots.set(size, (snapshot = { holders: 0, state: 'idle' }))
   snapshot.holders++
-  if (snapshot.state === 'idle') {
-    snapshot.state = 'building'
-    void make(snapshot, options, baselineKb).catch(() => {
-      // Whatever went wrong only loses the snapshot: a host never fails for it.
-      snapshot.state = 'failed'
-    })
-  }
+  if (snapshot.state === 'idle') start(snapshot, options, baselineKb)
   let held = true
   return () => {
     if (!held) return
     held = false
-    if (--snapshot.holders === 0) snapshot.child?.kill('SIGKILL')
+    if (--snapshot.holders > 0 || snapshot.state !== 'building') return
+    snapshot.cancelled = true
+    snapshot.child?.kill('SIGKILL')
   }
+}
+
+function start(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): void {
+  snapshot.state = 'building'
+  snapshot.cancelled = false
+  void make(snapshot, options, baselineKb).then(
+    () => {
+      // Ended by the last release: the next hold starts it again, or this one if it came meanwhile.
+      if (snapshot.state !== 'idle' || snapshot.holders === 0) return
+      start(snapshot, options, baselineKb)
+    },
+    () => {
+      // Whatever went wrong only loses the snapshot: a host never fails for it.
+      snapshot.state = 'failed'
+    },
+  )
+}
+
+/** The file's size and change time: a write, a truncation or a mode change moves them. */
+function identity(fd: number): string {
+  const { size, ctimeMs } = fstatSync(fd)
+  return `${size}:${ctimeMs}`
 }
 
 /**
@@ -110,7 +135,15 @@ export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarke
  * ready: to be given to the helper as SNAPSHOT_FD.
  */
 export function helperSnapshot(maxOldGenerationSizeMb: number): number | undefined {
-  return snapshots.get(maxOldGenerationSizeMb)?.fd
+  const snapshot = snapshots.get(maxOldGenerationSizeMb)
+  if (snapshot?.fd === undefined) return undefined
+  if (identity(snapshot.fd) === snapshot.identity) return snapshot.fd
+  // Changed since it was made: only a process of this user outside every sandbox can (through
+  // /proc/<host>/fd), and no helper starts from what it wrote.
+  closeSync(snapshot.fd)
+  snapshot.fd = undefined
+  snapshot.state = 'failed'
+  return undefined
 }
 
 async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): Promise<void> {
@@ -123,16 +156,17 @@ async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocess
     const blob = `/proc/self/fd/${SNAPSHOT_FD}`
     if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', blob, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)) {
       fchmodSync(fd, 0o400)
+      snapshot.identity = identity(fd)
       // No proof starts once the last hold was released; the proof is a helper like any other.
       const command = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: randomUUID() }, true)
-      made = snapshot.holders > 0 && (await run(command, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"')))
+      made = !snapshot.cancelled && (await run(command, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"'))) && identity(fd) === snapshot.identity
     }
   } finally {
     if (!made) closeSync(fd)
   }
   if (made) snapshot.fd = fd
-  // Ended by the last release: the next hold makes it again. Otherwise this process never uses it.
-  snapshot.state = made ? 'ready' : snapshot.holders === 0 ? 'idle' : 'failed'
+  // Ended by the last release: made again at the next hold. Otherwise this process never uses it.
+  snapshot.state = made ? 'ready' : snapshot.cancelled ? 'idle' : 'failed'
 }
 
 /**
