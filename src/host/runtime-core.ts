@@ -202,7 +202,7 @@ export class RuntimeCore {
     this._holds.clear()
     this._durable.close()
     await source?.drain()
-    this._tier.stop?.()
+    await this._tier.stop?.()
     this._sandbox?.dispose()
   }
 

@@ -52,5 +52,5 @@ export interface Tier {
    */
   capacity?(): number
   /** Once every environment has ended, at the runtime's disposal: releases what `start` set up. */
-  stop?(): void
+  stop?(): void | Promise<void>
 }

@@ -68,6 +68,8 @@ interface Snapshot {
   state: 'idle' | 'building' | 'ready' | 'failed'
   /** The builder or proving helper running now: killed when the last hold is released. */
   child?: ChildProcess
+  /** Resolves once that child has exited. */
+  exited?: Promise<void>
   /** The host's descriptor of the unnamed file, once it is ready. */
   fd?: number
   /** The file's size and change time once made: any later change turns it off. */
@@ -89,22 +91,24 @@ function proofProgram(): ProgramCode {
 
 /**
  * Holds the snapshot of helpers started with `options`' heap size from a tier's start to its
- * stop, making it if it is not made yet. The last release ends a build still running, and the
+ * stop, making it if it is not made yet. The last release ends a build still running, resolving
+ * once its process has exited (it is in the helpers' CPU group, which is removed next), and the
  * next hold starts it again.
  */
-export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): () => void {
+export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): () => Promise<void> {
   const size = options.maxOldGenerationSizeMb
   let snapshot = snapshots.get(size)
   if (!snapshot) snapshots.set(size, (snapshot = { holders: 0, state: 'idle' }))
   snapshot.holders++
   if (snapshot.state === 'idle') start(snapshot, options, baselineKb)
   let held = true
-  return () => {
+  return async () => {
     if (!held) return
     held = false
     if (--snapshot.holders > 0 || snapshot.state !== 'building') return
     snapshot.cancelled = true
     snapshot.child?.kill('SIGKILL')
+    await snapshot.exited
   }
 }
 
@@ -180,6 +184,7 @@ function runChild(snapshot: Snapshot, args: string[], fd: number, timeoutMs: num
     const stdio = ['ignore', 'ignore', 'ignore', ready ? 'pipe' : 'ignore', 'ignore', ready ? 'pipe' : 'ignore', fd] as const
     const child = spawn('/bin/sh', args, { env: {}, stdio: [...stdio] })
     snapshot.child = child
+    snapshot.exited = new Promise((exited) => child.once('close', () => exited()))
     // Neither keeps the host's process alive: a host that exits meanwhile just never uses it.
     child.unref()
     for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.()

@@ -30,7 +30,7 @@ export class ProcessTier implements Tier {
   /** Its hold on the host's helper CPU group (cpu-group.ts), from its start to its stop. */
   private _releaseCpuGroup: (() => void) | undefined
   /** Its hold on the helpers' startup snapshot (helper-snapshot.ts), from its start to its stop. */
-  private _releaseSnapshot: (() => void) | undefined
+  private _releaseSnapshot: (() => Promise<void>) | undefined
 
   async start(setting: TierSetting): Promise<void> {
     this._setting = setting
@@ -46,8 +46,9 @@ export class ProcessTier implements Tier {
     this._releaseSnapshot = holdHelperSnapshot({ maxOldGenerationSizeMb, rehearsal: rehearsalProgram(language) }, this._baselineKb)
   }
 
-  stop(): void {
-    this._releaseSnapshot?.()
+  async stop(): Promise<void> {
+    // The snapshot's builder, if it still runs, leaves the CPU group first.
+    await this._releaseSnapshot?.()
     this._releaseCpuGroup?.()
   }
 
