@@ -68,7 +68,7 @@ interface Snapshot {
   state: 'idle' | 'building' | 'ready' | 'failed'
   /** The builder or proving helper running now: killed when the last hold is released. */
   child?: ChildProcess
-  /** Resolves once that child has exited. */
+  /** Resolves once that child has exited (it has then left the CPU group). */
   exited?: Promise<void>
   /** The host's descriptor of the unnamed file, once it is ready. */
   fd?: number
@@ -107,6 +107,8 @@ export function holdHelperSnapshot(options: Omit<HelperOptions, 'subprocessMarke
     held = false
     if (--snapshot.holders > 0 || snapshot.state !== 'building') return
     snapshot.cancelled = true
+    // Held by nothing else, the host could exit before hearing the exit it waits for.
+    snapshot.child?.ref()
     snapshot.child?.kill('SIGKILL')
     await snapshot.exited
   }
@@ -184,7 +186,11 @@ function runChild(snapshot: Snapshot, args: string[], fd: number, timeoutMs: num
     const stdio = ['ignore', 'ignore', 'ignore', ready ? 'pipe' : 'ignore', 'ignore', ready ? 'pipe' : 'ignore', fd] as const
     const child = spawn('/bin/sh', args, { env: {}, stdio: [...stdio] })
     snapshot.child = child
-    snapshot.exited = new Promise((exited) => child.once('close', () => exited()))
+    // A child that could not be started never exits: its 'error' ends the wait instead.
+    snapshot.exited = new Promise((exited) => {
+      child.once('exit', () => exited())
+      child.once('error', () => exited())
+    })
     // Neither keeps the host's process alive: a host that exits meanwhile just never uses it.
     child.unref()
     for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.()
