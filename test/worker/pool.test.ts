@@ -1,11 +1,24 @@
+import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { PoolDemand, SHRINK_AFTER_MS } from '../../src/host/environments/pool-demand.js'
 import { childProcesses } from '../helpers/processes.mjs'
 import { startRuntime } from '../helpers/runtime.js'
 
-/** Helper processes of this host: its direct children. */
-const helpers = () => childProcesses().length
+/**
+ * Helper processes of this host: its direct children, but for the process tier's startup
+ * snapshot's builder and proving helper, which run for a moment after a runtime starts.
+ */
+const helpers = () => childProcesses().filter((pid) => !snapshotMaker(pid)).length
+
+function snapshotMaker(pid: number): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    return args.includes('--build-snapshot') || args.includes('process.exit(70)')
+  } catch {
+    return false // gone
+  }
+}
 
 /** Waits until the count `probe` returns has not changed for a while, and returns it. */
 async function steady(probe: () => number): Promise<number> {
