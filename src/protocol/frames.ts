@@ -17,7 +17,7 @@
  * worker, in the program's realm, so it follows the hostile-realm rule (src/intrinsics.ts): the
  * worker's encoder must not meet a planted `toJSON`, and the reader calls only what it captured.
  */
-import type { HostMessage, ProgramCode, WorkerMessage } from './messages.js'
+import type { HostMessage, ProgramCode, PythonSnapshot, WorkerMessage } from './messages.js'
 import { uncurryThis } from '../intrinsics.js'
 import { getOwnPropertyDescriptor, getPrototypeOf, isArray, stringify } from '../json/intrinsics.js'
 import { jsonText } from '../json/text.js'
@@ -41,6 +41,8 @@ export const WRAPPER_INPUT_FD = 4
  * the environment (src/worker/snapshot.ts) before any program runs.
  */
 export const SNAPSHOT_FD = 6
+/** Python's interpreter snapshot (src/python/snapshot.ts), when the host has built it: see PythonSnapshot. */
+export const PYTHON_SNAPSHOT_FD = 7
 
 /** Start-up options, passed as the helper's only argument (JSON): those of its worker. */
 export interface HelperOptions {
@@ -49,6 +51,8 @@ export interface HelperOptions {
   rehearsal?: ProgramCode
   /** The marker every subprocess inherits, chosen by the host. */
   subprocessMarker: string
+  /** Python's snapshot, given as PYTHON_SNAPSHOT_FD, when the host had built it as the helper started. */
+  pythonSnapshot?: PythonSnapshot
 }
 
 // shapes -----------------------------------------------------------------------------------

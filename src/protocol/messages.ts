@@ -77,13 +77,21 @@ export interface PythonProgram {
   directory: string
   /** The version the host read there; the worker checks the interpreter it loads against it. */
   version: string
-  /** The memory snapshot to restore instead of booting (src/python/snapshot.ts). */
-  snapshot?: PythonSnapshot
 }
 
-/** A Pyodide memory snapshot: a read-only file, its SHA-256 (checked before restoring) and Pyodide's version. */
+/**
+ * The Pyodide memory snapshot an environment is handed as it starts, to restore instead of
+ * booting (src/python/snapshot.ts): an unnamed read-only file, read through `/proc/self/fd` at
+ * `descriptor`, with its SHA-256 (checked before restoring) and Pyodide's version.
+ */
 export interface PythonSnapshot {
-  file: string
+  descriptor: number
+  /**
+   * The descriptor is the environment's own (a helper's PYTHON_SNAPSHOT_FD): closed once read, or
+   * before a first run that is not Python, so no program holds it. A worker thread of the host's
+   * reads the host's own descriptor, and never closes it.
+   */
+  own: boolean
   sha256: string
   version: string
 }
@@ -134,6 +142,8 @@ export interface WorkerData {
   sharesHostProcess: boolean
   /** The marker every subprocess inherits (SUBPROCESS_MARKER_VARIABLE). */
   subprocessMarker: string
+  /** Python's snapshot, when the host had built it as the worker started. */
+  pythonSnapshot?: PythonSnapshot
 }
 
 // host -> worker ---------------------------------------------------------------------------

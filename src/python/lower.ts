@@ -8,7 +8,7 @@ import { type ProgramCode, REHEARSAL_GLOBAL } from '../protocol/messages.js'
 import type { PtcProgramFormat } from '../seam/types.js'
 import type { LoweredProgram } from '../transform/index.js'
 import { pythonRuntime } from './runtime.js'
-import { builtSnapshot, pythonSnapshot } from './snapshot.js'
+import { pythonSnapshot } from './snapshot.js'
 
 /** The rehearsal of a Python deployment's workers (see REHEARSAL_SOURCE), in the function-body format. */
 export const PYTHON_REHEARSAL_SOURCE = `import asyncio
@@ -21,9 +21,8 @@ return {"echoed": echoed, "both": both}
 /** `source` ready to cross to the worker as a Python program of `format`. */
 export function lowerPython(source: string, format: PtcProgramFormat): LoweredProgram & ProgramCode {
   const runtime = pythonRuntime()
-  const snapshot = builtSnapshot()
-  if (!snapshot) void pythonSnapshot(runtime) // later environments restore it; this one boots
+  void pythonSnapshot(runtime) // environments started once it is built restore it; those before boot
   const { directory, version } = runtime
   // No positions: Python's own tracebacks already speak the program's lines.
-  return { code: source, positions: { file: 'program.py', runs: [] }, declared: [], python: { format, directory, version, ...(snapshot ? { snapshot } : {}) } }
+  return { code: source, positions: { file: 'program.py', runs: [] }, declared: [], python: { format, directory, version } }
 }

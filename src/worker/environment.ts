@@ -11,6 +11,7 @@ import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { captureAtomics, dataProperty, defineProperty, realmGlobal } from './intrinsics.js'
+import { handPythonSnapshot, releasePythonSnapshot } from './python.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { captureFetchClasses } from './web-fetch.js'
@@ -32,6 +33,7 @@ export function startEnvironment(makeLink: () => EnvironmentLink): void {
   // Made before anything below replaces `process.cwd`.
   const link = makeLink()
   const { outbox, sharesHostProcess, rehearsal } = link
+  handPythonSnapshot(link.pythonSnapshot)
   const state = createProgramState()
   let current: WorkerRun | undefined
 
@@ -68,6 +70,7 @@ export function startEnvironment(makeLink: () => EnvironmentLink): void {
   function receive(message: HostMessage): void {
     if (message.type === 'warm') return
     if (message.type !== 'run') return current?.receive(message)
+    if (!message.program.python && !message.initializer?.python) releasePythonSnapshot()
     resetProcessStreams()
     current = new WorkerRun(outbox, message, sharesHostProcess)
     setWorkingDirectory(message.cwd)

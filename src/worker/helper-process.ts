@@ -24,7 +24,7 @@
  */
 import { closeSync, readFileSync, readdirSync } from 'node:fs'
 import { types } from 'node:util'
-import { CHANNEL_FD, type HelperFrame, type HelperOptions, INBOX_FD } from '../protocol/frames.js'
+import { CHANNEL_FD, type HelperFrame, type HelperOptions, INBOX_FD, PYTHON_SNAPSHOT_FD } from '../protocol/frames.js'
 import type { HostMessage } from '../protocol/messages.js'
 import { jsonText } from '../json/text.js'
 import { createFrameLock, writeFrame } from './channel.js'
@@ -83,6 +83,7 @@ export function helperProcessLink(): EnvironmentLink {
     subprocessMarker: options.subprocessMarker,
     rehearsal: options.rehearsal,
     framed: true,
+    pythonSnapshot: options.pythonSnapshot,
     serve(receive) {
       // A run on the channel is one whose cwd the helper is not in: it moves there first, so the
       // program has a real working directory. Runs in the same cwd and replies take the inbox.
@@ -116,8 +117,8 @@ function clearEnvironment(): void {
 
 /** `O_CLOEXEC`, as `/proc/self/fdinfo` prints open flags (octal). */
 const O_CLOEXEC = 0o2000000
-/** The descriptors the host gives a helper: stdio, the channel, the inbox. */
-const GIVEN = [0, 1, 2, CHANNEL_FD, INBOX_FD]
+/** The descriptors the host gives a helper: stdio, the channel, the inbox, Python's snapshot. */
+const GIVEN = [0, 1, 2, CHANNEL_FD, INBOX_FD, PYTHON_SNAPSHOT_FD]
 
 /**
  * Closes every descriptor the helper inherited but the host did not give it. A host inherits

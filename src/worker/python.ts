@@ -19,6 +19,7 @@ import { type ProgramFetch, type PythonFetch, messageOf, pythonFetch } from './p
 
 // Captured before any program runs: the snapshot's check must not be one a program replaced.
 const readFile = fs.readFileSync
+const close = fs.closeSync
 type Subtle = typeof globalThis.crypto.subtle
 const subtle = globalThis.crypto.subtle
 const webCrypto = globalThis.crypto
@@ -82,16 +83,41 @@ function writer(buffer: Uint8Array): number {
   return buffer.length
 }
 
+/** The snapshot this environment was handed as it started, until it is read or let go. */
+let handed: PythonSnapshot | undefined
+
+/** Keeps the snapshot the environment was handed (see PythonSnapshot), for the interpreter's load. */
+export function handPythonSnapshot(snapshot: PythonSnapshot | undefined): void {
+  handed = snapshot
+}
+
+/**
+ * Lets the handed snapshot go: a descriptor of the environment's own is closed, so the program
+ * about to run (one that is not Python, or after the interpreter loaded) never holds it.
+ */
+export function releasePythonSnapshot(): void {
+  if (handed?.own) {
+    try {
+      close(handed.descriptor)
+    } catch {
+      // closed already
+    }
+  }
+  handed = undefined
+}
+
 /** The worker's interpreter, loaded on first use (the pool loads it before `ready`, see environment.ts). */
 export function loadInterpreter(python: PythonProgram): Promise<Interpreter> {
   loading ??= load(python)
   return loading
 }
 
-async function load({ directory, version, snapshot }: PythonProgram): Promise<Interpreter> {
+async function load({ directory, version }: PythonProgram): Promise<Interpreter> {
   const requireFrom = createRequire(`${directory}/package.json`)
   const { loadPyodide } = requireFrom('./pyodide.js') as { loadPyodide(options: object): Promise<Pyodide> }
-  const restored = snapshot && snapshot.version === version ? await checkedSnapshot(snapshot) : undefined
+  const snapshot = handed
+  handed = undefined
+  const restored = snapshot && (await checkedSnapshot(snapshot, version))
   const options = { indexURL: `${directory}/`, env: { HOME: '/home/pyodide' }, packages: [], checkAPIVersion: true }
   const pyodide = await loadPyodide(restored ? { ...options, _loadSnapshot: restored } : options)
   if (pyodide.version !== version) throw new ErrorOf(`Pyodide ${pyodide.version} loaded from ${directory}, but the host resolved ${version}`)
@@ -108,13 +134,20 @@ async function load({ directory, version, snapshot }: PythonProgram): Promise<In
   }
 }
 
-/** The snapshot's bytes when the file still has the digest the host computed; otherwise the worker boots. */
-async function checkedSnapshot({ file, sha256 }: PythonSnapshot): Promise<Uint8Array | undefined> {
+/**
+ * The snapshot's bytes when it is of `version` and the file still has the digest the host
+ * computed; otherwise the worker boots. A descriptor of the environment's own is closed either way.
+ */
+async function checkedSnapshot({ descriptor, own, sha256, version: made }: PythonSnapshot, version: string): Promise<Uint8Array | undefined> {
   let bytes: Uint8Array
   try {
-    bytes = readFile(file)
+    if (made !== version) return undefined
+    // Through a description of its own: the descriptor's offset is shared with other helpers.
+    bytes = readFile(`/proc/self/fd/${descriptor}`)
   } catch {
     return undefined
+  } finally {
+    if (own) close(descriptor)
   }
   const hash = new Uint8ArrayOf(await digest(subtle, 'SHA-256', bytes))
   let hex = ''

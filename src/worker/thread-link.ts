@@ -5,7 +5,7 @@
  * them on a descriptor of its own (inbox.ts).
  */
 import { workerData } from 'node:worker_threads'
-import type { HostMessage, ProgramCode, ReadyMessage, WorkerData } from '../protocol/messages.js'
+import type { HostMessage, ProgramCode, PythonSnapshot, ReadyMessage, WorkerData } from '../protocol/messages.js'
 import { FORGED_FRAME } from '../protocol/frames.js'
 import { writeFrame } from './channel.js'
 import { readInbox } from './inbox.js'
@@ -23,6 +23,8 @@ export interface EnvironmentLink {
   readonly rehearsal: ProgramCode | undefined
   /** A run's messages travel as frames on descriptors (a helper's), not on a port: the rehearsal warms that path. */
   readonly framed: boolean
+  /** Python's snapshot, when the host handed one (src/worker/python.ts). */
+  readonly pythonSnapshot: PythonSnapshot | undefined
   /** Starts handing the host's messages to `receive`, and tells the host the environment is ready. Once. */
   serve(receive: (message: HostMessage) => void): void
 }
@@ -37,16 +39,18 @@ export function workerThreadLink(): EnvironmentLink {
   // most of the host's from a descriptor of its own (inbox.ts); `ready` still goes to the
   // helper's main thread, which starts serving the host then.
   const channel = data.channel
-  const rehearsal = data.rehearsal
+  const { rehearsal, pythonSnapshot } = data
   delete data.port
   delete data.channel
   delete data.rehearsal
+  delete data.pythonSnapshot
   return {
     outbox: channel ? channelOutbox(channel.fd, channel.lock) : portOutbox(port),
     sharesHostProcess: data.sharesHostProcess,
     subprocessMarker: data.subprocessMarker,
     rehearsal,
     framed: channel !== undefined,
+    pythonSnapshot,
     serve(receive) {
       // eslint-disable-next-line hostile-realm/captured-builtins -- called once, before any program runs
       port.on('message', receive)

@@ -1,25 +1,25 @@
 import { readdirSync, readlinkSync } from 'node:fs'
-import os from 'node:os'
 import { childProcesses, threadCount } from './processes.mjs'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export { childProcesses, threadCount }
 
 /**
- * Whether a descriptor leads to a process tier's startup snapshot: a file without a name in the
- * temporary directory (`O_TMPFILE`), which the runtime keeps for the process's life, one per heap
- * size (src/host/environments/process/helper-snapshot.ts). Not a leak.
+ * Whether a descriptor leads to a file without a name (`O_TMPFILE`, which Linux shows as
+ * `<directory>/#<inode> (deleted)`): the runtime keeps those for the process's life, a startup
+ * snapshot per heap size (src/host/environments/process/helper-snapshot.ts) and Python's
+ * snapshot (src/python/snapshot.ts). Not a leak.
  */
-export function isStartupSnapshot(target: string): boolean {
-  return target.startsWith(`${os.tmpdir()}/#`) && target.endsWith(' (deleted)')
+export function isUnnamedFile(target: string): boolean {
+  return /\/#\d+ \(deleted\)$/.test(target)
 }
 
-/** Open file descriptors of this process, but a startup snapshot's. */
+/** Open file descriptors of this process, but unnamed files'. */
 export function openDescriptors(): number {
   let count = 0
   for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      if (!isStartupSnapshot(readlinkSync(`/proc/self/fd/${fd}`))) count++
+      if (!isUnnamedFile(readlinkSync(`/proc/self/fd/${fd}`))) count++
     } catch {
       // closed while we looked (the listing's own descriptor, for one)
     }

@@ -48,6 +48,13 @@ describe('Python programs (thread tier)', () => {
   }, 180_000)
   afterAll(() => env?.dispose())
 
+  it('restores every worker from the host’s snapshot', SLOW, async () => {
+    // CPython draws its hash seed as it boots: workers restored from one snapshot share it.
+    const [first, second] = [await run('return hash("ptc-runtime")'), await run('return hash("ptc-runtime")')]
+    expect(first.error).toBeUndefined()
+    expect(first.value).toBe(second.value)
+  })
+
   it('calls three tools concurrently with asyncio.gather, prints, and returns a value', SLOW, async () => {
     const result = await run(`import asyncio
 print("asking")

@@ -12,7 +12,7 @@
 import { readdirSync, readlinkSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, expect } from 'vitest'
-import { isStartupSnapshot, leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
+import { isUnnamedFile, leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { zombieChildren } from '../helpers/processes.mjs'
 
 const RETRIES = 40
@@ -39,7 +39,7 @@ function descriptorTargets(): string[] {
   for (const fd of readdirSync('/proc/self/fd')) {
     try {
       const target = readlinkSync(`/proc/self/fd/${fd}`)
-      if (!isStartupSnapshot(target)) targets.push(target)
+      if (!isUnnamedFile(target)) targets.push(target)
     } catch {
       // closed while we looked (the directory listing's own descriptor, for one)
     }

@@ -15,7 +15,7 @@ import { type RunPolicy, checkPolicy, isConfined, policyInstructions, policyKey,
 import { privatePlaces, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { DEPENDENCY_PATHS, RUNTIME_PATHS } from './runtime-files.js'
-import { snapshotPaths } from '../../python/snapshot.js'
+import { pyodidePaths } from '../../python/snapshot.js'
 
 /** How many policies' wrappers are kept: a deployment uses a few; callers naming many get the oldest recomputed. */
 const WRAPPERS_KEPT = 32
@@ -153,8 +153,8 @@ export class Sandbox {
     if (!isConfined(policy.mode)) return undefined
     const scratch = this._scratchOf(policy)
     const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
-    // Python's paths join once a Python runtime has found Pyodide and built its snapshot.
-    const runtimePaths = [...RUNTIME_PATHS, ...snapshotPaths()]
+    // Pyodide's directory joins once a Python runtime has found it.
+    const runtimePaths = [...RUNTIME_PATHS, ...pyodidePaths()]
     const key = JSON.stringify([policyKey(policy), process.cwd(), roots.flatMap(repositoryMetadata), runtimePaths])
     let wrapper = this._wrappers.get(key)
     if (!wrapper) {

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
+import { helperPythonSnapshot } from '../../../python/snapshot.js'
 import { helperCpuGroup, holdCpuGroup } from '../../../system/cpu-group.js'
 import { dataBaseline, limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, killProcessTrees } from '../../../system/process-sweep.js'
@@ -56,12 +57,19 @@ export class PlainTier implements Tier {
     return new PipeEnvironment(launch, (ends) => {
       // Every subprocess of the program inherits the marker, which finds it wherever it went.
       const marker = randomUUID()
-      const options: HelperOptions = { maxOldGenerationSizeMb: config.maxOldGenerationSizeMb, rehearsal: rehearsalProgram(config.language), subprocessMarker: marker }
+      const python = helperPythonSnapshot()
+      const options: HelperOptions = {
+        maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+        rehearsal: rehearsalProgram(config.language),
+        subprocessMarker: marker,
+        ...(python ? { pythonSnapshot: python.snapshot } : {}),
+      }
       const helper = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
       // The shell sets the limits and becomes the helper (exec): the child's PID is the helper's,
       // in a session and process group of its own, so that one signal ends it and what it started.
       const child = spawn('/bin/sh', limitedCommand(this._baselineKb, config.maxMemoryMb, helper, helperCpuGroup()), {
-        cwd: config.cwd, env: {}, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe'],
+        cwd: config.cwd, env: {}, detached: true,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe', 'ignore', ...(python ? [python.descriptor] : [])],
       })
       const stdio = child.stdio as unknown as Socket[]
       const [channel, inbox] = [stdio[CHANNEL_FD]!, stdio[INBOX_FD]!]

@@ -21,7 +21,8 @@ import { randomUUID } from 'node:crypto'
 import { constants } from 'node:os'
 import type { Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CHANNEL_FD, type HelperOptions, INBOX_FD, SNAPSHOT_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, PYTHON_SNAPSHOT_FD, SNAPSHOT_FD, WRAPPER_INPUT_FD } from '../../../protocol/frames.js'
+import { helperPythonSnapshot } from '../../../python/snapshot.js'
 import type { ChannelLimits } from '../../connection/frame-bounds.js'
 import type { ProgramCode } from '../../../protocol/messages.js'
 import type { Refusal } from '../environment.js'
@@ -102,10 +103,12 @@ class ProcessPipe implements Pipe {
   readonly refuses?: () => Refusal | undefined
 
   constructor(launch: ProcessLaunch, private readonly _ends: PipeEnds) {
+    const python = helperPythonSnapshot()
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
       rehearsal: launch.rehearsal,
       subprocessMarker: this._marker,
+      ...(python ? { pythonSnapshot: python.snapshot } : {}),
     }
     const node = helperCommand(options, launch.snapshot !== undefined)
     const inner = launch.budget ? withinProcessLimit(launch.budget.maxProcesses, node) : node
@@ -114,7 +117,8 @@ class ProcessPipe implements Pipe {
     // Its own session and process group, away from the host's terminal and signals.
     const input = launch.wrapper?.input
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
-    if (launch.snapshot !== undefined) stdio[SNAPSHOT_FD] = launch.snapshot
+    stdio[SNAPSHOT_FD] = launch.snapshot ?? 'ignore'
+    if (python) stdio[PYTHON_SNAPSHOT_FD] = python.descriptor
     this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     const namespace = (this._namespace = launch.wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)

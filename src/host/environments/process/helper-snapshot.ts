@@ -22,20 +22,17 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs'
-import os from 'node:os'
+import { closeSync, fchmodSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, SNAPSHOT_FD } from '../../../protocol/frames.js'
 import type { ProgramCode } from '../../../protocol/messages.js'
 import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
+import { fileIdentity, unnamedFile } from '../../../system/unnamed-file.js'
 import { lowerProgram } from '../../../transform/index.js'
 import { helperCommand, helperFlags } from './helper-command.js'
 
 const SNAPSHOT_ENTRY = fileURLToPath(new URL('./worker-snapshot.cjs', import.meta.url))
-
-/** Linux's `O_TMPFILE`, which Node's `fs.constants` does not name: its own bit with `O_DIRECTORY`. */
-const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY
 
 /** Making the snapshot takes about 0.3 s of CPU; the helpers' CPU group may delay it behind programs. */
 const BUILD_TIMEOUT_MS = 60_000
@@ -130,12 +127,6 @@ function start(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocessMarke
   )
 }
 
-/** The file's size and change time: a write, a truncation or a mode change moves them. */
-function identity(fd: number): string {
-  const { size, ctimeMs } = fstatSync(fd)
-  return `${size}:${ctimeMs}`
-}
-
 /**
  * The host's descriptor of the snapshot helpers with this heap size start from, once it is
  * ready: to be given to the helper as SNAPSHOT_FD.
@@ -143,7 +134,7 @@ function identity(fd: number): string {
 export function helperSnapshot(maxOldGenerationSizeMb: number): number | undefined {
   const snapshot = snapshots.get(maxOldGenerationSizeMb)
   if (snapshot?.fd === undefined) return undefined
-  if (identity(snapshot.fd) === snapshot.identity) return snapshot.fd
+  if (fileIdentity(snapshot.fd) === snapshot.identity) return snapshot.fd
   // Changed since it was made: only a process of this user outside every sandbox can (through
   // /proc/<host>/fd), and no helper starts from what it wrote.
   closeSync(snapshot.fd)
@@ -154,7 +145,7 @@ export function helperSnapshot(maxOldGenerationSizeMb: number): number | undefin
 
 async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocessMarker'>, baselineKb: number): Promise<void> {
   // Writable by this user only while the builder writes it; read-only after.
-  const fd = openSync(os.tmpdir(), O_TMPFILE | constants.O_RDWR, 0o600)
+  const fd = unnamedFile()
   const run = (command: string[], timeoutMs: number, ready?: (chunk: Buffer) => boolean) =>
     runChild(snapshot, limitedCommand(baselineKb, BUILD_MEMORY_MB, command, helperCpuGroup()), fd, timeoutMs, ready)
   let made = false
@@ -162,10 +153,10 @@ async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocess
     const blob = `/proc/self/fd/${SNAPSHOT_FD}`
     if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', blob, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)) {
       fchmodSync(fd, 0o400)
-      snapshot.identity = identity(fd)
+      snapshot.identity = fileIdentity(fd)
       // No proof starts once the last hold was released; the proof is a helper like any other.
       const command = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: randomUUID() }, true)
-      made = !snapshot.cancelled && (await run(command, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"'))) && identity(fd) === snapshot.identity
+      made = !snapshot.cancelled && (await run(command, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"'))) && fileIdentity(fd) === snapshot.identity
     }
   } finally {
     if (!made) closeSync(fd)

@@ -11,6 +11,7 @@ import type { HeapInfo } from 'node:v8'
 import { READY_GRACE_MS, exitFailure, startWorker } from '../../../helper/helper-worker.js'
 import type { HostMessage, ProgramCode } from '../../../protocol/messages.js'
 import type { PtcRunFailure } from '../../../seam/types.js'
+import { threadSnapshot } from '../../../python/snapshot.js'
 import type { Environment, EnvironmentListener, Refusal } from '../environment.js'
 import { type WatchedWorker, memoryWatch } from './memory-watch.js'
 import { asTeardown } from '../../../system/turns.js'
@@ -69,8 +70,15 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     this.budgetMb = options.maxMemoryMb ?? Number.POSITIVE_INFINITY
     let markReady!: (refusal: Refusal | undefined) => void
     this.ready = new Promise((resolve) => (markReady = resolve))
+    const python = threadSnapshot()
     const { worker, port } = startWorker(
-      { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb, rehearsal: options.rehearsal, sharesHostProcess: true, subprocessMarker: this._marker },
+      {
+        maxOldGenerationSizeMb: options.maxOldGenerationSizeMb,
+        rehearsal: options.rehearsal,
+        sharesHostProcess: true,
+        subprocessMarker: this._marker,
+        ...(python ? { pythonSnapshot: python } : {}),
+      },
       () => this._listener?.forged(),
     )
     this._worker = worker
