@@ -1,7 +1,7 @@
 // `npm run demo`: a host with two realistic tools, running programs of the kind a model writes.
 // Everything is local: an in-memory product catalogue, an order API, and a chart renderer that
 // produces a real PNG file at run time.
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { deflateSync } from 'node:zlib'
@@ -186,3 +186,4 @@ for (const [title, program, options = {}] of programs) {
   console.log(`  (${ms} ms)`)
 }
 await root.fiber.dispose()
+rmSync(chartDirectory, { recursive: true, force: true })

@@ -1,5 +1,7 @@
-import { readFileSync, readdirSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { ON_CONTAINER, startRuntime } from '../helpers/runtime.js'
 import { marker, processesMatching } from '../helpers/sandbox.js'
@@ -55,11 +57,13 @@ describe('the thread host refuses what reaches into the host process', () => {
   })
 
   it('refuses native addons and raw bindings', async () => {
+    const directory = mkdtempSync(path.join(os.tmpdir(), 'ptc-addon-'))
+    onTestFinished(() => rmSync(directory, { recursive: true, force: true }))
     const result = await env.run(attempts(`
       () => process.dlopen({ exports: {} }, '/nonexistent.so'),
       async () => {
-        const { mkdtempSync, writeFileSync } = await import('node:fs')
-        const addon = mkdtempSync('/tmp/ptc-addon-') + '/addon.node'
+        const { writeFileSync } = await import('node:fs')
+        const addon = ${JSON.stringify(directory)} + '/addon.node'
         writeFileSync(addon, 'not really native code')
         return (await import('node:module')).createRequire('/')(addon)
       },
