@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { PoolDemand, SHRINK_AFTER_MS } from '../../src/host/environments/pool-demand.js'
+import { SNAPSHOT_CHILD_MARKER } from '../../src/host/environments/process/helper-snapshot.js'
 import { childProcesses } from '../helpers/processes.mjs'
 import { startRuntime } from '../helpers/runtime.js'
 
@@ -14,7 +15,7 @@ const helpers = () => childProcesses().filter((pid) => !snapshotMaker(pid)).leng
 function snapshotMaker(pid: number): boolean {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-    return args.includes('--build-snapshot') || args.includes('process.exit(70)')
+    return args.includes(SNAPSHOT_CHILD_MARKER)
   } catch {
     return false // gone
   }

@@ -69,17 +69,24 @@ export function overlongProgram(program: string, maxProgramBytes: number): strin
   return bytes > maxProgramBytes ? refusal(`${bytes} bytes`) : undefined
 }
 
-let rehearsal: ProgramCode | undefined
+/** A private script of the runtime's own, lowered on first use and kept. */
+export function privateScript(source: string): () => ProgramCode {
+  let lowered: ProgramCode | undefined
+  return () => {
+    if (!lowered) {
+      const { code, positions } = lowerProgram(source, 'script')
+      lowered = { code, positions }
+    }
+    return lowered
+  }
+}
+
+const javascriptRehearsal = privateScript(REHEARSAL_SOURCE)
 
 /**
  * The program every fresh worker rehearses before it reports ready (src/worker/rehearsal.ts).
  * For a Python deployment it is Python: the worker then restores its interpreter before `ready`.
  */
 export function rehearsalProgram(language: PtcProgramLanguage = 'javascript'): ProgramCode {
-  if (language === 'python') return lowerPython(PYTHON_REHEARSAL_SOURCE, 'function-body')
-  if (!rehearsal) {
-    const { code, positions } = lowerProgram(REHEARSAL_SOURCE, 'script')
-    rehearsal = { code, positions }
-  }
-  return rehearsal
+  return language === 'python' ? lowerPython(PYTHON_REHEARSAL_SOURCE, 'function-body') : javascriptRehearsal()
 }

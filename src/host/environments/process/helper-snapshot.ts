@@ -25,14 +25,19 @@ import { randomUUID } from 'node:crypto'
 import { closeSync, fchmodSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { CHANNEL_FD, type HelperOptions, SNAPSHOT_FD } from '../../../protocol/frames.js'
-import type { ProgramCode } from '../../../protocol/messages.js'
 import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
 import { fileIdentity, unnamedFile } from '../../../system/unnamed-file.js'
-import { lowerProgram } from '../../../transform/index.js'
+import { privateScript } from '../../run/programs.js'
 import { helperCommand, helperFlags } from './helper-command.js'
 
 const SNAPSHOT_ENTRY = fileURLToPath(new URL('./worker-snapshot.cjs', import.meta.url))
+
+/**
+ * On the command line of the builder and of the proving helper (in its subprocess marker): what
+ * tells them from the helpers that serve runs, for whoever counts a host's children.
+ */
+export const SNAPSHOT_CHILD_MARKER = 'ptc-startup-snapshot'
 
 /** Making the snapshot takes about 0.3 s of CPU; the helpers' CPU group may delay it behind programs. */
 const BUILD_TIMEOUT_MS = 60_000
@@ -56,7 +61,6 @@ const answer = await new Promise((resolve) => {
 })
 if (typeof answer !== 'string') process.exit(70)`
 
-let proof: ProgramCode | undefined
 
 /** One heap size's snapshot in this process. */
 interface Snapshot {
@@ -77,14 +81,8 @@ interface Snapshot {
 
 const snapshots = new Map<number, Snapshot>()
 
-/** The proof's program, lowered once. */
-function proofProgram(): ProgramCode {
-  if (!proof) {
-    const { code, positions } = lowerProgram(PROOF_SOURCE, 'script')
-    proof = { code, positions }
-  }
-  return proof
-}
+/** The proof's program. */
+const proofProgram = privateScript(PROOF_SOURCE)
 
 /**
  * Holds the snapshot of helpers started with `options`' heap size from a tier's start to its
@@ -151,11 +149,11 @@ async function make(snapshot: Snapshot, options: Omit<HelperOptions, 'subprocess
   let made = false
   try {
     const blob = `/proc/self/fd/${SNAPSHOT_FD}`
-    if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', blob, '--build-snapshot', SNAPSHOT_ENTRY], BUILD_TIMEOUT_MS)) {
+    if (await run([process.execPath, ...helperFlags(options.maxOldGenerationSizeMb), '--snapshot-blob', blob, '--build-snapshot', SNAPSHOT_ENTRY, SNAPSHOT_CHILD_MARKER], BUILD_TIMEOUT_MS)) {
       fchmodSync(fd, 0o400)
       snapshot.identity = fileIdentity(fd)
       // No proof starts once the last hold was released; the proof is a helper like any other.
-      const command = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: randomUUID() }, true)
+      const command = helperCommand({ ...options, rehearsal: proofProgram(), subprocessMarker: `${SNAPSHOT_CHILD_MARKER}-${randomUUID()}` }, true)
       made = !snapshot.cancelled && (await run(command, PROOF_TIMEOUT_MS, (chunk) => chunk.includes('"type":"ready"'))) && fileIdentity(fd) === snapshot.identity
     }
   } finally {
