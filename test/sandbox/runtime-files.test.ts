@@ -5,13 +5,13 @@
  * host project does (its own copy in `node_modules`) and runs a real host process from there.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+import { bwrap, processesMatching, tempDirectory } from '../helpers/sandbox.js'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const modules = (name: string) => realpathSync(path.join(REPO, 'node_modules', name))
@@ -99,13 +99,70 @@ describe.skipIf(!bwrap)('the runtime\'s own files under a writable root', () => 
 
   it('a program cannot move the runtime package or the repository metadata aside', () => {
     const [runtime, git] = results.slice(protectedFiles.length)
-    expect(runtime!.error?.message).toMatch(/EBUSY|EROFS/)
+    expect(runtime!.error?.message).toMatch(/EBUSY|EROFS|EXDEV/)
     expect(git!.error?.message).toMatch(/EBUSY|EROFS/)
     expect(readFileSync(path.join(temp.dir, 'node_modules/ptc-runtime/dist/worker.cjs'), 'utf8')).toBe(before.get(protectedFiles[0]!))
   })
 
   it('the rest of the writable root stays writable', () => {
     expect(results.at(-1)).toMatchObject({ value: 'x' })
+  })
+})
+
+describe.skipIf(!bwrap)('the directories above the runtime\'s files under a writable root', () => {
+  const temp = tempDirectory('ptc-sandbox-parents')
+  const planted = path.join(temp.dir, 'planted.log')
+  const log = (who: string) => `appendFileSync(${JSON.stringify(planted)}, '${who}\\n')`
+  // Each program moves a parent of protected files aside, within its own directory (a move to
+  // another mount fails on its own, EXDEV), and puts its own copy in its place, with a line that
+  // logs who loaded it: a later helper (worker.cjs, unless it starts from a snapshot), the
+  // snapshot builder, the host at its next start (cordis.js).
+  const plant = (parent: string, files: Record<string, string>) => fsProgram(`
+const aside = ${JSON.stringify(path.join(path.dirname(parent), `aside-${path.basename(parent)}`))}
+fs.renameSync(${JSON.stringify(parent)}, aside)
+fs.cpSync(aside, ${JSON.stringify(parent)}, { recursive: true, verbatimSymlinks: true })
+for (const [file, line] of Object.entries(${JSON.stringify(files)})) fs.writeFileSync(file, line + fs.readFileSync(file, 'utf8'))
+return 'planted'`)
+  const runtime = 'node_modules/ptc-runtime/dist'
+  let first: Result[]
+  let next: Result[]
+
+  beforeAll(() => {
+    installHost(temp.dir)
+    // A dependency of its own under a scope directory of the root's node_modules.
+    const spec = path.join(temp.dir, 'node_modules', '@standard-schema', 'spec')
+    rmSync(spec)
+    cpSync(modules('@standard-schema/spec'), spec, { recursive: true })
+    // No pool: each run starts a helper after the previous program ended.
+    const config = { poolSize: 0, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } }
+    first = runHost(temp.dir, config, [
+      plant('node_modules/@standard-schema', { 'node_modules/@standard-schema/spec/dist/index.js': `import { appendFileSync } from 'node:fs'; ${log('dependency')}\n` }),
+      plant('node_modules', {
+        [`${runtime}/worker.cjs`]: `require('node:fs').${log('helper')};\n`,
+        [`${runtime}/worker-snapshot.cjs`]: `require('node:fs').${log('snapshot builder')};\n`,
+        [`${runtime}/cordis.js`]: `import { appendFileSync } from 'node:fs'; ${log('host')}\n`,
+      }),
+      'return 6 * 7',
+    ])
+    next = runHost(temp.dir, config, ['return 6 * 7'])
+  }, 90_000)
+  afterAll(() => temp.remove())
+
+  it('a program cannot move a parent of the runtime package or of a dependency aside', () => {
+    expect(first[0]!.error?.message).toMatch(/EBUSY/)
+    expect(first[1]!.error?.message).toMatch(/EBUSY/)
+    for (const directory of ['.', 'node_modules']) expect(readdirSync(path.join(temp.dir, directory)).filter((entry) => entry.startsWith('aside-'))).toEqual([])
+  })
+
+  it('later helpers and the host\'s next start run the real package', () => {
+    expect(first[2]).toMatchObject({ value: 42 })
+    expect(next).toMatchObject([{ value: 42 }])
+    expect(existsSync(planted) ? readFileSync(planted, 'utf8') : 'nobody').toBe('nobody')
+    expect(readFileSync(path.join(temp.dir, runtime, 'worker.cjs'), 'utf8')).toBe(readFileSync(path.join(REPO, 'dist', 'worker.cjs'), 'utf8'))
+  })
+
+  it('leaves nothing running', () => {
+    expect(processesMatching(temp.dir)).toEqual([])
   })
 })
 

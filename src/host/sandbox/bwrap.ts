@@ -7,6 +7,7 @@ import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
 import { WRAPPER_INPUT_FD } from '../../protocol/frames.js'
+import { parentsWithin } from './parents.js'
 import { privatePlaces, real, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
 import { RUNTIME_PATHS } from './runtime-files.js'
@@ -95,7 +96,10 @@ export interface HelperConfinement {
  * 2. a bounded private `/dev/shm`, and the environment's scratch directory, when it has one;
  * 3. what the run must see from a private place, read-only: the cwd, the workspace root, the
  *    readable roots and the resolver configuration (often a link into `/run`);
- * 4. the writable roots, read-write (`workspace-write` only);
+ * 4. the writable roots, read-write (`workspace-write` only), then each directory between a root
+ *    and a file of step 6 inside it, onto itself: a mount point the kernel refuses to rename or
+ *    remove (`EBUSY`), so a program cannot move `node_modules` aside and put its own package
+ *    where a later helper, or the host's next start, loads it from (binding is by path);
  * 5. the repository metadata (`.git`) found in a writable root, read-only again, unless a
  *    writable root names it (roots inside it are bound read-write once more);
  * 6. the runtime's own files, read-only, wherever they are: a program must not change what a
@@ -140,14 +144,21 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
   for (const root of policy.readableRoots ?? []) reveal(root)
   reveal('/etc/resolv.conf')
   const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+  const exposed = protectedPaths.filter((file) => roots.some((root) => within(file, root) || within(root, file)))
   if (roots.length > 0) {
-    for (const root of roots) bind('--bind', root)
+    // The parents go before the metadata: one bound after a `.git` beneath it would make that writable again.
+    const parents = parentsWithin([...runtimePaths, ...exposed], roots)
+    const bindWritable = (list: string[]) => {
+      for (const root of list) bind('--bind', root)
+      for (const parent of parents) if (list.some((root) => within(parent, root))) bind('--bind', parent)
+    }
+    bindWritable(roots)
     const metadata = roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry))
     for (const entry of new Set(metadata)) bind('--ro-bind', entry)
-    for (const root of roots) if (metadata.some((entry) => within(root, entry))) bind('--bind', root)
+    bindWritable(roots.filter((root) => metadata.some((entry) => within(root, entry))))
   }
   for (const file of runtimePaths) bind('--ro-bind', file)
-  for (const file of protectedPaths) if (roots.some((root) => within(file, root) || within(root, file))) bind('--ro-bind', file)
+  for (const file of exposed) bind('--ro-bind', file)
   args.push('--chdir', cwd)
   // A place a later bind covered (the host's cwd inside the runtime's package) is no mount point any more.
   for (const place of places) {
