@@ -23,16 +23,28 @@ const SUPPORTED_MAJOR = '314'
 let found: PythonRuntime | undefined
 
 /**
- * Pyodide as Node resolves it from this package; throws an error naming what to install when it
- * is missing or of another major version. Read once: it does not move while the host runs.
+ * Pyodide's manifest, looked up once as this package loads, before any program runs: a `pyodide`
+ * a program plants later in a writable `node_modules` on this package's resolution path is never
+ * this process's (its snapshot builder would load it in a thread of the host, outside every
+ * sandbox). Installing Pyodide takes a restart of the host.
+ */
+const manifestFile: string | undefined = (() => {
+  try {
+    return createRequire(import.meta.url).resolve('pyodide/package.json')
+  } catch {
+    return undefined
+  }
+})()
+
+/**
+ * Pyodide as Node resolved it from this package as it loaded; throws an error naming what to
+ * install when it is missing or of another major version. Read once: it does not move while the
+ * host runs.
  */
 export function pythonRuntime(): PythonRuntime {
   if (found) return found
-  let manifestFile: string
-  try {
-    manifestFile = createRequire(import.meta.url).resolve('pyodide/package.json')
-  } catch {
-    throw new Error(`${NAME}: language 'python' needs the optional peer dependency pyodide: npm install pyodide@^${SUPPORTED_MAJOR}`)
+  if (manifestFile === undefined) {
+    throw new Error(`${NAME}: language 'python' needs the optional peer dependency pyodide, which this process did not find as it started: npm install pyodide@^${SUPPORTED_MAJOR}, then restart it`)
   }
   const { version } = JSON.parse(readFileSync(manifestFile, 'utf8')) as { version?: unknown }
   if (typeof version !== 'string' || version.split('.')[0] !== SUPPORTED_MAJOR) {

@@ -16,7 +16,10 @@ import { bwrap, processesMatching, tempDirectory } from '../helpers/sandbox.js'
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const modules = (name: string) => realpathSync(path.join(REPO, 'node_modules', name))
 
-/** A runtime host script: plugs in the runtime with argv[2] as config, runs argv[3]'s programs. */
+/**
+ * A runtime host script: plugs in the runtime with argv[2] as config, runs argv[3]'s programs
+ * (each a program's text, or a request without its bindings).
+ */
 const HOST_SCRIPT = `
 import { Context } from 'cordis'
 import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
@@ -24,7 +27,12 @@ const root = new Context()
 const fiber = await root.plugin(WorkerPtcRuntime, JSON.parse(process.argv[2]))
 const results = []
 for (const program of JSON.parse(process.argv[3])) {
-  results.push(await root.ptcRuntime.run(root.ptcRuntime.resolve({ program, bindings: [] })))
+  const request = typeof program === 'string' ? { program } : program
+  try {
+    results.push(await root.ptcRuntime.run(root.ptcRuntime.resolve({ ...request, bindings: [] })))
+  } catch (error) {
+    results.push({ refused: error.message })
+  }
 }
 await fiber.dispose()
 console.log(JSON.stringify(results))
@@ -47,9 +55,9 @@ function installHost(dir: string): void {
   writeFileSync(path.join(dir, 'host.mjs'), HOST_SCRIPT)
 }
 
-interface Result { value?: unknown; error?: { kind: string; message: string } }
+interface Result { value?: unknown; error?: { kind: string; message: string }; refused?: string }
 
-function runHost(dir: string, config: object, programs: string[], node = process.execPath): Result[] {
+function runHost(dir: string, config: object, programs: Array<string | { program: string; language: string }>, node = process.execPath): Result[] {
   const output = execFileSync(node, [path.join(dir, 'host.mjs'), JSON.stringify(config), JSON.stringify(programs)], {
     cwd: dir,
     encoding: 'utf8',
@@ -162,6 +170,35 @@ return 'planted'`)
   })
 
   it('leaves nothing running', () => {
+    expect(processesMatching(temp.dir)).toEqual([])
+  })
+})
+
+describe.skipIf(!bwrap)('an optional package the host has not installed, planted in a writable node_modules', () => {
+  const temp = tempDirectory('ptc-sandbox-peer')
+  const planted = path.join(temp.dir, 'planted.log')
+  let results: Result[]
+
+  beforeAll(() => {
+    installHost(temp.dir)
+    // Pyodide as a program would plant it: the host's snapshot builder loads pyodide.js in a
+    // thread of the host's own process, outside every sandbox.
+    const plant = fsProgram(`
+const directory = ${JSON.stringify(path.join(temp.dir, 'node_modules', 'pyodide'))}
+fs.mkdirSync(directory)
+fs.writeFileSync(directory + '/package.json', JSON.stringify({ name: 'pyodide', version: '314.0.8', main: 'pyodide.js' }))
+fs.writeFileSync(directory + '/pyodide.js', ${JSON.stringify(`require('node:fs').appendFileSync(${JSON.stringify(planted)}, 'loaded\\n'); exports.loadPyodide = () => Promise.reject(new Error('planted'))`)})
+return 'planted'`)
+    const config = { poolSize: 0, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } }
+    results = runHost(temp.dir, config, [plant, { program: 'return 1', language: 'python' }, 'return 6 * 7'])
+  }, 90_000)
+  afterAll(() => temp.remove())
+
+  it('is never loaded by the running host: Python stays unavailable, as the host found it at its start', () => {
+    expect(results[0]).toMatchObject({ value: 'planted' })
+    expect(results[1]!.refused).toMatch(/needs the optional peer dependency pyodide/)
+    expect(results[2]).toMatchObject({ value: 42 })
+    expect(existsSync(planted) ? readFileSync(planted, 'utf8') : 'nobody').toBe('nobody')
     expect(processesMatching(temp.dir)).toEqual([])
   })
 })
