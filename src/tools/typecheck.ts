@@ -252,6 +252,20 @@ function ask({ worker, pid }: Checking, id: number, program: string, maxMemoryMb
   })
 }
 
+/**
+ * The TypeScript package Node resolves from this package, looked up once as it loads, before any
+ * program runs: a `typescript` a program plants later in a writable `node_modules` on this
+ * package's resolution path is never loaded by this process (its checker threads run in the
+ * host, outside every sandbox). The reason it was not found, when it was not.
+ */
+const installedTypescript: { directory: string } | { missing: string } = (() => {
+  try {
+    return { directory: path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')) }
+  } catch (error) {
+    return { missing: error instanceof Error ? error.message.split('\n')[0]! : String(error) }
+  }
+})()
+
 /** The TypeScript package directory to load, found now so a missing one fails at configuration. */
 function typescriptDirectory(given: string | undefined): string {
   if (given !== undefined) {
@@ -260,12 +274,8 @@ function typescriptDirectory(given: string | undefined): string {
     }
     return path.resolve(given)
   }
-  try {
-    return path.dirname(createRequire(import.meta.url).resolve('typescript/package.json'))
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
-    throw new Error(`typecheck needs the typescript package (an optional peer dependency), which could not be loaded: ${reason}`)
-  }
+  if ('directory' in installedTypescript) return installedTypescript.directory
+  throw new Error(`typecheck needs the typescript package (an optional peer dependency), which this process did not find as it started: ${installedTypescript.missing}`)
 }
 
 /** Ends a worker and the native compiler it started, if any. */
