@@ -82,16 +82,17 @@ export interface PythonProgram {
 /**
  * The Pyodide memory snapshot an environment is handed as it starts, to restore instead of
  * booting (src/python/snapshot.ts): an unnamed read-only file, read through `/proc/self/fd` at
- * `descriptor`, with its SHA-256 (checked before restoring) and Pyodide's version.
+ * `descriptor`, with its size and SHA-256 (checked before restoring) and Pyodide's version.
  */
 export interface PythonSnapshot {
   descriptor: number
   /**
-   * The descriptor is the environment's own (a helper's PYTHON_SNAPSHOT_FD): closed once read, or
-   * before a first run that is not Python, so no program holds it. A worker thread of the host's
-   * reads the host's own descriptor, and never closes it.
+   * The descriptor is the environment's own (a helper's PYTHON_SNAPSHOT_FD): read and closed as
+   * the first run arrives (or the rehearsal loads the interpreter), before any of its code, so
+   * none holds it. A worker thread of the host's reads the host's own descriptor, never closed.
    */
   own: boolean
+  bytes: number
   sha256: string
   version: string
 }

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import { PYTHON_SNAPSHOT_FD } from '../protocol/frames.js'
 import type { PythonSnapshot } from '../protocol/messages.js'
-import { unnamedCopy } from '../system/unnamed-file.js'
+import { fileIdentity, unnamedCopy } from '../system/unnamed-file.js'
 import type { PythonRuntime } from './runtime.js'
 
 /** The builder's code: boot Pyodide with what the prelude imports, then snapshot its memory. */
@@ -28,9 +28,12 @@ loadPyodide({ indexURL: workerData.directory + '/', env: { HOME: '/home/pyodide'
 }, (error) => parentPort.postMessage({ error: String((error && error.stack) || error) }))
 `
 
-/** The built snapshot: the host's descriptor of its file, its digest and Pyodide's version. */
+/** The built snapshot: the host's descriptor of its file, the file's identity, its size, digest and Pyodide's version. */
 interface Built {
   descriptor: number
+  /** What the descriptor leads to (fileIdentity): the snapshot only while it matches. */
+  file: string
+  bytes: number
   sha256: string
   version: string
 }
@@ -54,7 +57,8 @@ export function pythonSnapshot(runtime: PythonRuntime): Promise<void> {
 
 /** The snapshot as a worker thread of this process reads it: at the host's own descriptor. */
 export function threadSnapshot(): PythonSnapshot | undefined {
-  return built && { descriptor: built.descriptor, own: false, sha256: built.sha256, version: built.version }
+  const snapshot = current()
+  return snapshot && { descriptor: snapshot.descriptor, own: false, bytes: snapshot.bytes, sha256: snapshot.sha256, version: snapshot.version }
 }
 
 /**
@@ -62,9 +66,23 @@ export function threadSnapshot(): PythonSnapshot | undefined {
  * PYTHON_SNAPSHOT_FD; undefined until it is built.
  */
 export function helperPythonSnapshot(): { snapshot: PythonSnapshot; descriptor: number } | undefined {
-  if (!built) return undefined
-  return { snapshot: { descriptor: PYTHON_SNAPSHOT_FD, own: true, sha256: built.sha256, version: built.version }, descriptor: built.descriptor }
+  const snapshot = current()
+  if (!snapshot) return undefined
+  return { snapshot: { descriptor: PYTHON_SNAPSHOT_FD, own: true, bytes: snapshot.bytes, sha256: snapshot.sha256, version: snapshot.version }, descriptor: snapshot.descriptor }
 }
+
+/**
+ * The built snapshot while its descriptor still leads to its file. A thread-tier program (which
+ * shares the host's process) can close the descriptor, and the number then goes to whatever the
+ * host opens next: handed on, it would give a helper a dup of one of the host's sockets. The
+ * snapshot is then forgotten, not closed (the number is no longer the snapshot's).
+ */
+function current(): Built | undefined {
+  if (built && fileIdentity(built.descriptor) !== built.file) built = undefined
+  return built
+}
+
+
 
 /**
  * What a confined helper must be able to read for Python: Pyodide's own directory (the helper
@@ -88,5 +106,7 @@ async function build(runtime: PythonRuntime): Promise<Built> {
     void worker.terminate()
   }
   if (!answer.bytes || answer.version !== runtime.version) throw new Error(answer.error ?? `snapshot of Pyodide ${answer.version}, expected ${runtime.version}`)
-  return { descriptor: unnamedCopy(answer.bytes), sha256: createHash('sha256').update(answer.bytes).digest('hex'), version: runtime.version }
+  const descriptor = unnamedCopy(answer.bytes)
+  const sha256 = createHash('sha256').update(answer.bytes).digest('hex')
+  return { descriptor, file: fileIdentity(descriptor)!, bytes: answer.bytes.length, sha256, version: runtime.version }
 }

@@ -30,8 +30,16 @@ export function unnamedCopy(bytes: Uint8Array): number {
   }
 }
 
-/** The file's size and change time: a write, a truncation or a mode change moves them. */
-export function fileIdentity(fd: number): string {
-  const { size, ctimeMs } = fstatSync(fd)
-  return `${size}:${ctimeMs}`
+/**
+ * What the descriptor leads to: the file (device and inode, which a freed file's successor may
+ * reuse), its size and change time (a write, a truncation or a mode change moves them).
+ * Undefined for a descriptor no longer open.
+ */
+export function fileIdentity(fd: number): string | undefined {
+  try {
+    const { dev, ino, size, ctimeMs } = fstatSync(fd)
+    return `${dev}:${ino}:${size}:${ctimeMs}`
+  } catch {
+    return undefined
+  }
 }

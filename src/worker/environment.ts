@@ -11,7 +11,7 @@ import { createProgramState } from '../transform/hooks.js'
 import { createConsole } from './console.js'
 import { Image, createInspect } from './images.js'
 import { captureAtomics, dataProperty, defineProperty, realmGlobal } from './intrinsics.js'
-import { handPythonSnapshot, releasePythonSnapshot } from './python.js'
+import { handPythonSnapshot, settlePythonSnapshot } from './python.js'
 import { rehearse } from './rehearsal.js'
 import { WorkerRun } from './run.js'
 import { captureFetchClasses } from './web-fetch.js'
@@ -70,7 +70,7 @@ export function startEnvironment(makeLink: () => EnvironmentLink): void {
   function receive(message: HostMessage): void {
     if (message.type === 'warm') return
     if (message.type !== 'run') return current?.receive(message)
-    if (!message.program.python && !message.initializer?.python) releasePythonSnapshot()
+    settlePythonSnapshot(message.program.python !== undefined || message.initializer?.python !== undefined)
     resetProcessStreams()
     current = new WorkerRun(outbox, message, sharesHostProcess)
     setWorkingDirectory(message.cwd)

@@ -74,7 +74,7 @@ export function helperProcessLink(): EnvironmentLink {
     endThread()
   }
   clearEnvironment()
-  closeInheritedDescriptors()
+  closeInheritedDescriptors(options.pythonSnapshot ? GIVEN_WITH_PYTHON : GIVEN)
   refuseProcessWideState()
   reportExit(send)
   return {
@@ -117,8 +117,9 @@ function clearEnvironment(): void {
 
 /** `O_CLOEXEC`, as `/proc/self/fdinfo` prints open flags (octal). */
 const O_CLOEXEC = 0o2000000
-/** The descriptors the host gives a helper: stdio, the channel, the inbox, Python's snapshot. */
-const GIVEN = [0, 1, 2, CHANNEL_FD, INBOX_FD, PYTHON_SNAPSHOT_FD]
+/** The descriptors the host gives every helper: stdio, the channel, the inbox; and to some, Python's snapshot. */
+const GIVEN = [0, 1, 2, CHANNEL_FD, INBOX_FD]
+const GIVEN_WITH_PYTHON = [0, 1, 2, CHANNEL_FD, INBOX_FD, PYTHON_SNAPSHOT_FD]
 
 /**
  * Closes every descriptor the helper inherited but the host did not give it. A host inherits
@@ -127,12 +128,12 @@ const GIVEN = [0, 1, 2, CHANNEL_FD, INBOX_FD, PYTHON_SNAPSHOT_FD]
  * leads to a directory outside the sandbox would let a program write there through
  * `/proc/self/fd`. Node opens its own with close-on-exec, which tells them apart.
  */
-function closeInheritedDescriptors(): void {
+function closeInheritedDescriptors(given: readonly number[]): void {
   /* eslint-disable hostile-realm/captured-builtins -- called once as the helper starts, before any program */
   const entries = readdirSync('/proc/self/fd')
   for (let at = 0; at < entries.length; at++) {
     const fd = Number(entries[at])
-    if (GIVEN.includes(fd)) continue
+    if (given.includes(fd)) continue
     let flags: number
     try {
       flags = parseInt(/^flags:\s+([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0', 8)

@@ -20,6 +20,8 @@ import { type ProgramFetch, type PythonFetch, messageOf, pythonFetch } from './p
 // Captured before any program runs: the snapshot's check must not be one a program replaced.
 const readFile = fs.readFileSync
 const close = fs.closeSync
+const fstat = fs.fstatSync
+const { S_IFMT, S_IFREG } = fs.constants
 type Subtle = typeof globalThis.crypto.subtle
 const subtle = globalThis.crypto.subtle
 const webCrypto = globalThis.crypto
@@ -85,6 +87,8 @@ function writer(buffer: Uint8Array): number {
 
 /** The snapshot this environment was handed as it started, until it is read or let go. */
 let handed: PythonSnapshot | undefined
+/** A snapshot read from a descriptor of the environment's own, and its bytes, until the interpreter loads. */
+let taken: { snapshot: PythonSnapshot; bytes: Uint8Array | undefined } | undefined
 
 /** Keeps the snapshot the environment was handed (see PythonSnapshot), for the interpreter's load. */
 export function handPythonSnapshot(snapshot: PythonSnapshot | undefined): void {
@@ -92,18 +96,35 @@ export function handPythonSnapshot(snapshot: PythonSnapshot | undefined): void {
 }
 
 /**
- * Lets the handed snapshot go: a descriptor of the environment's own is closed, so the program
- * about to run (one that is not Python, or after the interpreter loaded) never holds it.
+ * Settles the handed snapshot as a run arrives, before any of its code (initializer or program)
+ * runs: a descriptor of the environment's own is read now if the run is Python, and closed
+ * either way, so no code of the run ever holds it. A worker thread of the host's keeps the
+ * host's descriptor to read at the load.
  */
-export function releasePythonSnapshot(): void {
-  if (handed?.own) {
-    try {
-      close(handed.descriptor)
-    } catch {
-      // closed already
-    }
-  }
+export function settlePythonSnapshot(python: boolean): void {
+  if (!handed?.own) return
+  const snapshot = handed
   handed = undefined
+  if (python) taken = { snapshot, bytes: readSnapshot(snapshot) }
+  try {
+    close(snapshot.descriptor)
+  } catch {
+    // closed already
+  }
+}
+
+/**
+ * The snapshot's bytes, read through a description of its own (the descriptor's offset is shared
+ * with other helpers); undefined unless the descriptor leads to a regular file of the snapshot's
+ * size (a host descriptor closed and reused by then leads to anything).
+ */
+function readSnapshot({ descriptor, bytes }: PythonSnapshot): Uint8Array | undefined {
+  try {
+    const { mode, size } = fstat(descriptor)
+    return (mode & S_IFMT) === S_IFREG && size === bytes ? readFile(`/proc/self/fd/${descriptor}`) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The worker's interpreter, loaded on first use (the pool loads it before `ready`, see environment.ts). */
@@ -115,9 +136,10 @@ export function loadInterpreter(python: PythonProgram): Promise<Interpreter> {
 async function load({ directory, version }: PythonProgram): Promise<Interpreter> {
   const requireFrom = createRequire(`${directory}/package.json`)
   const { loadPyodide } = requireFrom('./pyodide.js') as { loadPyodide(options: object): Promise<Pyodide> }
-  const snapshot = handed
-  handed = undefined
-  const restored = snapshot && (await checkedSnapshot(snapshot, version))
+  settlePythonSnapshot(true) // a rehearsal loads before any run has settled it
+  const { snapshot, bytes } = taken ?? (handed ? { snapshot: handed, bytes: readSnapshot(handed) } : {})
+  handed = taken = undefined
+  const restored = snapshot && bytes && snapshot.version === version && (await digestOf(bytes)) === snapshot.sha256 ? bytes : undefined
   const options = { indexURL: `${directory}/`, env: { HOME: '/home/pyodide' }, packages: [], checkAPIVersion: true }
   const pyodide = await loadPyodide(restored ? { ...options, _loadSnapshot: restored } : options)
   if (pyodide.version !== version) throw new ErrorOf(`Pyodide ${pyodide.version} loaded from ${directory}, but the host resolved ${version}`)
@@ -134,25 +156,12 @@ async function load({ directory, version }: PythonProgram): Promise<Interpreter>
   }
 }
 
-/**
- * The snapshot's bytes when it is of `version` and the file still has the digest the host
- * computed; otherwise the worker boots. A descriptor of the environment's own is closed either way.
- */
-async function checkedSnapshot({ descriptor, own, sha256, version: made }: PythonSnapshot, version: string): Promise<Uint8Array | undefined> {
-  let bytes: Uint8Array
-  try {
-    if (made !== version) return undefined
-    // Through a description of its own: the descriptor's offset is shared with other helpers.
-    bytes = readFile(`/proc/self/fd/${descriptor}`)
-  } catch {
-    return undefined
-  } finally {
-    if (own) close(descriptor)
-  }
+/** The SHA-256 of `bytes`, in hex, computed with what was captured at load. */
+async function digestOf(bytes: Uint8Array): Promise<string> {
   const hash = new Uint8ArrayOf(await digest(subtle, 'SHA-256', bytes))
   let hex = ''
   for (let index = 0; index < hash.length; index++) hex += (hash[index]! < 16 ? '0' : '') + numberToString(hash[index]!, 16)
-  return hex === sha256 ? bytes : undefined
+  return hex
 }
 
 /**

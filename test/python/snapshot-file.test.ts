@@ -76,6 +76,21 @@ return readdirSync('/proc/self/fd').flatMap((fd) => { try { return [readlinkSync
     }
   })
 
+  it('is held by no initializer of a JavaScript runtime that runs a Python request', SLOW, async () => {
+    // The initializer runs before the Python program, and before the interpreter loads.
+    const other = await startRuntime({ poolSize: 1 })
+    try {
+      other.runtime.registerEnvironmentInitializer(`const { readdirSync, readlinkSync } = await import('node:fs')
+globalThis.seen = readdirSync('/proc/self/fd').flatMap((fd) => { try { return [readlinkSync('/proc/self/fd/' + fd)] } catch { return [] } })`)
+      const result = await other.run('import js\nreturn [str(link) for link in js.seen]', { language: 'python', timeoutMs: 90_000 })
+      expect(result.error).toBeUndefined()
+      expect((result.value as string[]).length).toBeGreaterThan(0)
+      expect((result.value as string[]).filter((link) => /#\d+ \(deleted\)$/.test(link))).toEqual([])
+    } finally {
+      await other.dispose()
+    }
+  })
+
   it('cannot be swapped for a host file by a program whose writable root holds that directory', SLOW, async () => {
     // Every file under the runtime's directories in the temporary directory becomes a link to the secret.
     const swap = await run(`import js

@@ -133,9 +133,10 @@ export function helperSnapshot(maxOldGenerationSizeMb: number): number | undefin
   const snapshot = snapshots.get(maxOldGenerationSizeMb)
   if (snapshot?.fd === undefined) return undefined
   if (fileIdentity(snapshot.fd) === snapshot.identity) return snapshot.fd
-  // Changed since it was made: only a process of this user outside every sandbox can (through
-  // /proc/<host>/fd), and no helper starts from what it wrote.
-  closeSync(snapshot.fd)
+  // Changed since it was made (only a process of this user outside every sandbox can, through
+  // /proc/<host>/fd), or the number leads elsewhere (a thread-tier program, in the host's process,
+  // closed it): no helper starts from it, and it is forgotten, not closed, since the number may
+  // now be another part of the host's.
   snapshot.fd = undefined
   snapshot.state = 'failed'
   return undefined
