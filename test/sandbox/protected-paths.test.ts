@@ -1,7 +1,7 @@
 /**
  * The host's packages in a helper's command line: the helper never loads them, so each is bound
- * read-only only where a writable root would let a program change it (a bind per package costs
- * the start about 2 ms), and the directories between the root and each of them are made mount
+ * read-only only where a writable root would let a program change it (each bind costs
+ * the start a fraction of a millisecond), and the directories between the root and each of them are made mount
  * points, which no program can move aside. The end-to-end guarantee is in runtime-files.test.ts;
  * this checks the rule on the arguments themselves, without starting bubblewrap.
  */
