@@ -95,8 +95,6 @@ describe.skipIf(!bwrap)('the runtime\'s own files under a writable root', () => 
       ...protectedFiles.map(append),
       fsProgram(`fs.renameSync('node_modules/ptc-runtime', 'moved-runtime')`),
       fsProgram(`fs.renameSync('.git', 'moved-git')`),
-      // Deeper than the depth where .git is looked for, a later helper could change it and move it back.
-      fsProgram(`fs.mkdirSync('deeper'); fs.renameSync('nested', 'deeper/nested')`),
       fsProgram(`fs.writeFileSync('allowed.txt', 'x'); return fs.readFileSync('allowed.txt', 'utf8')`),
     ])
   }, 90_000)
@@ -108,11 +106,9 @@ describe.skipIf(!bwrap)('the runtime\'s own files under a writable root', () => 
   })
 
   it('a program cannot move the runtime package or the repository metadata aside', () => {
-    const [runtime, git, repository] = results.slice(protectedFiles.length)
+    const [runtime, git] = results.slice(protectedFiles.length)
     expect(runtime!.error?.message).toMatch(/EBUSY|EROFS|EXDEV/)
     expect(git!.error?.message).toMatch(/EBUSY|EROFS/)
-    expect(repository!.error?.message).toMatch(/EBUSY/)
-    expect(existsSync(path.join(temp.dir, 'nested/.git/config'))).toBe(true)
     expect(readFileSync(path.join(temp.dir, 'node_modules/ptc-runtime/dist/worker.cjs'), 'utf8')).toBe(before.get(protectedFiles[0]!))
   })
 

@@ -97,7 +97,7 @@ export interface HelperConfinement {
  * 3. what the run must see from a private place, read-only: the cwd, the workspace root, the
  *    readable roots and the resolver configuration (often a link into `/run`);
  * 4. the writable roots, read-write (`workspace-write` only), then each directory between a root
- *    and a file of step 5 or 6 inside it, onto itself: a mount point the kernel refuses to rename or
+ *    and a file of step 6 inside it, onto itself: a mount point the kernel refuses to rename or
  *    remove (`EBUSY`), so a program cannot move `node_modules` aside and put its own package
  *    where a later helper, or the host's next start, loads it from (binding is by path);
  * 5. the repository metadata (`.git`) found in a writable root, read-only again, unless a
@@ -146,17 +146,15 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
   const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
   const exposed = protectedPaths.filter((file) => roots.some((root) => within(file, root) || within(root, file)))
   if (roots.length > 0) {
-    const metadata = [...new Set(roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry)))]
-    // The parents go before the metadata: one bound after a `.git` beneath it would make that
-    // writable again. A repository's own directory is one: moved deeper, its `.git` would no
-    // longer be looked for, and a later helper could change it and move it back.
-    const parents = parentsWithin([...runtimePaths, ...exposed, ...metadata], roots)
+    // The parents go before the metadata: one bound after a `.git` beneath it would make that writable again.
+    const parents = parentsWithin([...runtimePaths, ...exposed], roots)
     const bindWritable = (list: string[]) => {
       for (const root of list) bind('--bind', root)
       for (const parent of parents) if (list.some((root) => within(parent, root))) bind('--bind', parent)
     }
     bindWritable(roots)
-    for (const entry of metadata) bind('--ro-bind', entry)
+    const metadata = roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry))
+    for (const entry of new Set(metadata)) bind('--ro-bind', entry)
     bindWritable(roots.filter((root) => metadata.some((entry) => within(root, entry))))
   }
   for (const file of runtimePaths) bind('--ro-bind', file)
