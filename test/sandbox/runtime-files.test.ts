@@ -203,6 +203,32 @@ return 'planted'`)
   })
 })
 
+describe.skipIf(!bwrap)('thousands of repositories made in a writable root', () => {
+  const temp = tempDirectory('ptc-sandbox-repositories')
+  let results: Result[]
+
+  beforeAll(() => {
+    installHost(temp.dir)
+    // Each `.git` under the root is bound read-only at every later helper start: enough of them,
+    // with long names, make the helper's command line longer than the kernel takes (E2BIG).
+    // No pool: each run starts its helper after the program before it ended.
+    const config = { poolSize: 0, sandbox: { mode: 'workspace-write', workspaceRoot: temp.dir } }
+    results = runHost(temp.dir, config, [
+      fsProgram(`for (let i = 0; i < 4000; i++) fs.mkdirSync('d'.repeat(240) + i + '/.git', { recursive: true }); return 'made'`),
+      'return 6 * 7',
+      'return 6 * 7',
+    ])
+  }, 90_000)
+  afterAll(() => temp.remove())
+
+  it('fail the runs that need a new helper, and never the host', () => {
+    // The host ran every program and exited of itself (runHost would have thrown otherwise).
+    expect(results[0]).toMatchObject({ value: 'made' })
+    for (const result of results.slice(1)) expect(result.error).toMatchObject({ kind: 'sandbox-unavailable', message: expect.stringMatching(/E2BIG/) })
+    expect(processesMatching(temp.dir)).toEqual([])
+  })
+})
+
 describe.skipIf(!bwrap)('a Node executable in a private place', () => {
   const temp = tempDirectory('ptc-sandbox-node')
 

@@ -90,6 +90,9 @@ export interface PipeEnds {
 /** Opens a tier's pipe: starts the helper and wires what arrives to `ends`. */
 export type PipeOpener = (ends: PipeEnds) => Pipe
 
+/** The pipe of a helper that could not be started: there is nothing to write to or end. */
+const UNSTARTED: Pipe = { write: () => undefined, kill: () => undefined, busyMs: () => 0, hold: () => undefined }
+
 /** Written to a fresh helper's inbox once it is ready, so its first read is not a run's (messages.ts `WarmMessage`). */
 const WARM_FRAME = JSON.stringify({ type: 'relay', message: { type: 'warm' } } satisfies HostFrame)
 
@@ -149,7 +152,7 @@ export class PipeEnvironment implements Environment {
     this.ready = connection.ready
     let exited!: () => void
     this.exited = new Promise((resolve) => (exited = resolve))
-    this._pipe = open({
+    const ends: PipeEnds = {
       frames: connection.read,
       frame: (raw) => connection.receive(raw),
       forged: connection.violation,
@@ -170,7 +173,15 @@ export class PipeEnvironment implements Environment {
       },
       whenReady: this.ready,
       whenExited: this.exited,
-    })
+    }
+    try {
+      this._pipe = open(ends)
+    } catch (error) {
+      // A helper the kernel would not start (`spawn` throws E2BIG for a command line too long,
+      // EMFILE, ENOMEM): this environment ends unstarted, and only its run fails.
+      this._pipe = UNSTARTED
+      ends.ended(`could not be started (${error instanceof Error ? error.message : String(error)})`, false)
+    }
     void this._pipe.released?.then(exited)
     this.hold = this._pipe.hold
   }
