@@ -3,6 +3,7 @@
  * start-up probe.
  */
 import { spawn } from 'node:child_process'
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from 'node:fs'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxExecutionPolicy } from '../../seam/types.js'
@@ -100,8 +101,9 @@ export interface HelperConfinement {
  *    and a file of step 6 inside it, onto itself: a mount point the kernel refuses to rename or
  *    remove (`EBUSY`), so a program cannot move `node_modules` aside and put its own package
  *    where a later helper, or the host's next start, loads it from (binding is by path);
- * 5. the repository metadata (`.git`) found in a writable root, read-only again, unless a
- *    writable root names it (roots inside it are bound read-write once more);
+ * 5. the repository metadata (`.git`) found in a writable root, read-only again, through the
+ *    descriptors the host opened for it (`PINNED_FD` onward), unless a writable root names it
+ *    (roots inside it are bound read-write once more);
  * 6. the runtime's own files, read-only, wherever they are: a program must not change what a
  *    later helper or the host runs, and the helper must find Node even in a private place; the
  *    host's packages only where a writable root would expose them;
@@ -124,7 +126,7 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
   }
   const isHidden = (file: string) => hidden.some((place) => within(file, place)) && ![...mounts.keys()].some((top) => within(file, top))
   const bound: string[] = []
-  const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
+  const bind = (flag: '--bind' | '--ro-bind' | '--ro-bind-fd', source: string, destination = source) => {
     args.push(flag, source, destination)
     bound.push(destination)
     if (hidden.some((place) => within(destination, place))) mounts.set(destination, source)
@@ -153,8 +155,10 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
       for (const parent of parents) if (list.some((root) => within(parent, root))) bind('--bind', parent)
     }
     bindWritable(roots)
-    const metadata = roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry))
-    for (const entry of new Set(metadata)) bind('--ro-bind', entry)
+    // By descriptor (openPinned), not by path: a program that swapped a directory holding a `.git`
+    // for a symlink as this helper starts would have the symlink's target bound instead.
+    const metadata = pinnedMetadata(roots)
+    metadata.forEach((entry, index) => bind('--ro-bind-fd', String(PINNED_FD + index), entry))
     bindWritable(roots.filter((root) => metadata.some((entry) => within(root, entry))))
   }
   for (const file of runtimePaths) bind('--ro-bind', file)
@@ -178,6 +182,42 @@ export interface HelperWrapper {
   roots: string[]
   /** Its writable private tmpfs mounts (paths inside), whose contents count against the memory budget. */
   tmpfs: string[]
+  /** What bubblewrap binds by descriptor, in order from PINNED_FD: opened by openPinned as the helper is spawned. */
+  pinned: string[]
+}
+
+/** The first descriptor of the paths a helper's bubblewrap binds by descriptor. */
+export const PINNED_FD = 8
+
+/** Linux's `O_PATH` (the same on x86 and arm64), which Node's `fs.constants` does not name. */
+const O_PATH = 0o10000000
+
+/** The `.git` entries under `roots` that are bound read-only, in the order of their descriptors. */
+function pinnedMetadata(roots: readonly string[]): string[] {
+  return [...new Set(roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry)))]
+}
+
+/**
+ * Descriptors of `paths` (a wrapper's `pinned`), each checked to lead to a directory or file at
+ * exactly that path, with no symlink on the way; the caller closes them once the helper is
+ * spawned. Throws, naming the path, when one no longer does: the helper is then not started.
+ */
+export function openPinned(paths: readonly string[]): number[] {
+  const descriptors: number[] = []
+  try {
+    for (const file of paths) {
+      const fd = openSync(file, O_PATH | constants.O_NOFOLLOW)
+      descriptors.push(fd)
+      const kind = fstatSync(fd).mode & constants.S_IFMT
+      if ((kind !== constants.S_IFDIR && kind !== constants.S_IFREG) || readlinkSync(`/proc/self/fd/${fd}`) !== file) {
+        throw new Error(`${file} changed as the helper started (a symlink on its path)`)
+      }
+    }
+    return descriptors
+  } catch (error) {
+    for (const fd of descriptors) closeSync(fd)
+    throw error
+  }
 }
 
 export function helperWrapper(bwrap: string, confinement: HelperConfinement): HelperWrapper {
@@ -185,7 +225,7 @@ export function helperWrapper(bwrap: string, confinement: HelperConfinement): He
   const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
   const places = privatePlaces(confinement.hostCwd).filter((place) => place.writable).map((place) => place.path)
   const tmpfs = [...places, '/dev/shm', ...(scratch === undefined ? [] : [scratch])]
-  return { command: bwrap, args: bwrapArguments(confinement), input: seccompFilter(), roots, tmpfs }
+  return { command: bwrap, args: bwrapArguments(confinement), input: seccompFilter(), roots, tmpfs, pinned: pinnedMetadata(roots) }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()

@@ -17,6 +17,7 @@
  * environment around it is `PipeEnvironment` (`../pipe.ts`), as for every helper tier.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { closeSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { constants } from 'node:os'
 import type { Socket } from 'node:net'
@@ -30,7 +31,7 @@ import { type Pipe, type PipeEnds, PipeEnvironment } from '../pipe.js'
 import { helperCpuGroup } from '../../../system/cpu-group.js'
 import { limitedCommand } from '../../../system/memory-limit.js'
 import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGroup } from '../../../system/process-sweep.js'
-import type { HelperWrapper } from '../../sandbox/bwrap.js'
+import { type HelperWrapper, PINNED_FD, openPinned } from '../../sandbox/bwrap.js'
 import { unavailableMessage } from '../../sandbox/confinement.js'
 import { type NamespaceBudget, NamespaceWatch } from '../../sandbox/budget.js'
 import { checkHelperRoots } from '../../sandbox/mounts.js'
@@ -118,8 +119,15 @@ class ProcessPipe implements Pipe {
     const input = launch.wrapper?.input
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
     stdio[SNAPSHOT_FD] = launch.snapshot ?? 'ignore'
-    if (python) stdio[PYTHON_SNAPSHOT_FD] = python.descriptor
-    this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
+    stdio[PYTHON_SNAPSHOT_FD] = python ? python.descriptor : 'ignore'
+    // What bubblewrap binds by descriptor, opened now: it binds them and closes them.
+    const pinned = openPinned(launch.wrapper?.pinned ?? [])
+    try {
+      pinned.forEach((fd, index) => (stdio[PINNED_FD + index] = fd))
+      this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
+    } finally {
+      for (const fd of pinned) closeSync(fd)
+    }
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
     const namespace = (this._namespace = launch.wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)
     if (namespace && launch.budget) {
