@@ -1,7 +1,7 @@
 /**
  * Repository metadata under a writable root is bound by descriptor: looked up at each helper
  * start, it lies where a program can write, and bubblewrap follows symlinks in what it binds by
- * path. A program that swapped a directory holding a `.git` for a symlink as another helper
+ * path (the roots themselves are checked from outside once the helper runs: mounts.test.ts). A program that swapped a directory holding a `.git` for a symlink as another helper
  * started had the symlink's target bound there (a hidden repository's configuration, readable).
  * The end-to-end guarantee (the metadata stays read-only) is in runtime-files.test.ts.
  */
@@ -28,9 +28,10 @@ describe('repository metadata in a helper\'s command line', () => {
   }
 
   it('binds each .git read-only by a descriptor, from PINNED_FD on, and never by path', () => {
-    const args = bwrapArguments(confinement)
+    const { args, pinned } = bwrapArguments(confinement)
     const byDescriptor = args.flatMap((arg, index) => (arg === '--ro-bind-fd' ? [[args[index + 1], args[index + 2]]] : []))
     expect(byDescriptor).toEqual(entries.map((entry, index) => [String(PINNED_FD + index), entry]))
+    expect(pinned).toEqual(entries)
     expect(helperWrapper('bwrap', confinement).pinned).toEqual(entries)
     for (const entry of entries) expect(args.filter((arg) => arg === entry)).toHaveLength(1)
   })

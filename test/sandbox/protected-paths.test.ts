@@ -32,7 +32,7 @@ describe('the host\'s packages in a helper\'s command line', () => {
     runtimePaths: [process.execPath],
     protectedPaths: [inside, scoped, nested, elsewhere],
     hostCwd: '/',
-  })
+  }).args
 
   it('binds a package inside a writable root read-only, after the root', () => {
     const list = args('workspace-write')

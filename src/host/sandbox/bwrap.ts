@@ -101,8 +101,8 @@ export interface HelperConfinement {
  *    and a file of step 6 inside it, onto itself: a mount point the kernel refuses to rename or
  *    remove (`EBUSY`), so a program cannot move `node_modules` aside and put its own package
  *    where a later helper, or the host's next start, loads it from (binding is by path);
- * 5. the repository metadata (`.git`) found in a writable root, read-only again, through the
- *    descriptors the host opened for it (`PINNED_FD` onward), unless a writable root names it
+ * 5. the repository metadata (`.git`) found in a writable root, read-only again, through
+ *    descriptors the host opened (`PINNED_FD` onward), unless a writable root names it
  *    (roots inside it are bound read-write once more);
  * 6. the runtime's own files, read-only, wherever they are: a program must not change what a
  *    later helper or the host runs, and the helper must find Node even in a private place; the
@@ -110,8 +110,10 @@ export interface HelperConfinement {
  * 7. read-only again: the hiding places other than `/tmp`, `/dev` (bubblewrap's own tmpfs,
  *    which would otherwise take files of any size) and `/proc`.
  */
-export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [], scratch, tmpfsBytes, hostCwd }: HelperConfinement): string[] {
+export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [], scratch, tmpfsBytes, hostCwd }: HelperConfinement): { args: string[]; pinned: string[] } {
   const args = [...BASE]
+  /** What is bound by descriptor (openPinned), in order from PINNED_FD: paths a program may swap as a helper starts. */
+  const pinned: string[] = []
   if (policy.network !== 'host') args.push('--unshare-net')
   const size = tmpfsBytes === undefined ? [] : ['--size', String(tmpfsBytes)]
   const places = privatePlaces(hostCwd)
@@ -126,10 +128,18 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
   }
   const isHidden = (file: string) => hidden.some((place) => within(file, place)) && ![...mounts.keys()].some((top) => within(file, top))
   const bound: string[] = []
-  const bind = (flag: '--bind' | '--ro-bind' | '--ro-bind-fd', source: string, destination = source) => {
+  const bind = (flag: '--bind' | '--ro-bind', source: string, destination = source) => {
     args.push(flag, source, destination)
     bound.push(destination)
     if (hidden.some((place) => within(destination, place))) mounts.set(destination, source)
+  }
+  // Bound where it was found, through a descriptor opened then: a symlink swapped in on its path
+  // as the helper starts cannot redirect it (bubblewrap follows symlinks in what it binds by path).
+  const pin = (file: string) => {
+    args.push('--ro-bind-fd', String(PINNED_FD + pinned.length), file)
+    pinned.push(file)
+    bound.push(file)
+    if (hidden.some((place) => within(file, place))) mounts.set(file, file)
   }
   // Sources are bound at their real paths (the kernel confines by real path). A path given
   // through a symlink is bound as given too, unless the symlink itself is visible in a view
@@ -155,10 +165,9 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
       for (const parent of parents) if (list.some((root) => within(parent, root))) bind('--bind', parent)
     }
     bindWritable(roots)
-    // By descriptor (openPinned), not by path: a program that swapped a directory holding a `.git`
-    // for a symlink as this helper starts would have the symlink's target bound instead.
-    const metadata = pinnedMetadata(roots)
-    metadata.forEach((entry, index) => bind('--ro-bind-fd', String(PINNED_FD + index), entry))
+    // A program can make a `.git` (or a directory holding one) and swap it for a symlink.
+    const metadata = [...new Set(roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry)))]
+    for (const entry of metadata) pin(entry)
     bindWritable(roots.filter((root) => metadata.some((entry) => within(root, entry))))
   }
   for (const file of runtimePaths) bind('--ro-bind', file)
@@ -169,7 +178,7 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
     if (!place.writable && !bound.some((destination) => within(place.path, destination))) args.push('--remount-ro', place.path)
   }
   args.push('--remount-ro', '/dev', ...LAST)
-  return args
+  return { args, pinned }
 }
 
 /** How to start a confined helper: bubblewrap, its arguments, the seccomp filter it reads, and the roots to check. */
@@ -191,11 +200,6 @@ export const PINNED_FD = 8
 
 /** Linux's `O_PATH` (the same on x86 and arm64), which Node's `fs.constants` does not name. */
 const O_PATH = 0o10000000
-
-/** The `.git` entries under `roots` that are bound read-only, in the order of their descriptors. */
-function pinnedMetadata(roots: readonly string[]): string[] {
-  return [...new Set(roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry)))]
-}
 
 /**
  * Descriptors of `paths` (a wrapper's `pinned`), each checked to lead to a directory or file at
@@ -225,7 +229,8 @@ export function helperWrapper(bwrap: string, confinement: HelperConfinement): He
   const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
   const places = privatePlaces(confinement.hostCwd).filter((place) => place.writable).map((place) => place.path)
   const tmpfs = [...places, '/dev/shm', ...(scratch === undefined ? [] : [scratch])]
-  return { command: bwrap, args: bwrapArguments(confinement), input: seccompFilter(), roots, tmpfs, pinned: pinnedMetadata(roots) }
+  const { args, pinned } = bwrapArguments(confinement)
+  return { command: bwrap, args, input: seccompFilter(), roots, tmpfs, pinned }
 }
 
 const probes = new Map<string, Promise<string | undefined>>()
