@@ -125,6 +125,17 @@ describe.skipIf(!bwrap)('file confinement', () => {
     expect(existsSync(path.join(outside, 'redirected.txt'))).toBe(false)
   })
 
+  it('a symlink a program planted cannot show a later run a hidden place as its readable or read-only root', async () => {
+    writeFileSync(path.join(outside, 'hidden.txt'), 'hidden')
+    const planted = await env.run(fsProgram(`fs.symlinkSync(${JSON.stringify(outside)}, 'peek'); return 'planted'`))
+    expect(planted.value).toBe('planted')
+    const peek = path.join(ws, 'peek')
+    for (const sandboxPolicy of [{ mode: 'read-only' as const, workspaceRoot: peek }, { mode: 'workspace-write' as const, workspaceRoot: ws, readableRoots: [peek] }]) {
+      const later = await env.run(fsProgram(`return fs.readFileSync(${JSON.stringify(path.join(peek, 'hidden.txt'))}, 'utf8')`), { sandboxPolicy })
+      expect(later.error).toEqual({ kind: 'sandbox-unavailable', message: expect.stringContaining(`${peek} passes through a symlink`) })
+    }
+  })
+
   it('binds a deployment workspace root given through a symlink by the path it resolved to at load', async () => {
     const link = path.join(temp.dir, 'config-link')
     symlinkSync(ws, link)

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { WRAPPER_INPUT_FD } from '../../src/protocol/frames.js'
 import { helperWrapper } from '../../src/host/sandbox/bwrap.js'
 import { isDead } from '../../src/system/process-sweep.js'
-import { checkHelperRoots } from '../../src/host/sandbox/mounts.js'
+import { checkHelperMounts, checkHelperRoots } from '../../src/host/sandbox/mounts.js'
 import { helperOf } from '../../src/host/sandbox/namespace.js'
 import { RUNTIME_PATHS } from '../../src/host/sandbox/runtime-files.js'
 import { bwrap, tempDirectory } from '../helpers/sandbox.js'
@@ -56,6 +56,26 @@ describe.skipIf(!bwrap)('checking a helper\'s writable roots from outside', () =
     const helper = await startHelper(redirected, wrapper.input)
     try {
       expect(checkHelperRoots(helper.pid, [root])).toMatch(`the sandbox does not have the writable root ${root} bound where the host found it`)
+    } finally {
+      await helper.stop()
+    }
+  })
+
+  it('finds each root a mount point in the helper', async () => {
+    const helper = await startHelper(wrapper.args, wrapper.input)
+    try {
+      expect(checkHelperMounts(helper.pid, wrapper.roots)).toBeUndefined()
+    } finally {
+      await helper.stop()
+    }
+  })
+
+  it('names a root mounted somewhere else, as a symlink on its path at that moment would leave it', async () => {
+    // Every mount at the root (its reveal from the private /tmp, its writable bind) lands elsewhere.
+    const misplaced = wrapper.args.map((arg) => (arg === root ? elsewhere : arg))
+    const helper = await startHelper(misplaced, wrapper.input)
+    try {
+      expect(checkHelperMounts(helper.pid, [root])).toMatch(`the sandbox does not have ${root} mounted where the host found it`)
     } finally {
       await helper.stop()
     }

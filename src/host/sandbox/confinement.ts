@@ -173,25 +173,29 @@ export class Sandbox {
   }
 }
 
-const writableRoots = (policy: SandboxExecutionPolicy) =>
-  policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])] : []
-
+/** The roots of `policy` that a helper binds, each with what it is called in a refusal. */
+const boundRoots = (policy: SandboxExecutionPolicy): Array<[string, string]> => [
+  [policy.mode === 'workspace-write' ? 'writable root' : 'workspace root', policy.workspaceRoot],
+  ...(policy.mode === 'workspace-write' ? (policy.writableRoots ?? []).map((root): [string, string] => ['writable root', root]) : []),
+  ...(policy.readableRoots ?? []).map((root): [string, string] => ['readable root', root]),
+]
 
 /**
- * Why the writable roots of `policy` cannot be bound as given, or `undefined` when they can;
- * checked at every run. A root whose path passes through a symlink is refused: a program
- * that can write where the symlink lies (another run's writable root) could have planted it
- * to redirect this run's writes outside the tree.
+ * Why the roots of `policy` cannot be bound as given, or `undefined` when they can; checked at
+ * every run. A root whose path passes through a symlink is refused: a program that can write
+ * where the symlink lies (another run's writable root) could have planted it to redirect this
+ * run's writes outside the tree, or to show it a hidden place (the host's working directory).
+ * The deployment's own roots were resolved as it loaded.
  */
 function checkRoots(policy: SandboxExecutionPolicy): string | undefined {
-  for (const root of writableRoots(policy)) {
+  for (const [kind, root] of boundRoots(policy)) {
     let resolved: string
     try {
       resolved = realpathSync(root)
     } catch {
-      return `the writable root ${root} no longer exists`
+      return `the ${kind} ${root} no longer exists`
     }
-    if (resolved !== root) return `the writable root ${root} passes through a symlink (to ${resolved}); writable roots must be real paths`
+    if (resolved !== root) return `the ${kind} ${root} passes through a symlink (to ${resolved}); roots must be real paths`
   }
   return undefined
 }

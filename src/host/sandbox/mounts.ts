@@ -1,9 +1,10 @@
 /**
- * Checking a helper's writable roots from outside. bubblewrap binds a root by its path, so a
- * symlink planted between the host's check of that path and bwrap's mount would redirect the
- * bind; the host can see, through /proc, what the helper really has at each root and compare.
+ * Checking a helper's mounts from outside. bubblewrap binds a root by its path, and looks up
+ * where to mount anything (a `.git` too) by path, so a symlink planted between the host's check
+ * of that path and bwrap's mount would redirect the bind, or put it somewhere else; the host can
+ * see, through /proc, what the helper really has at each path and compare.
  */
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { isDead } from '../../system/process-sweep.js'
 
 /**
@@ -28,4 +29,28 @@ export function checkHelperRoots(helper: number | undefined, roots: readonly str
     }
   }
   return undefined
+}
+
+/**
+ * Why the helper whose host PID is `helper` has no mount at one of `paths` (its writable roots
+ * and the metadata bound over them), or `undefined` when each is a mount point. A destination
+ * looked up through a symlink swapped in as bubblewrap mounted puts the mount at the symlink's
+ * target: the path then stays as the host sees it, unmounted, in the helper too (a root's
+ * contents visible read-only, a `.git` writable through its root). Mounts never change once the
+ * helper runs (no program may mount), so once per helper is enough.
+ */
+export function checkHelperMounts(helper: number | undefined, paths: readonly string[]): string | undefined {
+  if (helper === undefined || paths.length === 0) return undefined
+  let table: string
+  try {
+    table = readFileSync(`/proc/${helper}/mountinfo`, 'utf8')
+  } catch {
+    if (isDead(helper)) return undefined
+    return 'the sandbox\'s mounts could not be checked'
+  }
+  // `id parent major:minor root mountpoint ...`: the mount point is the fifth field, with
+  // spaces, tabs, newlines and backslashes written as octal escapes.
+  const points = new Set(table.split('\n').map((line) => line.split(' ')[4]?.replace(/\\([0-7]{3})/g, (_, code: string) => String.fromCharCode(parseInt(code, 8)))))
+  const missing = paths.find((file) => !points.has(file))
+  return missing === undefined ? undefined : `the sandbox does not have ${missing} mounted where the host found it (was a directory on its path replaced while the sandbox started?)`
 }

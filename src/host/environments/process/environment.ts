@@ -34,7 +34,7 @@ import { childrenOf, cpuMsOfTree, isChildOf, isDead, killProcessTrees, signalGro
 import { type HelperWrapper, PINNED_FD, openPinned } from '../../sandbox/bwrap.js'
 import { unavailableMessage } from '../../sandbox/confinement.js'
 import { type NamespaceBudget, NamespaceWatch } from '../../sandbox/budget.js'
-import { checkHelperRoots } from '../../sandbox/mounts.js'
+import { checkHelperMounts, checkHelperRoots } from '../../sandbox/mounts.js'
 import { HelperNamespace, withinProcessLimit } from '../../sandbox/namespace.js'
 import { asTeardown, inTurn } from '../../../system/turns.js'
 import { helperCommand } from './helper-command.js'
@@ -89,6 +89,8 @@ class ProcessPipe implements Pipe {
   private readonly _namespace: HelperNamespace | undefined
   /** Writable roots bubblewrap bound, checked from outside before each run. */
   private readonly _roots: readonly string[]
+  /** What must be a mount point in the helper (roots, metadata): checked before its first run, then emptied. */
+  private _mounted: readonly string[]
   /** Every subprocess of the program inherits it in its environment. */
   private readonly _marker = randomUUID()
   private _processExited = false
@@ -135,6 +137,7 @@ class ProcessPipe implements Pipe {
       this.listening = this._watch.watch
     }
     this._roots = launch.wrapper?.roots ?? []
+    this._mounted = [...this._roots, ...(launch.wrapper?.pinned ?? [])]
     if (this._roots.length > 0) this.refuses = () => this._rootsTampered()
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
     this._inbox = (this._child.stdio as unknown as Socket[])[INBOX_FD]!
@@ -280,8 +283,12 @@ class ProcessPipe implements Pipe {
 
   /** A root replaced by a symlink while bubblewrap was mounting it would redirect writes. */
   private _rootsTampered(): Refusal | undefined {
-    const roots = checkHelperRoots(this._namespace?.helper(), this._roots)
-    return roots === undefined ? undefined : { kind: 'sandbox-unavailable', message: unavailableMessage(roots) }
+    const helper = this._namespace?.helper()
+    // Where each mount landed, before the first run's program (once: mounts never change).
+    const mounts = this._mounted.length > 0 ? checkHelperMounts(helper, this._mounted) : undefined
+    if (mounts === undefined) this._mounted = []
+    const problem = mounts ?? checkHelperRoots(helper, this._roots)
+    return problem === undefined ? undefined : { kind: 'sandbox-unavailable', message: unavailableMessage(problem) }
   }
 
   /** The program's processes still in the helper's tree (an unconfined helper is one process). */
