@@ -4,7 +4,7 @@
  * of that path and bwrap's mount would redirect the bind, or put it somewhere else; the host can
  * see, through /proc, what the helper really has at each path and compare.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { lstatSync, readFileSync } from 'node:fs'
 import { isDead } from '../../system/process-sweep.js'
 
 /**
@@ -17,9 +17,10 @@ export function checkHelperRoots(helper: number | undefined, roots: readonly str
   for (const root of roots) {
     let inside, outside
     try {
-      // Resolved in the helper's mount namespace: what the program writes to at that path.
-      inside = statSync(`/proc/${helper}/root${root}`)
-      outside = statSync(root)
+      // Resolved in the helper's mount namespace: what the program writes to at that path. Neither
+      // follows a symlink at the root itself: one there now would lead both to the same place.
+      inside = lstatSync(`/proc/${helper}/root${root}`)
+      outside = lstatSync(root)
     } catch {
       if (isDead(helper)) return undefined // it ended meanwhile (a zombie's root is gone too)
       return `the writable root ${root} could not be checked inside the sandbox`
