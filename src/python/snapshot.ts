@@ -58,7 +58,7 @@ export function pythonSnapshot(runtime: PythonRuntime): Promise<void> {
 /** The snapshot as a worker thread of this process reads it: at the host's own descriptor. */
 export function threadSnapshot(): PythonSnapshot | undefined {
   const snapshot = current()
-  return snapshot && { descriptor: snapshot.descriptor, own: false, bytes: snapshot.bytes, sha256: snapshot.sha256, version: snapshot.version }
+  return snapshot && handedAs(snapshot, snapshot.descriptor, false)
 }
 
 /**
@@ -67,8 +67,12 @@ export function threadSnapshot(): PythonSnapshot | undefined {
  */
 export function helperPythonSnapshot(): { snapshot: PythonSnapshot; descriptor: number } | undefined {
   const snapshot = current()
-  if (!snapshot) return undefined
-  return { snapshot: { descriptor: PYTHON_SNAPSHOT_FD, own: true, bytes: snapshot.bytes, sha256: snapshot.sha256, version: snapshot.version }, descriptor: snapshot.descriptor }
+  return snapshot && { snapshot: handedAs(snapshot, PYTHON_SNAPSHOT_FD, true), descriptor: snapshot.descriptor }
+}
+
+/** `snapshot` as an environment that reads it at `descriptor` is handed it. */
+function handedAs({ bytes, sha256, version }: Built, descriptor: number, own: boolean): PythonSnapshot {
+  return { descriptor, own, bytes, sha256, version }
 }
 
 /**

@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isUnnamedFile } from '../helpers/leaks.js'
 import { bwrap } from '../helpers/sandbox.js'
 import { startRuntime } from '../helpers/runtime.js'
 
@@ -60,7 +61,7 @@ return {"hash": hash("ptc-runtime"), "descriptors": links}`
     const [first, second] = [await run(program), await run(program)]
     expect(first.error).toBeUndefined()
     expect((first.value as { hash: number }).hash).toBe((second.value as { hash: number }).hash)
-    for (const result of [first, second]) expect((result.value as { descriptors: string[] }).descriptors.filter((link) => /#\d+ \(deleted\)$/.test(link))).toEqual([])
+    for (const result of [first, second]) expect((result.value as { descriptors: string[] }).descriptors.filter(isUnnamedFile)).toEqual([])
   })
 
   it('is held by no JavaScript program of a runtime in the same host', SLOW, async () => {
@@ -70,7 +71,7 @@ return {"hash": hash("ptc-runtime"), "descriptors": links}`
       const result = await other.run(`const { readdirSync, readlinkSync } = await import('node:fs')
 return readdirSync('/proc/self/fd').flatMap((fd) => { try { return [readlinkSync('/proc/self/fd/' + fd)] } catch { return [] } })`)
       expect(result.error).toBeUndefined()
-      expect((result.value as string[]).filter((link) => /#\d+ \(deleted\)$/.test(link))).toEqual([])
+      expect((result.value as string[]).filter(isUnnamedFile)).toEqual([])
     } finally {
       await other.dispose()
     }
@@ -85,7 +86,7 @@ globalThis.seen = readdirSync('/proc/self/fd').flatMap((fd) => { try { return [r
       const result = await other.run('import js\nreturn [str(link) for link in js.seen]', { language: 'python', timeoutMs: 90_000 })
       expect(result.error).toBeUndefined()
       expect((result.value as string[]).length).toBeGreaterThan(0)
-      expect((result.value as string[]).filter((link) => /#\d+ \(deleted\)$/.test(link))).toEqual([])
+      expect((result.value as string[]).filter(isUnnamedFile)).toEqual([])
     } finally {
       await other.dispose()
     }

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { CHANNEL_FD, type HelperOptions, INBOX_FD } from '../../../protocol/frames.js'
+import { CHANNEL_FD, type HelperOptions, INBOX_FD, PYTHON_SNAPSHOT_FD } from '../../../protocol/frames.js'
 import { helperPythonSnapshot } from '../../../python/snapshot.js'
 import { helperCpuGroup, holdCpuGroup } from '../../../system/cpu-group.js'
 import { dataBaseline, limitedCommand } from '../../../system/memory-limit.js'
@@ -65,11 +65,12 @@ export class PlainTier implements Tier {
         ...(python ? { pythonSnapshot: python.snapshot } : {}),
       }
       const helper = [process.execPath, '--no-warnings', HELPER_FILE, JSON.stringify(options)]
+      const descriptors: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe', 'ignore']
+      if (python) descriptors[PYTHON_SNAPSHOT_FD] = python.descriptor
       // The shell sets the limits and becomes the helper (exec): the child's PID is the helper's,
       // in a session and process group of its own, so that one signal ends it and what it started.
       const child = spawn('/bin/sh', limitedCommand(this._baselineKb, config.maxMemoryMb, helper, helperCpuGroup()), {
-        cwd: config.cwd, env: {}, detached: true,
-        stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore', 'pipe', 'ignore', ...(python ? [python.descriptor] : [])],
+        cwd: config.cwd, env: {}, detached: true, stdio: descriptors,
       })
       const stdio = child.stdio as unknown as Socket[]
       const [channel, inbox] = [stdio[CHANNEL_FD]!, stdio[INBOX_FD]!]
