@@ -47,8 +47,12 @@ const KILLED_EXIT_MS = 1_000
 const EXIT_DRAIN_MS = 100
 
 export interface ProcessLaunch {
-  /** bubblewrap and its arguments: a PID namespace at least; absent where bubblewrap is not at hand. */
-  wrapper?: Pick<HelperWrapper, 'command' | 'args'> & Partial<HelperWrapper>
+  /**
+   * bubblewrap and its arguments, a PID namespace at least, made as the helper starts; absent
+   * where bubblewrap is not at hand. One that cannot be made (a writable root past what
+   * repositories.ts reads) throws, and only this environment's start is refused.
+   */
+  wrapper?: () => Pick<HelperWrapper, 'command' | 'args'> & Partial<HelperWrapper>
   /** Whether the wrapper enforces a sandbox policy (a failed start is then `sandbox-unavailable`). */
   confined: boolean
   /** The helper's working directory until its first run moves it. */
@@ -62,8 +66,8 @@ export interface ProcessLaunch {
   rehearsal?: ProgramCode
   /** The bounds the helper's frames are read within, as they arrive (frame-bounds.ts `channelLimits`). */
   channelLimits: ChannelLimits
-  /** The environment's budget of processes and memory, sampled while it serves a run (with a wrapper only). */
-  budget?: NamespaceBudget
+  /** The environment's budget of processes and memory, sampled while it serves a run (with a wrapper only; its tmpfs mounts are the wrapper's). */
+  budget?: Omit<NamespaceBudget, 'tmpfs'>
 }
 
 /** A helper process's environment: its pipe (`ProcessPipe`) inside the environment every helper tier shares. */
@@ -106,6 +110,8 @@ class ProcessPipe implements Pipe {
   readonly refuses?: () => Refusal | undefined
 
   constructor(launch: ProcessLaunch, private readonly _ends: PipeEnds) {
+    const wrapper = launch.wrapper?.()
+    const budget = wrapper && launch.budget && { ...launch.budget, tmpfs: wrapper.tmpfs ?? [] }
     const python = helperPythonSnapshot()
     const options: HelperOptions = {
       maxOldGenerationSizeMb: launch.maxOldGenerationSizeMb,
@@ -114,16 +120,16 @@ class ProcessPipe implements Pipe {
       ...(python ? { pythonSnapshot: python.snapshot } : {}),
     }
     const node = helperCommand(options, launch.snapshot !== undefined)
-    const inner = launch.budget ? withinProcessLimit(launch.budget.maxProcesses, node) : node
-    const command = launch.wrapper ? [launch.wrapper.command, ...launch.wrapper.args, '--', ...inner] : node
+    const inner = budget ? withinProcessLimit(budget.maxProcesses, node) : node
+    const command = wrapper ? [wrapper.command, ...wrapper.args, '--', ...inner] : node
     const limits = limitedCommand(launch.baselineKb, launch.maxMemoryMb, command, helperCpuGroup())
     // Its own session and process group, away from the host's terminal and signals.
-    const input = launch.wrapper?.input
+    const input = wrapper?.input
     const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe', 'pipe', input ? 'pipe' : 'ignore', 'pipe']
     stdio[SNAPSHOT_FD] = launch.snapshot ?? 'ignore'
     stdio[PYTHON_SNAPSHOT_FD] = python ? python.descriptor : 'ignore'
     // What bubblewrap binds by descriptor, opened now: it binds them and closes them.
-    const pinned = openPinned(launch.wrapper?.pinned ?? [])
+    const pinned = openPinned(wrapper?.pinned ?? [])
     try {
       pinned.forEach((fd, index) => (stdio[PINNED_FD + index] = fd))
       this._child = spawn('/bin/sh', limits, { cwd: launch.cwd, env: {}, detached: true, stdio })
@@ -131,13 +137,13 @@ class ProcessPipe implements Pipe {
       for (const fd of pinned) closeSync(fd)
     }
     if (input) (this._child.stdio[WRAPPER_INPUT_FD] as Socket).on('error', () => undefined).end(input)
-    const namespace = (this._namespace = launch.wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)
-    if (namespace && launch.budget) {
-      this._watch = new NamespaceWatch(namespace.helper, launch.budget, (message) => this._overBudget(message))
+    const namespace = (this._namespace = wrapper && this._child.pid !== undefined ? new HelperNamespace(this._child.pid) : undefined)
+    if (namespace && budget) {
+      this._watch = new NamespaceWatch(namespace.helper, budget, (message) => this._overBudget(message))
       this.listening = this._watch.watch
     }
-    this._roots = launch.wrapper?.roots ?? []
-    this._mounted = [...this._roots, ...(launch.wrapper?.pinned ?? [])]
+    this._roots = wrapper?.roots ?? []
+    this._mounted = [...this._roots, ...(wrapper?.pinned ?? [])]
     if (this._roots.length > 0) this.refuses = () => this._rootsTampered()
     this._channel = this._child.stdio[CHANNEL_FD] as Socket
     this._inbox = (this._child.stdio as unknown as Socket[])[INBOX_FD]!

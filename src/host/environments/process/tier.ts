@@ -12,6 +12,7 @@ import { helperSnapshot, holdHelperSnapshot } from './helper-snapshot.js'
 import { rehearsalProgram } from '../../run/programs.js'
 import { locateCommand } from '../../../system/commands.js'
 import { namespaceArguments, probeBwrap } from '../../sandbox/bwrap.js'
+import { isConfined } from '../../sandbox/policy.js'
 import type { Environment } from '../environment.js'
 import type { EnvironmentDescription, Tier, TierSetting } from '../tier.js'
 
@@ -57,13 +58,15 @@ export class ProcessTier implements Tier {
     const { maxOldGenerationSizeMb, maxMemoryMb, maxProcesses } = config
     const cwd = policy?.workspaceRoot ?? config.cwd
     const snapshot = helperSnapshot(maxOldGenerationSizeMb)
-    const confining = policy && sandbox!.wrapper(policy)
-    const wrapper = confining ?? (this._namespaces && { command: this._namespaces, args: namespaceArguments(cwd) })
+    const confined = policy !== undefined && isConfined(policy.mode)
+    const namespaces = this._namespaces
+    // Made as the helper starts: looking in its writable roots for repositories may refuse it.
+    const wrapper = confined ? () => sandbox!.wrapper(policy)! : namespaces && (() => ({ command: namespaces, args: namespaceArguments(cwd) }))
     return processEnvironment({
       ...(wrapper ? { wrapper } : {}),
       // Under bubblewrap the PID namespace makes the environment's processes known: sampled as one budget.
-      ...(wrapper ? { budget: { maxProcesses, maxMemoryMb, tmpfs: confining?.tmpfs ?? [] } } : {}),
-      confined: confining !== undefined,
+      budget: { maxProcesses, maxMemoryMb },
+      confined,
       cwd,
       maxMemoryMb,
       baselineKb: this._baselineKb,
