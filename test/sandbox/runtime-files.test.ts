@@ -5,16 +5,13 @@
  * host project does (its own copy in `node_modules`) and runs a real host process from there.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Context } from 'cordis'
 import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REPO, installRuntime, modules } from '../helpers/host-project.js'
 import { bwrap, processesMatching, tempDirectory } from '../helpers/sandbox.js'
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url))
-const modules = (name: string) => realpathSync(path.join(REPO, 'node_modules', name))
 
 /**
  * A runtime host script: plugs in the runtime with argv[2] as config, runs argv[3]'s programs
@@ -38,20 +35,9 @@ await fiber.dispose()
 console.log(JSON.stringify(results))
 `
 
-/**
- * A host project in `dir`: this package (package.json and dist/) and the dependencies it
- * loads copied into its node_modules, cordis linked, and the host script.
- */
+/** A host project in `dir`: this package installed (installRuntime) and the host script. */
 function installHost(dir: string): void {
-  const own = path.join(dir, 'node_modules', 'ptc-runtime')
-  mkdirSync(own, { recursive: true })
-  copyFileSync(path.join(REPO, 'package.json'), path.join(own, 'package.json'))
-  cpSync(path.join(REPO, 'dist'), path.join(own, 'dist'), { recursive: true })
-  for (const name of ['acorn', 'schemastery']) cpSync(modules(name), path.join(dir, 'node_modules', name), { recursive: true })
-  for (const name of ['cordis', 'cosmokit', '@standard-schema/spec']) {
-    mkdirSync(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true })
-    symlinkSync(modules(name), path.join(dir, 'node_modules', name))
-  }
+  installRuntime(dir)
   writeFileSync(path.join(dir, 'host.mjs'), HOST_SCRIPT)
 }
 
