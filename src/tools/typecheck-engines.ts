@@ -6,11 +6,11 @@
  * - TypeScript 7 (the native compiler): its synchronous API (`typescript/unstable/sync`), which
  *   runs the compiler as a process of its own over a virtual directory, one snapshot per check.
  */
-import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type * as TS from 'typescript'
+import type { TypescriptLocation } from './typescript-location.js'
 
 /** One diagnostic: its code, where it starts in the checked file, its message with its chain. */
 export interface FoundDiagnostic {
@@ -43,13 +43,20 @@ const OPTIONS = {
   types: [],
 }
 
-/** The engine for the TypeScript package at `directory`. Throws, saying why, when it cannot be loaded. */
-export async function loadEngine(declarations: string, directory: string): Promise<CheckEngine> {
-  const { version } = JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8')) as { version: string }
-  const major = Number.parseInt(version, 10)
-  if (major >= 7) return nativeEngine(declarations, directory, version)
-  return languageServiceEngine(declarations, createRequire(path.join(directory, 'package.json'))(directory) as typeof TS, version)
+/** The engine for the TypeScript at `location`. Throws, saying why, when it cannot be loaded. */
+export async function loadEngine(declarations: string, location: TypescriptLocation): Promise<CheckEngine> {
+  if (location.compiler !== undefined) return nativeEngine(declarations, location)
+  const ts = createRequire(path.join(location.directory, 'package.json'))(location.directory) as typeof TS
+  return languageServiceEngine(declarations, ts, location.version)
 }
+
+/**
+ * Whether the compiler may read `file`: the checker's own files and the standard library
+ * (`lib.*.d.ts` in `library`) only. The compiler runs in the host, where the sandbox hides
+ * nothing; a program that imports or references a host file would otherwise read it in the
+ * compiler's messages (a literal type), or learn whether it exists.
+ */
+const isLibraryFile = (library: string) => (file: string) => path.dirname(file) === library && /^lib\.[\w.-]+\.d\.ts$/.test(path.basename(file))
 
 function languageServiceEngine(declarations: string, ts: typeof TS, version: string): CheckEngine {
   const options: TS.CompilerOptions = {
@@ -61,19 +68,25 @@ function languageServiceEngine(declarations: string, ts: typeof TS, version: str
   }
   let text = ''
   let revision = 0
+  const library = path.dirname(ts.getDefaultLibFilePath(options))
+  const isLibrary = isLibraryFile(library)
   const virtual = (name: string) => (name === DECLARATIONS ? declarations : name === PROGRAM ? text : undefined)
+  const read = (name: string) => virtual(name) ?? (isLibrary(name) ? ts.sys.readFile(name) : undefined)
   const host: TS.LanguageServiceHost = {
     getCompilationSettings: () => options,
     getScriptFileNames: () => [DECLARATIONS, PROGRAM],
     getScriptVersion: (name) => (name === PROGRAM ? String(revision) : '0'),
     getScriptSnapshot: (name) => {
-      const content = virtual(name) ?? ts.sys.readFile(name)
+      const content = read(name)
       return content === undefined ? undefined : ts.ScriptSnapshot.fromString(content)
     },
     getCurrentDirectory: () => DIRECTORY,
     getDefaultLibFileName: (settings) => ts.getDefaultLibFilePath(settings),
-    fileExists: (name) => virtual(name) !== undefined || ts.sys.fileExists(name),
-    readFile: (name) => virtual(name) ?? ts.sys.readFile(name),
+    fileExists: (name) => virtual(name) !== undefined || (isLibrary(name) && ts.sys.fileExists(name)),
+    readFile: read,
+    directoryExists: (name) => name === DIRECTORY || name === library,
+    getDirectories: () => [],
+    realpath: (name) => name,
   }
   const service = ts.createLanguageService(host, ts.createDocumentRegistry())
   return {
@@ -93,7 +106,7 @@ function languageServiceEngine(declarations: string, ts: typeof TS, version: str
 
 /** The parts of `typescript/unstable/sync` used here (TypeScript 7). */
 interface NativeApi {
-  API: new (options: { cwd: string; fs: object }) => {
+  API: new (options: { tsserverPath: string; cwd: string; fs: object }) => {
     updateSnapshot(params: object): NativeSnapshot
     close(): void
   }
@@ -109,7 +122,7 @@ interface NativeDiagnostic {
   messageChain?: readonly NativeDiagnostic[]
 }
 
-async function nativeEngine(declarations: string, directory: string, version: string): Promise<CheckEngine> {
+async function nativeEngine(declarations: string, { directory, version, compiler }: TypescriptLocation): Promise<CheckEngine> {
   const entry = createRequire(path.join(directory, 'package.json')).resolve('typescript/unstable/sync')
   const { API } = (await import(pathToFileURL(entry).href)) as NativeApi
   const config = `${DIRECTORY}/tsconfig.json`
@@ -118,14 +131,20 @@ async function nativeEngine(declarations: string, directory: string, version: st
     [DECLARATIONS, declarations],
     [PROGRAM, ''],
   ])
-  // The compiler reads our three files from here and its standard library from its own disk.
+  // The compiler reads our three files from here and its standard library, beside it, from its
+  // own disk (`undefined`); every other file does not exist (`null`, `false`).
+  const library = path.dirname(compiler!)
+  const isLibrary = isLibraryFile(library)
   const api = new API({
+    tsserverPath: compiler!,
     cwd: DIRECTORY,
     fs: {
-      readFile: (name: string) => files.get(name),
-      fileExists: (name: string) => (files.has(name) ? true : undefined),
-      directoryExists: (name: string) => (name === DIRECTORY ? true : undefined),
-      getAccessibleEntries: (name: string) => (name === DIRECTORY ? { files: [...files.keys()].map((file) => path.basename(file)), directories: [] } : undefined),
+      readFile: (name: string) => files.get(name) ?? (isLibrary(name) ? undefined : null),
+      fileExists: (name: string) => files.has(name) || (isLibrary(name) ? undefined : false),
+      directoryExists: (name: string) => name === DIRECTORY || (name === library ? undefined : false),
+      getAccessibleEntries: (name: string) =>
+        name === DIRECTORY ? { files: [...files.keys()].map((file) => path.basename(file)), directories: [] } : name === library ? undefined : { files: [], directories: [] },
+      realpath: (name: string) => (isLibrary(name) ? undefined : name),
     },
   })
   // The API keeps its compiler process private; the host needs its id to bound and kill it.

@@ -5,13 +5,14 @@
 import type { PtcProgramFormat } from '../seam/types.js'
 import { unfence } from '../transform/habits.js'
 import type { FoundDiagnostic } from './typecheck-engines.js'
+import type { TypescriptLocation } from './typescript-location.js'
 
 /** What a worker is started with. */
 export interface CheckerSetup {
   declarations: string
   format: PtcProgramFormat
-  /** The TypeScript package directory to load. */
-  typescript: string
+  /** The TypeScript to load. */
+  typescript: TypescriptLocation
 }
 
 /** One program to check. */

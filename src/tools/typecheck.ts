@@ -21,6 +21,7 @@ import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { PtcProgramFormat } from '../seam/types.js'
 import { type CheckerSetup, type WorkerMessage, lenientDeclarations } from './typecheck-protocol.js'
+import { type TypescriptLocation, locateTypescript } from './typescript-location.js'
 
 /** Checks at once, each in a worker of its own (a worker with TypeScript loaded is ~100 MB). */
 const MAX_WORKERS = 2
@@ -91,7 +92,7 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
   if (!Number.isSafeInteger(maxCheckMs) || maxCheckMs < 100 || maxCheckMs > 600_000) {
     throw new TypeError(`typecheck: maxCheckMs must be an integer from 100 to 600000, got ${maxCheckMs}`)
   }
-  const setup: CheckerSetup = { declarations: lenientDeclarations(declarations), format, typescript: typescriptDirectory(options.typescript) }
+  const setup: CheckerSetup = { declarations: lenientDeclarations(declarations), format, typescript: typescriptOf(options.typescript) }
   const idle: Checking[] = []
   /** Checks waiting for a worker slot, in arrival order. */
   const waiting: Waiter[] = []
@@ -253,28 +254,32 @@ function ask({ worker, pid }: Checking, id: number, program: string, maxMemoryMb
 }
 
 /**
- * The TypeScript package Node resolves from this package, looked up once as it loads, before any
- * program runs: a `typescript` a program plants later in a writable `node_modules` on this
- * package's resolution path is never loaded by this process (its checker threads run in the
- * host, outside every sandbox). The reason it was not found, when it was not.
+ * The TypeScript package Node resolves from this package, located once as it loads, before any
+ * program runs: a `typescript` (or TypeScript 7's compiler) a program plants later in a writable
+ * `node_modules` on this package's resolution path is never loaded by this process (its checker
+ * threads run in the host, outside every sandbox). The reason it was not found, when it was not.
  */
-const installedTypescript: { directory: string } | { missing: string } = (() => {
+const installedTypescript: TypescriptLocation | { missing: string } = (() => {
   try {
-    return { directory: path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')) }
+    return locateTypescript(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')))
   } catch (error) {
     return { missing: error instanceof Error ? error.message.split('\n')[0]! : String(error) }
   }
 })()
 
-/** The TypeScript package directory to load, found now so a missing one fails at configuration. */
-function typescriptDirectory(given: string | undefined): string {
+/** The TypeScript to load, found now so a missing one fails at configuration. */
+function typescriptOf(given: string | undefined): TypescriptLocation {
   if (given !== undefined) {
     if (typeof given !== 'string' || !existsSync(path.join(given, 'package.json'))) {
       throw new Error(`typecheck: typescript must be the directory of a TypeScript package (one holding its package.json), got ${JSON.stringify(given)}`)
     }
-    return path.resolve(given)
+    try {
+      return locateTypescript(path.resolve(given))
+    } catch (error) {
+      throw new Error(`typecheck: the TypeScript at ${given} cannot check programs: ${(error as Error).message}`)
+    }
   }
-  if ('directory' in installedTypescript) return installedTypescript.directory
+  if ('directory' in installedTypescript) return installedTypescript
   throw new Error(`typecheck needs the typescript package (an optional peer dependency), which this process did not find as it started: ${installedTypescript.missing}`)
 }
 

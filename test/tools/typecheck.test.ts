@@ -4,12 +4,13 @@
  * The check runs off the host's thread: a type-level bomb fails its own run clearly, within the
  * run's deadline or a memory budget, while the host's event loop and other runs go on.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
+import { tempDirectory } from '../helpers/sandbox.js'
 
 const TYPESCRIPT = process.env.PTC_TEST_TYPESCRIPT
 const typescriptDirectory = TYPESCRIPT ?? path.dirname(createRequire(import.meta.url).resolve('typescript/package.json'))
@@ -168,6 +169,28 @@ describe(`typecheck with TypeScript ${version}`, () => {
     setTimeout(() => controller.abort(), 300)
     expect(await tool.execute({ program: TIME_BOMB }, { signal: controller.signal })).toBe('Error (abort): The run was aborted during its type check; nothing ran.')
     await tool.close()
+  })
+
+  it('reads no file of the host\'s: a program learns neither what a hidden file holds nor whether one exists', async () => {
+    // The compiler runs in the host, where the sandbox hides nothing: its messages name literal types.
+    const temp = tempDirectory('ptc-typecheck-reads')
+    writeFileSync(path.join(temp.dir, 'secret.ts'), 'export const token = "sk-hidden-4242"\n')
+    writeFileSync(path.join(temp.dir, 'global.d.ts'), 'declare const hidden: "sk-global-77"\n')
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
+    try {
+      const imported = await tool.execute({ program: `const m = await import(${JSON.stringify(path.join(temp.dir, 'secret'))})\nconst n: typeof m.token = 5\nreturn n` })
+      const referenced = await tool.execute({ program: `/// <reference path=${JSON.stringify(path.join(temp.dir, 'global.d.ts'))} />\nconst n: typeof hidden = 5\nreturn n` })
+      for (const answer of [imported, referenced]) expect(answer).not.toMatch(/sk-hidden-4242|sk-global-77/)
+      // A file that exists and one that does not are told apart by nothing but their names.
+      const told = async (file: string) => [
+        await tool.execute({ program: `type T = typeof import(${JSON.stringify(path.join(temp.dir, file))})\nreturn 1` }),
+        await tool.execute({ program: `/// <reference path=${JSON.stringify(path.join(temp.dir, `${file}.d.ts`))} />\nreturn 1` }),
+      ]
+      expect((await told('global')).map((answer) => answer.replaceAll('global', 'absent'))).toEqual(await told('absent'))
+    } finally {
+      await tool.close()
+      temp.remove()
+    }
   })
 
   it('refuses a TypeScript directory that holds no TypeScript when the tool is made', () => {
