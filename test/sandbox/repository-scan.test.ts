@@ -5,13 +5,29 @@
  * run fails `sandbox-unavailable`, naming the root and the rule, instead of the host reading
  * as much as a program made.
  */
-import { mkdirSync } from 'node:fs'
+import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_REPOSITORIES, MAX_ROOT_ENTRIES, repositoryMetadata } from '../../src/host/sandbox/repositories.js'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { bwrap, tempDirectory } from '../helpers/sandbox.js'
+
+/** A directory this large holds more than MAX_ROOT_ENTRIES entries could take, even at the longest names. */
+const GROWN_BYTES = 4 * 1024 * 1024
+
+/**
+ * A program's way to grow its root's directory at little cost: hard links to one file (a name
+ * each, no file), 250 bytes long, then all removed. A directory keeps the size its most entries
+ * took on ext4, the usual Linux file system; tmpfs gives it back.
+ */
+const GROW_AND_EMPTY = `const fs = await import('node:fs')
+const name = (index) => String(index).padStart(250, 'x')
+fs.writeFileSync('target', '')
+for (let index = 0; index < 30000; index++) fs.linkSync('target', name(index))
+for (let index = 0; index < 30000; index++) fs.unlinkSync(name(index))
+fs.unlinkSync('target')
+return fs.readdirSync('.').length`
 
 describe('the repositories looked for in a writable root', () => {
   const temp = tempDirectory('ptc-repository-scan')
@@ -29,6 +45,19 @@ describe('the repositories looked for in a writable root', () => {
     expect(() => repositoryMetadata(root)).toThrow(
       `the writable root ${root} holds more than ${MAX_ROOT_ENTRIES} entries; repositories (.git) are looked for among at most that many at each helper start`,
     )
+  })
+
+  it('refuses a root whose directory grew past what that many entries take, even once emptied: reading it walks all it once held', (context) => {
+    const root = path.join(temp.dir, 'emptied')
+    mkdirSync(root)
+    const name = (index: number) => path.join(root, String(index).padStart(250, 'x'))
+    writeFileSync(path.join(root, 'target'), '')
+    for (let index = 0; index < 30_000; index++) linkSync(path.join(root, 'target'), name(index))
+    for (let index = 0; index < 30_000; index++) unlinkSync(name(index))
+    unlinkSync(path.join(root, 'target'))
+    expect(readdirSync(root)).toEqual([])
+    if (statSync(root).size <= GROWN_BYTES) return context.skip() // a file system that gave the room back
+    expect(() => repositoryMetadata(root)).toThrow(`the writable root ${root} is a directory of ${statSync(root).size} bytes`)
   })
 
   it('refuses a root with more repositories than a helper binds', () => {
@@ -71,4 +100,18 @@ describe.skipIf(!bwrap)('a program that fills its writable root', () => {
     })
     expect(await env.run('return 2', policy(other))).toMatchObject({ value: 2 })
   })
+
+  it('fails later runs in a root it grew and emptied as sandbox-unavailable; the host and other roots go on', async (context) => {
+    const grown = path.join(temp.dir, 'grown')
+    mkdirSync(grown)
+    const policy = (root: string) => ({ sandboxPolicy: { mode: 'workspace-write' as const, workspaceRoot: root } })
+    expect(await env.run(GROW_AND_EMPTY, { ...policy(grown), timeoutMs: 60_000 })).toMatchObject({ value: 0 })
+    if (statSync(grown).size <= GROWN_BYTES) return context.skip() // a file system that gave the room back
+    const refused = await env.run('return 1', policy(grown))
+    expect(refused.error).toEqual({
+      kind: 'sandbox-unavailable',
+      message: expect.stringContaining(`the writable root ${grown} is a directory of ${statSync(grown).size} bytes`),
+    })
+    expect(await env.run('return 2', policy(other))).toMatchObject({ value: 2 })
+  }, 60_000)
 })
