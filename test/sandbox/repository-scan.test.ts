@@ -8,13 +8,10 @@
 import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_REPOSITORIES, MAX_ROOT_ENTRIES, repositoryMetadata } from '../../src/host/sandbox/repositories.js'
+import { MAX_REPOSITORIES, MAX_ROOT_BYTES, MAX_ROOT_ENTRIES, repositoryMetadata } from '../../src/host/sandbox/repositories.js'
 import { leakedSince, resourceBaseline, type ResourceSnapshot } from '../helpers/leaks.js'
 import { startRuntime } from '../helpers/runtime.js'
 import { bwrap, tempDirectory } from '../helpers/sandbox.js'
-
-/** A directory this large holds more than MAX_ROOT_ENTRIES entries could take, even at the longest names. */
-const GROWN_BYTES = 4 * 1024 * 1024
 
 /**
  * A program's way to grow its root's directory at little cost: hard links to one file (a name
@@ -56,7 +53,7 @@ describe('the repositories looked for in a writable root', () => {
     for (let index = 0; index < 30_000; index++) unlinkSync(name(index))
     unlinkSync(path.join(root, 'target'))
     expect(readdirSync(root)).toEqual([])
-    if (statSync(root).size <= GROWN_BYTES) return context.skip() // a file system that gave the room back
+    if (statSync(root).size <= MAX_ROOT_BYTES) return context.skip() // a file system that gave the room back
     expect(() => repositoryMetadata(root)).toThrow(`the writable root ${root} is a directory of ${statSync(root).size} bytes`)
   })
 
@@ -106,7 +103,7 @@ describe.skipIf(!bwrap)('a program that fills its writable root', () => {
     mkdirSync(grown)
     const policy = (root: string) => ({ sandboxPolicy: { mode: 'workspace-write' as const, workspaceRoot: root } })
     expect(await env.run(GROW_AND_EMPTY, { ...policy(grown), timeoutMs: 60_000 })).toMatchObject({ value: 0 })
-    if (statSync(grown).size <= GROWN_BYTES) return context.skip() // a file system that gave the room back
+    if (statSync(grown).size <= MAX_ROOT_BYTES) return context.skip() // a file system that gave the room back
     const refused = await env.run('return 1', policy(grown))
     expect(refused.error).toEqual({
       kind: 'sandbox-unavailable',
