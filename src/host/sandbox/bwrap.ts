@@ -85,6 +85,12 @@ export interface HelperConfinement {
   tmpfsBytes?: number
   /** Where the host runs (hidden from the program); `process.cwd()` by default. */
   hostCwd?: string
+  /**
+   * The repository metadata (`.git`) in the writable roots, as this start found it
+   * (`repositoryMetadata`); looked for now when absent. A caller that keeps the wrapper under
+   * what it found passes that very list: a root read twice can differ between the readings.
+   */
+  metadata?: readonly string[]
 }
 
 /**
@@ -110,7 +116,7 @@ export interface HelperConfinement {
  * 7. read-only again: the hiding places other than `/tmp`, `/dev` (bubblewrap's own tmpfs,
  *    which would otherwise take files of any size) and `/proc`.
  */
-export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [], scratch, tmpfsBytes, hostCwd }: HelperConfinement): { args: string[]; pinned: string[] } {
+export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [], scratch, tmpfsBytes, hostCwd, metadata: found }: HelperConfinement): { args: string[]; pinned: string[] } {
   const args = [...BASE]
   /** What is bound by descriptor (openPinned), in order from PINNED_FD: paths a program may swap as a helper starts. */
   const pinned: string[] = []
@@ -166,7 +172,7 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
     }
     bindWritable(roots)
     // A program can make a `.git` (or a directory holding one) and swap it for a symlink.
-    const metadata = [...new Set(roots.flatMap(repositoryMetadata).filter((entry) => !roots.includes(entry)))]
+    const metadata = [...new Set((found ?? roots.flatMap(repositoryMetadata)).filter((entry) => !roots.includes(entry)))]
     for (const entry of metadata) pin(entry)
     bindWritable(roots.filter((root) => metadata.some((entry) => within(root, entry))))
   }

@@ -155,7 +155,11 @@ export class Sandbox {
     const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
     // Pyodide's directory joins once a Python runtime has found it.
     const runtimePaths = [...RUNTIME_PATHS, ...pyodidePaths()]
-    const key = JSON.stringify([policyKey(policy), process.cwd(), roots.flatMap(repositoryMetadata), runtimePaths])
+    // Read once: the wrapper binds exactly the metadata it is kept under. A program moving a
+    // repository between two readings had a wrapper that did not bind it kept under metadata
+    // naming it, for every later start that found it in place.
+    const metadata = roots.flatMap(repositoryMetadata)
+    const key = JSON.stringify([policyKey(policy), process.cwd(), metadata, runtimePaths])
     let wrapper = this._wrappers.get(key)
     if (!wrapper) {
       wrapper = helperWrapper(this._bwrap!, {
@@ -164,6 +168,7 @@ export class Sandbox {
         runtimePaths,
         protectedPaths: DEPENDENCY_PATHS,
         tmpfsBytes: this._tmpfsBytes,
+        metadata,
         ...(scratch === undefined ? {} : { scratch }),
       })
       if (this._wrappers.size >= WRAPPERS_KEPT) this._wrappers.delete(this._wrappers.keys().next().value!)
