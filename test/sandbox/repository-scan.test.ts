@@ -5,7 +5,7 @@
  * run fails `sandbox-unavailable`, naming the root and the rule, instead of the host reading
  * as much as a program made.
  */
-import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_REPOSITORIES, MAX_ROOT_BYTES, MAX_ROOT_ENTRIES, repositoryMetadata } from '../../src/host/sandbox/repositories.js'
@@ -63,6 +63,29 @@ describe('the repositories looked for in a writable root', () => {
     expect(() => repositoryMetadata(root)).toThrow(
       `the writable root ${root} holds more than ${MAX_REPOSITORIES} repositories (.git); a helper binds the metadata of at most that many read-only`,
     )
+  })
+
+  it('refuses a root it cannot read rather than protect none of the repositories in it', () => {
+    const file = path.join(temp.dir, 'a-file')
+    writeFileSync(file, '')
+    expect(() => repositoryMetadata(file)).toThrow(`the writable root ${file} cannot be read for repositories (.git): ENOTDIR`)
+  })
+
+  // The host's user is the program's: a program can take the host's read permission away from its
+  // root, or from a directory in it. Root reads them anyway, so this needs a host of another user.
+  it.skipIf(process.getuid?.() === 0)('refuses a root, or a directory in it, the program made unreadable', () => {
+    const root = path.join(temp.dir, 'locked')
+    mkdirSync(path.join(root, 'repository', '.git'), { recursive: true })
+    try {
+      chmodSync(root, 0o300)
+      expect(() => repositoryMetadata(root)).toThrow(`the writable root ${root} cannot be read for repositories (.git): EACCES`)
+      chmodSync(root, 0o700)
+      chmodSync(path.join(root, 'repository'), 0o000)
+      expect(() => repositoryMetadata(root)).toThrow(`${path.join(root, 'repository')} cannot be read for repositories (.git): EACCES`)
+    } finally {
+      chmodSync(root, 0o700)
+      chmodSync(path.join(root, 'repository'), 0o700)
+    }
   })
 })
 

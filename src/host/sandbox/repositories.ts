@@ -22,11 +22,26 @@ export const MAX_ROOT_BYTES = 4 * 1024 * 1024
 /** The repositories a helper binds read-only: each is a descriptor, a mount and three arguments of bubblewrap's. */
 export const MAX_REPOSITORIES = 256
 
+/**
+ * What the host could not read fails the start: a program can take the host's read permission
+ * away from its own root or a directory in it (the host's user is its user), and a repository
+ * the host did not see would be left writable.
+ */
+function unreadable(what: string, error: unknown): Error {
+  return new Error(`${what} cannot be read for repositories (.git): ${(error as NodeJS.ErrnoException).code ?? String(error)}; a helper is not started where one could be left writable`)
+}
+
 function isGitEntry(file: string): boolean {
   // A `.git` file (a worktree's or a submodule's) names the real metadata directory: as
   // dangerous to rewrite. A symlink is left alone: binding over it would protect only its target.
-  const stat = lstatSync(file, { throwIfNoEntry: false })
-  return stat !== undefined && (stat.isDirectory() || stat.isFile())
+  try {
+    const stat = lstatSync(file, { throwIfNoEntry: false })
+    return stat !== undefined && (stat.isDirectory() || stat.isFile())
+  } catch (error) {
+    // The directory holding it became a file since it was listed: no repository there.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false
+    throw unreadable(path.dirname(file), error)
+  }
 }
 
 /** The subdirectories of `root`, read one batch at a time; throws past MAX_ROOT_ENTRIES entries or MAX_ROOT_BYTES. */
@@ -34,8 +49,8 @@ function subdirectories(root: string): string[] {
   let directory
   try {
     directory = opendirSync(root, { bufferSize: 256 })
-  } catch {
-    return [] // an unreadable root has nothing we could protect
+  } catch (error) {
+    throw unreadable(`the writable root ${root}`, error)
   }
   const found: string[] = []
   try {
