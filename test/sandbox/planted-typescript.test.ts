@@ -112,6 +112,14 @@ const CHECKED = [
   { value: 7 },
 ]
 
+/** What every attack here must leave: a host that still runs programs, and nothing of the test's running. */
+function itLeavesTheHostRunning(temp: { readonly dir: string }, reported: () => Report): void {
+  it('leaves the host running its programs, and nothing running after it', () => {
+    expect(reported().after).toEqual({ value: 42 })
+    expect(processesMatching(temp.dir)).toEqual([])
+  })
+}
+
 describe.skipIf(!bwrap)('a typescript planted where the host found none', () => {
   const temp = suiteDirectory('ptc-sandbox-typescript-none')
   let project: string
@@ -129,10 +137,7 @@ describe.skipIf(!bwrap)('a typescript planted where the host found none', () => 
     expect(report.refused).toMatch(/typecheck needs the typescript package .*did not find as it started/)
   })
 
-  it('leaves the host running its programs, and nothing running after it', () => {
-    expect(report.after).toEqual({ value: 42 })
-    expect(processesMatching(temp.dir)).toEqual([])
-  })
+  itLeavesTheHostRunning(temp, () => report)
 })
 
 describe.skipIf(!bwrap)('a typescript planted nearer than the one the host found', () => {
@@ -157,10 +162,7 @@ describe.skipIf(!bwrap)('a typescript planted nearer than the one the host found
     expect(report.checked).toEqual(CHECKED)
   })
 
-  it('leaves the host running its programs, and nothing running after it', () => {
-    expect(report.after).toEqual({ value: 42 })
-    expect(processesMatching(temp.dir)).toEqual([])
-  })
+  itLeavesTheHostRunning(temp, () => report)
 })
 
 describe.skipIf(!bwrap)('a typescript the host installed in the writable root', () => {
@@ -202,8 +204,5 @@ return tried`
     expect(report.checked).toEqual(CHECKED)
   })
 
-  it('leaves the host running its programs, and nothing running after it', () => {
-    expect(report.after).toEqual({ value: 42 })
-    expect(processesMatching(temp.dir)).toEqual([])
-  })
+  itLeavesTheHostRunning(temp, () => report)
 })
