@@ -6,7 +6,9 @@
  * the group are found by the environment marker every subprocess inherits (a program can still
  * clear its children's environment; only confinement is sure). Both searches need a look at
  * every process of the machine, taken asynchronously and shared by every sweep waiting for one
- * (`process-table.ts`); only reads of the few processes already known happen synchronously.
+ * (`process-table.ts`); only reads of the few processes already known happen synchronously. A
+ * tree whose root can still be stopped (a helper at its end) is killed from its own children
+ * lists instead (`killTree`), at once: a look may take seconds on a busy machine.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -148,6 +150,38 @@ export function childrenOf(pid: number): number[] {
     }
   }
   return children
+}
+
+/**
+ * SIGKILLs `root`, every process under it and every process group one of them leads, in one
+ * synchronous step that reads only the tree's own children lists (`childrenOf`), never the rest
+ * of the machine. Each process is stopped before its children are read: it can start no other
+ * meanwhile, and a child of it that exits stays its zombie, keeping its PID, so the list names the
+ * whole tree and, signalled in the same step, no stranger. What had left the tree before
+ * (reparented away) is not here: only a look at the machine finds it (`killProcessTrees` with a
+ * marker).
+ */
+export function killTree(root: number): void {
+  const tree = [root]
+  const found = new Set(tree)
+  for (let index = 0; index < tree.length; index++) {
+    const pid = tree[index]!
+    try {
+      process.kill(pid, 'SIGSTOP')
+    } catch {
+      // gone, or not ours to stop: its children are read all the same
+    }
+    for (const child of childrenOf(pid)) {
+      if (found.has(child)) continue
+      found.add(child)
+      tree.push(child)
+    }
+  }
+  // Deepest first: each is signalled while its parent, stopped and alive, still holds its PID.
+  for (const pid of tree.reverse()) {
+    if (readStat(pid)?.pgrp === pid) signal(-pid)
+    signal(pid)
+  }
 }
 
 /** How long a sweep keeps looking for what it must kill, once it has looked twice. */

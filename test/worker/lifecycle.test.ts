@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -56,6 +58,49 @@ describe('provider lifecycle', () => {
     expect(results.map((result) => result.error)).toEqual(Array.from({ length: 20 }, () => ({ kind: 'abort', message: 'runtime disposed' })))
     expect(await leakedSince(baseline)).toEqual({ threads: 0, children: [], descriptors: 0 })
     expect(await stillRunning(before)).toEqual([])
+  })
+
+  // Without bubblewrap, what a program started outside its helper's tree is found by a look at
+  // every process of the machine, which took seconds on a loaded CI machine: every helper waited
+  // for two or three such looks before its SIGKILL, and outlived disposal's 10 s. A helper's own
+  // tree needs no look, so it dies first. Here the looks cannot even start: they read /proc
+  // through the host's threadpool, whose every thread waits to open a FIFO.
+  it.skipIf(process.platform !== 'linux')('disposal kills helpers without bubblewrap before it searches the machine for what they started', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'ptc-held-looks-'))
+    const fifo = path.join(directory, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const before = childProcesses()
+    const env = await startRuntime(UNWRAPPED)
+    let held: Array<Promise<FileHandle>> = []
+    let disposed: Promise<void> | undefined
+    try {
+      let waiting = 0
+      let allWaiting!: () => void
+      const inTool = new Promise<void>((resolve) => (allWaiting = resolve))
+      const tools = { wait: () => { if (++waiting === 2) allWaiting(); return new Promise<null>(() => {}) } }
+      const runs = ['while (true) {}', 'await tools.wait()', 'while (true) {}', 'await tools.wait()'].map((program) =>
+        env.run(program, { timeoutMs: null, bindings: [{ global: 'tools', functions: tools }] }),
+      )
+      await inTool
+      const helpers = childProcesses().filter((pid) => !before.includes(pid))
+      held = Array.from({ length: Number(process.env.UV_THREADPOOL_SIZE) || 4 }, () => open(fifo, 'r'))
+      disposed = env.dispose()
+      for (let waited = 0; helpers.some(isRunning) && waited < 5_000; waited += 50) await sleep(50)
+      expect(helpers.filter(isRunning)).toEqual([])
+      // Once the looks can read again, the search ends and so does disposal.
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+      await disposed
+      expect((await Promise.all(runs)).map((result) => result.error?.message)).toEqual(Array(4).fill('runtime disposed'))
+    } finally {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+      } catch {
+        // no open waits any more
+      }
+      for (const handle of await Promise.all(held)) await handle.close()
+      await (disposed ?? env.dispose())
+      rmSync(directory, { recursive: true, force: true })
+    }
   })
 
   it('settles each run exactly once even when the program exits right after completing', async () => {
@@ -122,7 +167,6 @@ describe('provider lifecycle', () => {
   })
 
   it('the pool never keeps the process alive', async () => {
-    const { execFileSync } = await import('node:child_process')
     const script = `
       import { Context } from 'cordis'
       import { WorkerPtcRuntime } from 'ptc-runtime/cordis'
@@ -145,6 +189,11 @@ function statOf(pid: number): { ppid: number; started: string } | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Whether `pid` runs still: neither gone nor a zombie. */
+function isRunning(pid: number): boolean {
+  return statOf(pid) !== undefined
 }
 
 /** Every live process below this one, with its start time. */
