@@ -235,8 +235,10 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   // nothing alive. One is not proof: a process in the middle of exec shows an empty
   // environment, so its marker is missed for that moment.
   let emptyLooks = 0
+  let previous: ProcessTable | undefined
   for (let looks = 0; emptyLooks < 2 && (looks < 2 || Date.now() < deadline); looks++) {
-    const table = await processTable(marker !== undefined)
+    // After a look that found nothing alive, nothing was killed since: any later look will do.
+    const table = (previous = await processTable(marker !== undefined, emptyLooks > 0 ? previous : undefined))
     const targets = await inTurn(() => {
       const candidates = new Set([...pids, ...descendantsOf(pids, table), ...(marker === undefined ? [] : (table.marked.get(marker) ?? []))])
       const alive = [...candidates].filter((pid) => !isDead(pid))

@@ -8,7 +8,8 @@
  * one walk per round, not one per environment every few milliseconds.
  *
  * A sweep must see the machine as it is after its own kills, so a look never answers a request
- * made after it started: such a request waits for the next one.
+ * made after it started: such a request waits for the next one. A sweep that killed nothing since
+ * its last look needs only a later one, and may take the look that started as that one ended.
  */
 import { close, open, read } from 'node:fs'
 import { readdir } from 'node:fs/promises'
@@ -112,29 +113,42 @@ async function walk(markers: boolean): Promise<ProcessTable> {
 interface Look {
   markers: boolean
   table: Promise<ProcessTable>
+  /** The look scheduled after this one, which starts as this one ends. */
+  next?: Look
 }
 
 /** The look not started yet, which every request joins until it starts. */
 let waiting: Look | undefined
 /** The last look started or scheduled; the next starts after it. */
-let latest: Promise<unknown> = Promise.resolve()
+let last: Look | undefined
+/** The look each table came from, for a request `after` it. */
+const looks = new WeakMap<ProcessTable, Look>()
 
 /**
  * A look at every process of the machine that starts after this call, shared with every other
  * request made before it starts; with `markers`, it also reads each process's environment for
- * subprocess markers. Never rejects (an unreadable /proc is an empty table).
+ * subprocess markers. With `after`, a table the caller had and acted on without killing anything,
+ * the look that started as that one ended will do as well, if it reads what is asked: staggered
+ * sweeps (environments ending a few at a time) otherwise each waited for one look more. Never
+ * rejects (an unreadable /proc is an empty table).
  */
-export function processTable(markers: boolean): Promise<ProcessTable> {
+export function processTable(markers: boolean, after?: ProcessTable): Promise<ProcessTable> {
+  const next = after === undefined ? undefined : looks.get(after)?.next
+  if (next !== undefined && next !== waiting && (next.markers || !markers)) return next.table
   if (waiting) {
     waiting.markers ||= markers
     return waiting.table
   }
   const look: Look = { markers, table: undefined as unknown as Promise<ProcessTable> }
-  look.table = latest.then(() => {
+  const previous = last?.table ?? Promise.resolve()
+  look.table = previous.then(async () => {
     if (waiting === look) waiting = undefined
-    return walk(look.markers)
+    const table = await walk(look.markers)
+    looks.set(table, look)
+    return table
   })
-  latest = look.table
+  if (last) last.next = look
+  last = look
   waiting = look
   return look.table
 }

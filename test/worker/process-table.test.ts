@@ -21,6 +21,19 @@ describe.skipIf(process.platform !== 'linux')('the machine process table', () =>
     expect(processTable(false)).not.toBe(first)
   })
 
+  // A sweep that killed nothing since its last look needs only a later one: sweeps a few
+  // milliseconds apart each waited for one look more, and a look may take seconds.
+  it('serves a request after a table acted on without a kill with the look that started as that one ended, if it reads what is asked', async () => {
+    const first = await processTable(false)
+    const second = processTable(false)
+    await new Promise((resolve) => setImmediate(resolve)) // the second look has started
+    expect(processTable(false, first)).toBe(second)
+    const third = processTable(true, first)
+    expect(third).not.toBe(second)
+    expect(processTable(false)).toBe(third)
+    await Promise.all([second, third])
+  })
+
   it('finds a marker only as a variable of its own, not inside another value', async () => {
     const marker = `test-${process.pid}-${Date.now()}`
     const marked = spawn('sleep', ['30'], { env: { PATH: process.env.PATH, [SUBPROCESS_MARKER_VARIABLE]: marker }, stdio: 'ignore' })
