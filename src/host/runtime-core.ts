@@ -175,7 +175,7 @@ export class RuntimeCore {
     await this._sandbox?.start()
     // A deployment whose own policy cannot be confined here fails where its developer looks, at
     // start, instead of failing every run in front of the model.
-    const unconfinable = this._sandbox?.unavailable(this._sandbox.deployment)
+    const unconfinable = this._sandbox?.startProblem()
     if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
     // Before the pool spawns: every Python environment then restores the snapshot.
     if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())

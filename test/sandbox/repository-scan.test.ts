@@ -135,3 +135,16 @@ describe.skipIf(!bwrap)('a program that fills its writable root', () => {
     expect(await env.run('return 2', policy(other))).toMatchObject({ value: 2 })
   }, 60_000)
 })
+
+describe.skipIf(!bwrap)('a deployment whose own writable root is past the bounds', () => {
+  const temp = tempDirectory('ptc-repository-deployment')
+  afterAll(temp.remove)
+
+  it('fails at start, naming the root and the bound, instead of failing every run', async () => {
+    const root = path.join(temp.dir, 'crowded')
+    for (let index = 0; index <= MAX_ROOT_ENTRIES; index++) mkdirSync(path.join(root, `entry-${index}`), { recursive: true })
+    await expect(startRuntime({ sandbox: { mode: 'workspace-write', workspaceRoot: root } })).rejects.toThrow(
+      `the sandbox could not be established, so the runtime did not start: the writable root ${root} holds more than ${MAX_ROOT_ENTRIES} entries`,
+    )
+  })
+})

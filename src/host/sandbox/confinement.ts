@@ -139,6 +139,33 @@ export class Sandbox {
     return { ...run, unavailable: this.unavailable(run) }
   }
 
+  /**
+   * Why the deployment's own runs could not be confined here, checked once as the runtime starts:
+   * what `unavailable` says, or a writable root past what the host reads for repositories at a
+   * helper's start (repositories.ts), which would otherwise fail every run in front of the model.
+   */
+  startProblem(): string | undefined {
+    const problem = this.unavailable(this.deployment)
+    if (problem !== undefined || !this.deployment.confined) return problem
+    try {
+      this._metadataOf(this.policy)
+      return undefined
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+  /** The writable roots of `policy` a helper binds, but for its scratch directory. */
+  private _writableRoots(policy: SandboxExecutionPolicy): string[] {
+    const scratch = this._scratchOf(policy)
+    return policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+  }
+
+  /** The repository metadata in the writable roots of `policy`, read now; throws past repositories.ts's bounds. */
+  private _metadataOf(policy: SandboxExecutionPolicy): string[] {
+    return this._writableRoots(policy).flatMap(repositoryMetadata)
+  }
+
   /** Why runs under `run` cannot be confined here, or `undefined` when they can. */
   unavailable(run: RunPolicy): string | undefined {
     return run.confined ? this._problem ?? checkRoots(run.policy) : undefined
@@ -152,13 +179,12 @@ export class Sandbox {
   wrapper(policy: SandboxExecutionPolicy): HelperWrapper | undefined {
     if (!isConfined(policy.mode)) return undefined
     const scratch = this._scratchOf(policy)
-    const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
     // Pyodide's directory joins once a Python runtime has found it.
     const runtimePaths = [...RUNTIME_PATHS, ...pyodidePaths()]
     // Read once: the wrapper binds exactly the metadata it is kept under. A program moving a
     // repository between two readings had a wrapper that did not bind it kept under metadata
     // naming it, for every later start that found it in place.
-    const metadata = roots.flatMap(repositoryMetadata)
+    const metadata = this._metadataOf(policy)
     const key = JSON.stringify([policyKey(policy), process.cwd(), metadata, runtimePaths])
     let wrapper = this._wrappers.get(key)
     if (!wrapper) {
