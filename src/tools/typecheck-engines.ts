@@ -45,7 +45,7 @@ const OPTIONS = {
 
 /** The engine for the TypeScript at `location`. Throws, saying why, when it cannot be loaded. */
 export async function loadEngine(declarations: string, location: TypescriptLocation): Promise<CheckEngine> {
-  if (location.compiler !== undefined) return nativeEngine(declarations, location)
+  if (location.compiler !== undefined) return nativeEngine(declarations, { ...location, compiler: location.compiler })
   const ts = createRequire(path.join(location.directory, 'package.json'))(location.directory) as typeof TS
   return languageServiceEngine(declarations, ts, location.version)
 }
@@ -122,7 +122,7 @@ interface NativeDiagnostic {
   messageChain?: readonly NativeDiagnostic[]
 }
 
-async function nativeEngine(declarations: string, { directory, version, compiler }: TypescriptLocation): Promise<CheckEngine> {
+async function nativeEngine(declarations: string, { directory, version, compiler }: Required<TypescriptLocation>): Promise<CheckEngine> {
   const entry = createRequire(path.join(directory, 'package.json')).resolve('typescript/unstable/sync')
   const { API } = (await import(pathToFileURL(entry).href)) as NativeApi
   const config = `${DIRECTORY}/tsconfig.json`
@@ -133,10 +133,10 @@ async function nativeEngine(declarations: string, { directory, version, compiler
   ])
   // The compiler reads our three files from here and its standard library, beside it, from its
   // own disk (`undefined`); every other file does not exist (`null`, `false`).
-  const library = path.dirname(compiler!)
+  const library = path.dirname(compiler)
   const isLibrary = isLibraryFile(library)
   const api = new API({
-    tsserverPath: compiler!,
+    tsserverPath: compiler,
     cwd: DIRECTORY,
     fs: {
       readFile: (name: string) => files.get(name) ?? (isLibrary(name) ? undefined : null),

@@ -161,7 +161,7 @@ export function bwrapArguments({ policy, cwd, runtimePaths, protectedPaths = [],
   reveal(policy.workspaceRoot)
   for (const root of policy.readableRoots ?? []) reveal(root)
   reveal('/etc/resolv.conf')
-  const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+  const roots = writableRoots(policy, scratch)
   const exposed = protectedPaths.filter((file) => roots.some((root) => within(file, root) || within(root, file)))
   if (roots.length > 0) {
     // The parents go before the metadata: one bound after a `.git` beneath it would make that writable again.
@@ -201,6 +201,11 @@ export interface HelperWrapper {
   pinned: string[]
 }
 
+/** The roots a helper under `policy` binds read-write: none but in `workspace-write`, and never its scratch directory (a tmpfs of its own). */
+export function writableRoots(policy: SandboxExecutionPolicy, scratch: string | undefined): string[] {
+  return policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+}
+
 /** The first descriptor of the paths a helper's bubblewrap binds by descriptor. */
 export const PINNED_FD = 8
 
@@ -232,7 +237,7 @@ export function openPinned(paths: readonly string[]): number[] {
 
 export function helperWrapper(bwrap: string, confinement: HelperConfinement): HelperWrapper {
   const { policy, scratch } = confinement
-  const roots = policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
+  const roots = writableRoots(policy, scratch)
   const places = privatePlaces(confinement.hostCwd).filter((place) => place.writable).map((place) => place.path)
   const tmpfs = [...places, '/dev/shm', ...(scratch === undefined ? [] : [scratch])]
   const { args, pinned } = bwrapArguments(confinement)

@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { PtcRunResult, SandboxExecutionPolicy, SandboxMode, SandboxNetwork } from '../../seam/types.js'
 import { locateCommand } from '../../system/commands.js'
-import { type HelperWrapper, helperWrapper, probeBwrap } from './bwrap.js'
+import { type HelperWrapper, helperWrapper, probeBwrap, writableRoots } from './bwrap.js'
 import { type RunPolicy, checkPolicy, isConfined, policyInstructions, policyKey, resolveRoots, runPolicy } from './policy.js'
 import { privatePlaces, within } from './places.js'
 import { repositoryMetadata } from './repositories.js'
@@ -155,15 +155,9 @@ export class Sandbox {
     }
   }
 
-  /** The writable roots of `policy` a helper binds, but for its scratch directory. */
-  private _writableRoots(policy: SandboxExecutionPolicy): string[] {
-    const scratch = this._scratchOf(policy)
-    return policy.mode === 'workspace-write' ? [policy.workspaceRoot, ...(policy.writableRoots ?? [])].filter((root) => root !== scratch) : []
-  }
-
   /** The repository metadata in the writable roots of `policy`, read now; throws past repositories.ts's bounds. */
   private _metadataOf(policy: SandboxExecutionPolicy): string[] {
-    return this._writableRoots(policy).flatMap(repositoryMetadata)
+    return writableRoots(policy, this._scratchOf(policy)).flatMap(repositoryMetadata)
   }
 
   /** Why runs under `run` cannot be confined here, or `undefined` when they can. */
