@@ -15,7 +15,7 @@ import { commonjsEntries } from './scripts/commonjs-entries.js'
 // condition of `exports`), which loads the same ES modules: see scripts/commonjs-entries.ts.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cordis: 'src/cordis.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts', 'durable-worker': 'src/host/durable/codec-worker.ts' },
+    entry: { index: 'src/index.ts', mcp: 'src/mcp/index.ts', ai: 'src/ai/index.ts', cordis: 'src/cordis.ts', cli: 'src/cli/main.ts', image: 'src/cli/image.ts', 'typecheck-worker': 'src/tools/typecheck-worker.ts', 'durable-worker': 'src/host/durable/codec-worker.ts', 'eraser-worker': 'src/host/run/eraser-worker.ts' },
     format: ['esm'],
     target: 'node20',
     platform: 'node',

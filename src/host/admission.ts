@@ -11,7 +11,7 @@ import { PROGRAM_LANGUAGES } from '../seam/types.js'
 import type { PtcHoldDecision, PtcRunRequest, PtcRunSpec } from '../seam/types.js'
 import type { WorkerPtcRuntimeConfig } from './config.js'
 import type { AdmittedPolicy, Sandbox } from './sandbox/confinement.js'
-import { typeEraser } from './run/typescript-eraser.js'
+import { checkTypeEraser } from './run/typescript-eraser.js'
 import { pythonRuntime } from '../python/runtime.js'
 
 export const NAME = 'WorkerPtcRuntime'
@@ -130,7 +130,7 @@ export function checkLanguage(language: unknown, field: string): void {
   if (!(PROGRAM_LANGUAGES as readonly unknown[]).includes(language)) {
     throw new TypeError(`${NAME}: ${field} must be one of ${PROGRAM_LANGUAGES.join(', ')}, got ${JSON.stringify(language)}`)
   }
-  if (language === 'typescript') typeEraser()
+  if (language === 'typescript') checkTypeEraser()
   if (language === 'python') pythonRuntime()
 }
 

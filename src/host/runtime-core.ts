@@ -28,7 +28,7 @@ import { type AdmittedPolicy, DEFAULT_SANDBOX, Sandbox, startFailureMessage } fr
 import { runPolicy } from './sandbox/policy.js'
 import { EnvironmentSource } from './environments/pool.js'
 import { type Tier, tierOf } from './environments/tiers.js'
-import { typeEraser } from './run/typescript-eraser.js'
+import { checkTypeEraser } from './run/typescript-eraser.js'
 import { pythonRuntime } from '../python/runtime.js'
 import { pythonSnapshot } from '../python/snapshot.js'
 import { isDurableToken } from './durable/record.js'
@@ -38,6 +38,7 @@ import type { CallJournal } from './durable/journal.js'
 /** What the Cordis service `WorkerPtcRuntime` delegates to; see provider.ts for the API it serves. */
 export class RuntimeCore {
   private readonly _config: WorkerPtcRuntimeConfig & { cwd: string }
+  private readonly _programs: ProgramCache
   /** Where environments live, chosen once from `config.isolation`. */
   private readonly _tier: Tier
   private readonly _admission: Admission
@@ -58,8 +59,8 @@ export class RuntimeCore {
   constructor(config: WorkerPtcRuntimeConfig) {
     checkConfig(config)
     this._config = { ...config, cwd: config.cwd ?? process.cwd() }
-    const programs = new ProgramCache(config.programFormat)
-    if (config.language === 'typescript') typeEraser() // a missing eraser is a configuration error
+    const programs = (this._programs = new ProgramCache(config.programFormat))
+    if (config.language === 'typescript') checkTypeEraser() // a missing eraser is a configuration error
     if (config.language === 'python') pythonRuntime() // so is a missing interpreter
     this._tier = tierOf(config.isolation)
     const sandbox = config.sandbox ?? (this._tier.confines ? DEFAULT_SANDBOX : 'none')
@@ -179,6 +180,7 @@ export class RuntimeCore {
     if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
     // Before the pool spawns: every Python environment then restores the snapshot.
     if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
+    if (this._config.language === 'typescript') this._programs.warmTypeEraser()
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     // The deployment's policy is its environments' key (run/dispatch.ts `PolicyKey`).
     const pooled: PolicyKey = this._sandbox?.deployment ?? UNCONFINED
@@ -204,6 +206,7 @@ export class RuntimeCore {
     await source?.drain()
     await this._tier.stop?.()
     this._sandbox?.dispose()
+    this._programs.close()
   }
 
   /** Refuses a run after disposal or while the initializer is being unregistered, then checks its spec and returns its policy. */

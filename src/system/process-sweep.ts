@@ -12,7 +12,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type ProcessStat, type ProcessTable, parseStat, processTable } from './process-table.js'
+import { HOST_STARTED, type ProcessStat, type ProcessTable, parseStat, processTable } from './process-table.js'
 import { inTurn } from './turns.js'
 
 /** `/proc/<pid>/stat`, read through the /proc mounted at `proc` (a PID namespace's own, say). */
@@ -238,7 +238,7 @@ export async function killProcessTrees(pids: ReadonlySet<number>, marker?: strin
   let previous: ProcessTable | undefined
   for (let looks = 0; emptyLooks < 2 && (looks < 2 || Date.now() < deadline); looks++) {
     // After a look that found nothing alive, nothing was killed since: any later look will do.
-    const table = (previous = await processTable(marker !== undefined, emptyLooks > 0 ? previous : undefined))
+    const table = (previous = await processTable(marker === undefined ? undefined : HOST_STARTED, emptyLooks > 0 ? previous : undefined))
     const targets = await inTurn(() => {
       const candidates = new Set([...pids, ...descendantsOf(pids, table), ...(marker === undefined ? [] : (table.marked.get(marker) ?? []))])
       const alive = [...candidates].filter((pid) => !isDead(pid))

@@ -10,8 +10,12 @@
  * A sweep must see the machine as it is after its own kills, so a look never answers a request
  * made after it started: such a request waits for the next one. A sweep that killed nothing since
  * its last look needs only a later one, and may take the look that started as that one ended.
+ *
+ * Markers are read only from processes that started after the host did: a program's subprocess
+ * cannot be older than the host that ran the program (exec keeps a process's start time, so this
+ * holds whatever it became), and on most machines most processes are, which halves such a walk.
  */
-import { close, open, read } from 'node:fs'
+import { close, open, read, readFileSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { SUBPROCESS_MARKER_VARIABLE } from '../protocol/messages.js'
 
@@ -45,6 +49,15 @@ export function parseStat(text: string): ProcessStat {
   return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]), kernel: (Number(fields[6]) & PF_KTHREAD) !== 0, started: fields[19]! }
 }
 
+/** When this process started, in the ticks of `ProcessStat.started`; 0 (every process) where /proc cannot tell. */
+export const HOST_STARTED: number = (() => {
+  try {
+    return Number(parseStat(readFileSync('/proc/self/stat', 'utf8')).started) || 0
+  } catch {
+    return 0
+  }
+})()
+
 /** Every marker value in a NUL-separated environment block. */
 function markersIn(environ: string, found: (marker: string) => void): void {
   for (let at = environ.indexOf(MARKER_ENTRY); at !== -1; at = environ.indexOf(MARKER_ENTRY, at + 1)) {
@@ -77,7 +90,8 @@ function readProcFile(path: string, buffer: Buffer, encoding: 'utf8' | 'latin1')
   })
 }
 
-async function walk(markers: boolean): Promise<ProcessTable> {
+/** A walk of /proc; with `markersSince`, it reads the markers of processes started at or after that tick. */
+async function walk(markersSince: number | undefined): Promise<ProcessTable> {
   const stats = new Map<number, ProcessStat>()
   const marked = new Map<string, number[]>()
   let entries: string[]
@@ -97,7 +111,7 @@ async function walk(markers: boolean): Promise<ProcessTable> {
       if (stat === undefined) continue
       const parsed = parseStat(stat)
       stats.set(pid, parsed)
-      if (!markers || parsed.kernel) continue
+      if (markersSince === undefined || parsed.kernel || Number(parsed.started) < markersSince) continue
       const environ = await readProcFile(`/proc/${pid}/environ`, buffer, 'latin1')
       markersIn(environ ?? '', (marker) => {
         const list = marked.get(marker)
@@ -111,7 +125,8 @@ async function walk(markers: boolean): Promise<ProcessTable> {
 }
 
 interface Look {
-  markers: boolean
+  /** Markers are read from processes started at or after this tick; undefined: none are read. */
+  markersSince: number | undefined
   table: Promise<ProcessTable>
   /** The look scheduled after this one, which starts as this one ends. */
   next?: Look
@@ -126,24 +141,25 @@ const looks = new WeakMap<ProcessTable, Look>()
 
 /**
  * A look at every process of the machine that starts after this call, shared with every other
- * request made before it starts; with `markers`, it also reads each process's environment for
- * subprocess markers. With `after`, a table the caller had and acted on without killing anything,
- * the look that started as that one ended will do as well, if it reads what is asked: staggered
- * sweeps (environments ending a few at a time) otherwise each waited for one look more. Never
- * rejects (an unreadable /proc is an empty table).
+ * request made before it starts; with `markersSince`, it also reads for subprocess markers the
+ * environment of each process started at or after that tick (`HOST_STARTED` for a sweep: see
+ * above). With `after`, a table the caller had and acted on without killing anything, the look
+ * that started as that one ended will do as well, if it reads what is asked: staggered sweeps
+ * (environments ending a few at a time) otherwise each waited for one look more. Never rejects
+ * (an unreadable /proc is an empty table).
  */
-export function processTable(markers: boolean, after?: ProcessTable): Promise<ProcessTable> {
+export function processTable(markersSince: number | undefined, after?: ProcessTable): Promise<ProcessTable> {
   const next = after === undefined ? undefined : looks.get(after)?.next
-  if (next !== undefined && next !== waiting && (next.markers || !markers)) return next.table
+  if (next !== undefined && next !== waiting && reads(next, markersSince)) return next.table
   if (waiting) {
-    waiting.markers ||= markers
+    waiting.markersSince = earliest(waiting.markersSince, markersSince)
     return waiting.table
   }
-  const look: Look = { markers, table: undefined as unknown as Promise<ProcessTable> }
+  const look: Look = { markersSince, table: undefined as unknown as Promise<ProcessTable> }
   const previous = last?.table ?? Promise.resolve()
   look.table = previous.then(async () => {
     if (waiting === look) waiting = undefined
-    const table = await walk(look.markers)
+    const table = await walk(look.markersSince)
     looks.set(table, look)
     return table
   })
@@ -151,4 +167,13 @@ export function processTable(markers: boolean, after?: ProcessTable): Promise<Pr
   last = look
   waiting = look
   return look.table
+}
+
+/** Whether `look` reads every marker a request for `markersSince` needs. */
+function reads(look: Look, markersSince: number | undefined): boolean {
+  return markersSince === undefined || (look.markersSince !== undefined && look.markersSince <= markersSince)
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b)
 }

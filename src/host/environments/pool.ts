@@ -47,8 +47,8 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
   /** Spares spawned whose start has not finished, taken or not. */
   private _starting = 0
   private readonly _demand: PoolDemand
-  /** Disposals not awaited by a run: after-result ones and stuck ones. */
-  private readonly _retiring = new Set<Promise<void>>()
+  /** Disposals not awaited by a run (after-result ones and stuck ones), with their environments. */
+  private readonly _retiring = new Map<Promise<void>, Environment>()
   private _refill: NodeJS.Immediate | undefined
   private _shrink: NodeJS.Timeout | undefined
   private _closed = false
@@ -101,9 +101,9 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
   async settle(environment: Environment, disposition: Disposition): Promise<void> {
     if (disposition === 'keep') return
     const disposal = environment.dispose()
-    if (disposition === 'discard-after-result') return this._retire(disposal)
+    if (disposition === 'discard-after-result') return this._retire(environment, disposal)
     const gone = await Promise.race([disposal.then(() => true), sleep(DISCARD_WAIT_MS, false, { ref: false })])
-    if (!gone) this._retire(disposal)
+    if (!gone) this._retire(environment, disposal)
   }
 
   /**
@@ -117,7 +117,7 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
     this._closed = true
     if (this._refill) clearImmediate(this._refill)
     clearInterval(this._shrink)
-    for (const environment of this._idle.splice(0)) this._retire(environment.dispose())
+    for (const environment of this._idle.splice(0)) this._retire(environment)
   }
 
   /**
@@ -132,13 +132,9 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
   /** Closes the source and awaits every environment disposed without a run waiting for it. */
   async drain(): Promise<void> {
     this.close()
-    const retiring = Promise.allSettled([...this._retiring]).then(() => true)
+    const retiring = Promise.allSettled([...this._retiring.keys()]).then(() => true)
     if (!(await Promise.race([retiring, sleep(DRAIN_WAIT_MS, false, { ref: false })]))) {
-      process.emitWarning(
-        `${this._retiring.size} environment(s) stuck in a native call outlived runtime disposal by ${DRAIN_WAIT_MS / 1000} s; ` +
-          "their worker threads end when the call returns (isolation: 'process' kills such programs at once)",
-        { code: 'PTC_STUCK_ENVIRONMENT' },
-      )
+      process.emitWarning(outlived([...this._retiring.values()]), { code: 'PTC_STUCK_ENVIRONMENT' })
     }
   }
 
@@ -155,7 +151,7 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
       const spare = this._idle[index]!
       if (!spare.alive) {
         this._idle.splice(index, 1)
-        this._retire(spare.dispose())
+        this._retire(spare)
       } else if (this._started.has(spare)) {
         return this._idle.splice(index, 1)[0]
       } else {
@@ -165,9 +161,9 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
     return startedOnly ? undefined : this._idle.shift()
   }
 
-  private _retire(disposal: Promise<void>): void {
+  private _retire(environment: Environment, disposal = environment.dispose()): void {
     const tracked = disposal.catch(() => undefined).finally(() => this._retiring.delete(tracked))
-    this._retiring.add(tracked)
+    this._retiring.set(tracked, environment)
   }
 
   private _scheduleRefill(): void {
@@ -206,7 +202,7 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
     this._shrink = setInterval(() => {
       if (!this._demand.shrink(performance.now())) return
       // The newest spares go first: the oldest are the likeliest to have started.
-      while (this._idle.length > this._demand.target) this._retire(this._idle.pop()!.dispose())
+      while (this._idle.length > this._demand.target) this._retire(this._idle.pop()!)
       if (!this._demand.grown) {
         clearInterval(this._shrink)
         this._shrink = undefined
@@ -214,4 +210,21 @@ export class EnvironmentSource<K extends EnvironmentKey = EnvironmentKey> {
     }, SHRINK_AFTER_MS)
     this._shrink.unref()
   }
+}
+
+/**
+ * What the drain's warning says of the environments still being disposed: those still alive are
+ * stuck (a worker thread in a native call); those that exited are still being swept for what
+ * their programs started, which takes long only on a large or busy process table.
+ */
+function outlived(environments: readonly Environment[]): string {
+  const alive = environments.filter((environment) => environment.alive).length
+  const parts: string[] = []
+  if (alive > 0) {
+    parts.push(`${alive} environment(s) stuck in a native call outlived runtime disposal by ${DRAIN_WAIT_MS / 1000} s; their worker threads end when the call returns (isolation: 'process' kills such programs at once)`)
+  }
+  if (environments.length > alive) {
+    parts.push(`${environments.length - alive} environment(s) exited, but the search for subprocesses their programs started had not finished after ${DRAIN_WAIT_MS / 1000} s (the machine's process table is large or busy); it goes on in the background`)
+  }
+  return parts.join('; ')
 }

@@ -7,7 +7,7 @@ import { type ProgramCode, REHEARSAL_SOURCE } from '../../protocol/messages.js'
 import type { PtcProgramFormat, PtcProgramLanguage } from '../../seam/types.js'
 import { type LoweredProgram, lowerProgram } from '../../transform/index.js'
 import type { EnvironmentHistory } from '../environments/environment.js'
-import { typeEraser } from './typescript-eraser.js'
+import { releaseTypeEraser, typeEraser } from './typescript-eraser.js'
 import { PYTHON_REHEARSAL_SOURCE, lowerPython } from '../../python/lower.js'
 
 const CACHE_SIZE = 64
@@ -23,6 +23,17 @@ export class ProgramCache {
 
   constructor(private readonly _format: PtcProgramFormat) {}
 
+  /** Starts the TypeScript eraser's thread now, so the first TypeScript program does not wait for it to load. */
+  warmTypeEraser(): void {
+    typeEraser(this)
+  }
+
+  /** The runtime is disposed: its hold on the TypeScript eraser's thread ends. */
+  close(): void {
+    this._entries.clear()
+    releaseTypeEraser(this)
+  }
+
   /** Lowers `source`; throws ProgramSyntaxError when it does not parse. */
   lower(source: string, carried: Iterable<string> = [], language: PtcProgramLanguage = 'javascript'): LoweredProgram & ProgramCode {
     const names = this._format === 'scoped-repl' ? [...carried].sort() : []
@@ -31,7 +42,7 @@ export class ProgramCache {
     if (lowered) {
       this._entries.delete(key)
     } else {
-      const eraser = language === 'typescript' ? typeEraser() : undefined
+      const eraser = language === 'typescript' ? typeEraser(this) : undefined
       lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, eraser })
       if (source.length > MAX_CACHED_CHARS) return lowered
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)

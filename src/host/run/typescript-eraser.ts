@@ -1,6 +1,7 @@
 /**
- * The TypeScript eraser: SWC's `strip-only` transform (`@swc/wasm-typescript`), loaded the first
- * time a TypeScript program is lowered (7 MB of WebAssembly a JavaScript deployment never loads).
+ * The TypeScript eraser: SWC's `strip-only` transform (`@swc/wasm-typescript`), in a thread of
+ * its own (eraser-worker.ts) started the first time a TypeScript program is lowered (7 MB of
+ * WebAssembly a JavaScript deployment never loads).
  *
  * It is the eraser Node itself runs behind `module.stripTypeScriptTypes` (through amaro, which
  * bundles this same WebAssembly but declares Node 22 and up, so every install on Node 20 warned).
@@ -10,15 +11,20 @@
  * over as fields (how a model reads a TypeScript syntax error at its own position), and a trap
  * inside it would break Node's own instance, which nothing can replace.
  *
- * One instance serves every conversation on the host, so no program may break it for the next:
- * - a program is bounded in size and bracket nesting before the eraser sees it (erasing costs
- *   about 0.1 ms per KiB once warm, so the size bound keeps it near 25 ms on the host's thread);
- * - any failure that is not the eraser's own syntax error (a trap: its stack overflowing, memory
- *   out of bounds) discards the instance, whose memory can no longer be trusted, and the next
- *   program gets a fresh one (about 45 ms to load).
+ * Lowering is synchronous (`resolve` returns the run's spec), so the host waits for the thread,
+ * blocked, but only up to `ERASE_MS`: SWC backtracks over some programs for seconds (each `a<`
+ * of a call's arguments is first tried as type arguments running to the program's end: 64 KB of
+ * them took 6-9 s on the host's thread, holding every conversation). One thread serves every
+ * conversation, so no program may break it for the next:
+ * - a program is bounded in size and bracket nesting before the eraser sees it;
+ * - a program it does not finish in time, or any failure that is not its own syntax error (a
+ *   trap: its stack overflowing, memory out of bounds, whose memory can then no longer be
+ *   trusted), ends the thread, and the next program gets a fresh one.
  */
 import { createRequire } from 'node:module'
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { TypeEraser } from '../../transform/index.js'
+import { ERASER_SIGNAL, type EraserReply } from './eraser-protocol.js'
 
 /** Characters of a TypeScript program (with its wrapper) the host erases. */
 export const MAX_TYPESCRIPT_CHARS = 256 * 1024
@@ -30,42 +36,83 @@ export const MAX_TYPESCRIPT_CHARS = 256 * 1024
  */
 export const MAX_TYPESCRIPT_NESTING = 256
 
-interface SwcEraser {
-  transformSync(source: string, options: { mode: 'strip-only'; deprecatedTsModuleAsError: boolean }): { code: string }
+/**
+ * How long the host waits for one program's erasure: erasing costs about 0.1 ms per KiB once
+ * warm, so the longest program the size bound lets through takes about 25 ms on an idle machine.
+ */
+export const ERASE_MS = 250
+/** How long the host waits for a fresh thread to load SWC (about 70 ms on an idle machine). */
+const LOAD_MS = 10_000
+const WORKER_FILE = new URL('./eraser-worker.js', import.meta.url)
+const PACKAGE = '@swc/wasm-typescript'
+
+interface EraserThread {
+  readonly worker: Worker
+  readonly port: MessagePort
+  readonly signal: Int32Array
+  /** SWC is loaded. */
+  ready: boolean
 }
 
-const PACKAGE = '@swc/wasm-typescript'
-/**
- * Replaced with the instance: a `require` records every module it loads in its parent's
- * `children`, so one kept for good would keep every discarded instance (megabytes of
- * WebAssembly memory each) alive, and a program that traps the eraser over and over would grow
- * the host without bound.
- */
-let requireEraser = createRequire(import.meta.url)
-let instance: SwcEraser | undefined
+let thread: EraserThread | undefined
+/** The runtimes erasing with the thread: it ends with the last one, so a disposed runtime leaves no thread behind. */
+const holders = new Set<object>()
 
-/** The eraser, loading its WebAssembly on first use. Throws when the package cannot be loaded. */
-export function typeEraser(): TypeEraser {
-  load()
+/** Throws, naming the package, when SWC is not installed: a configuration's or a request's error. */
+export function checkTypeEraser(): void {
+  try {
+    createRequire(import.meta.url).resolve(PACKAGE)
+  } catch (error) {
+    throw missing(error instanceof Error ? error.message.split('\n')[0]! : String(error))
+  }
+}
+
+/** The eraser for `holder` (a runtime's program cache), starting its thread if none runs. Throws when SWC cannot be loaded. */
+export function typeEraser(holder: object): TypeEraser {
+  started()
+  holders.add(holder)
   return erase
 }
 
-function load(): SwcEraser {
-  if (instance) return instance
-  try {
-    instance = requireEraser(PACKAGE) as SwcEraser
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
-    throw new Error(`TypeScript programs need the dependency ${PACKAGE}, which could not be loaded: ${reason}`)
-  }
-  return instance
+/** `holder` erases no more; the thread ends with the last holder (the next erasure starts another). */
+export function releaseTypeEraser(holder: object): void {
+  holders.delete(holder)
+  if (holders.size === 0 && thread) end(thread)
 }
 
-/** Forgets the instance: the package is one CommonJS file, so requiring it again (from a new `require`) builds a new one. */
-function discard(): void {
-  instance = undefined
-  delete requireEraser.cache[requireEraser.resolve(PACKAGE)]
-  requireEraser = createRequire(import.meta.url)
+function missing(reason: string): Error {
+  return new Error(`TypeScript programs need the dependency ${PACKAGE}, which could not be loaded: ${reason}`)
+}
+
+/** A thread that starts loading SWC now; nothing waits for it yet. */
+function spawn(): EraserThread {
+  const signal = new Int32Array(new SharedArrayBuffer(4))
+  const { port1, port2 } = new MessageChannel()
+  const worker = new Worker(WORKER_FILE, { workerData: { port: port2, signal }, transferList: [port2] })
+  worker.unref()
+  return (thread = { worker, port: port1, signal, ready: false })
+}
+
+/** The thread, loaded (waiting for it if it is still loading); a fresh one when there is none. */
+function started(): EraserThread {
+  const current = thread ?? spawn()
+  if (current.ready) return current
+  Atomics.wait(current.signal, 0, ERASER_SIGNAL.busy, LOAD_MS)
+  if (Atomics.load(current.signal, 0) === ERASER_SIGNAL.ready) {
+    current.ready = true
+    return current
+  }
+  const reply = receiveMessageOnPort(current.port)?.message as EraserReply | undefined
+  end(current)
+  throw missing(reply && 'missing' in reply ? reply.missing : `its thread did not load within ${LOAD_MS / 1000} s`)
+}
+
+/** Ends `ended`; a runtime still erasing gets its successor loading at once, off the host's thread. */
+function end(ended: EraserThread, replace = false): void {
+  if (thread === ended) thread = undefined
+  ended.port.close()
+  void ended.worker.terminate()
+  if (replace && holders.size > 0) spawn()
 }
 
 function erase(source: string): string {
@@ -76,22 +123,17 @@ function erase(source: string): string {
   if (depth > MAX_TYPESCRIPT_NESTING) {
     throw new Error(`brackets in a TypeScript program may nest at most ${MAX_TYPESCRIPT_NESTING} deep; this one nests ${depth} deep`)
   }
-  try {
-    // `module N {}` is refused as Node refuses it (amaro's default): it means `namespace`, which strip-only cannot erase.
-    return load().transformSync(source, { mode: 'strip-only', deprecatedTsModuleAsError: true }).code
-  } catch (error) {
-    if (isSyntaxFailure(error)) throw error
-    discard()
-    const reason = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error)
-    throw new Error(`the eraser gave up on this program (${reason}); it nests too deeply`)
-  }
-}
-
-/** The eraser's own refusal of a program: an object with a `code` and the failure's position. */
-function isSyntaxFailure(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || error instanceof Error) return false
-  const { code, startLine } = error as { code?: unknown; startLine?: unknown }
-  return typeof code === 'string' && typeof startLine === 'number'
+  const eraser = started()
+  Atomics.store(eraser.signal, 0, ERASER_SIGNAL.busy)
+  eraser.port.postMessage(source)
+  Atomics.wait(eraser.signal, 0, ERASER_SIGNAL.busy, ERASE_MS)
+  const reply = Atomics.load(eraser.signal, 0) === ERASER_SIGNAL.answered ? (receiveMessageOnPort(eraser.port)?.message as EraserReply | undefined) : undefined
+  if (reply && 'code' in reply) return reply.code
+  // The eraser's own syntax error, with its position: the thread is as good as before.
+  if (reply && 'syntax' in reply) throw reply.syntax
+  end(eraser, true)
+  if (!reply) throw new Error(`the eraser did not finish within ${ERASE_MS} ms; simplify the program's type arguments and arrow functions`)
+  throw new Error(`the eraser gave up on this program (${'trap' in reply ? reply.trap : reply.missing}); it nests too deeply`)
 }
 
 /** The deepest nesting of `(`, `[` and `{` in `source`, counting brackets in strings and comments too. */

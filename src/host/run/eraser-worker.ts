@@ -1,0 +1,51 @@
+/**
+ * The TypeScript eraser's thread (typescript-eraser.ts says why it is one): SWC's `strip-only`
+ * transform, one program at a time. The host waits for each answer with a deadline, blocked on
+ * `signal`, and reads the answer from `port` synchronously; past the deadline it terminates this
+ * thread and starts another.
+ */
+import { createRequire } from 'node:module'
+import { type MessagePort, workerData } from 'node:worker_threads'
+import { ERASER_SIGNAL, type EraserReply } from './eraser-protocol.js'
+
+interface SwcEraser {
+  transformSync(source: string, options: { mode: 'strip-only'; deprecatedTsModuleAsError: boolean }): { code: string }
+}
+
+const { port, signal } = workerData as { port: MessagePort; signal: Int32Array }
+
+function answer(reply: EraserReply, state: number): void {
+  port.postMessage(reply)
+  Atomics.store(signal, 0, state)
+  Atomics.notify(signal, 0)
+}
+
+let swc: SwcEraser | undefined
+try {
+  swc = createRequire(import.meta.url)('@swc/wasm-typescript') as SwcEraser
+} catch (error) {
+  answer({ missing: error instanceof Error ? error.message.split('\n')[0]! : String(error) }, ERASER_SIGNAL.answered)
+}
+
+if (swc) {
+  const eraser = swc
+  port.on('message', (source: string) => {
+    let reply: EraserReply
+    try {
+      // `module N {}` is refused as Node refuses it (amaro's default): it means `namespace`, which strip-only cannot erase.
+      reply = { code: eraser.transformSync(source, { mode: 'strip-only', deprecatedTsModuleAsError: true }).code }
+    } catch (error) {
+      reply = isSyntaxFailure(error) ? { syntax: error as object } : { trap: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error) }
+    }
+    answer(reply, ERASER_SIGNAL.answered)
+  })
+  Atomics.store(signal, 0, ERASER_SIGNAL.ready)
+  Atomics.notify(signal, 0)
+}
+
+/** The eraser's own refusal of a program: an object with a `code` and the failure's position. */
+function isSyntaxFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || error instanceof Error) return false
+  const { code, startLine } = error as { code?: unknown; startLine?: unknown }
+  return typeof code === 'string' && typeof startLine === 'number'
+}
