@@ -119,7 +119,8 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
       const started = performance.now()
       // Queued behind the held run: it starts once the spinning run has timed out.
       const next = await run('return 1', { stateOwner: owner })
-      expect(performance.now() - started).toBeLessThan(8000)
+      // The budget is charged with the helper's CPU time, and helpers run behind everything else.
+      expect(performance.now() - started).toBeLessThan(20_000)
       expect(textOf(next)).toMatch(/ran out of time/)
       const ended = await runtime.resume(paused(first).id, { approve: true })
       expect(ended.error).toEqual({ kind: 'timeout', message: expect.stringMatching(/time budget of 1000 ms/) })
@@ -134,7 +135,8 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
       const first = await run(program, { ...bindings(mail), stateOwner: owner, timeoutMs: 1000 })
       const started = performance.now()
       const next = await run('return 1', { stateOwner: owner })
-      expect(performance.now() - started).toBeLessThan(8000)
+      // The budget is charged with the helper's CPU time, and helpers run behind everything else.
+      expect(performance.now() - started).toBeLessThan(20_000)
       expect(textOf(next)).toMatch(/ran out of time/)
       expect((await runtime.resume(paused(first).id, { approve: true })).error?.kind).toBe('timeout')
     }, { holdTimeoutMs: 60_000 })
@@ -147,11 +149,11 @@ describe.each(['thread', 'process'] as const)('held calls (isolation: %s)', (iso
       const next = await run('return typeof before', { stateOwner: owner })
       expect(textOf(next)).toMatch(/ran out of time/)
       const ended = await runtime.resume(paused(first).id, { approve: true })
-      expect(ended.error).toEqual({ kind: 'timeout', message: 'the call mail.send was held for a decision for longer than 2000 ms (holdTimeoutMs)' })
+      expect(ended.error).toEqual({ kind: 'timeout', message: 'the call mail.send was held for a decision for longer than 5000 ms (holdTimeoutMs)' })
       expect(mail.sent).toEqual([])
       // The expired result is kept holdTimeoutMs more: long enough here for the owner's next run
-      // to start a fresh environment on a loaded machine (300 ms was not).
-    }, { holdTimeoutMs: 2000 })
+      // to start a fresh environment on a loaded machine (300 ms was not, 2000 ms nearly).
+    }, { holdTimeoutMs: 5000 })
   })
 
   it('other owners and one-shot runs go on while a run is held', async () => {

@@ -263,8 +263,9 @@ describe.each([
     const env = await startRuntime({ retainState: true, ...config })
     const tag = marker()
     const escape = (suffix: string) => `cp.spawn('setsid', ['sleep', '${tag}${suffix}'], { stdio: 'ignore', detached: true }).unref()`
-    // Started by a timer after the kept run's result: nothing has swept it yet.
-    const kept = `const cp = await import('node:child_process'); setTimeout(() => ${escape('1')}, 100); return 1`
+    // Started by a timer after the kept run's result and the host's sweep after it (a loaded host
+    // may sweep 100 ms late): nothing has swept it yet.
+    const kept = `const cp = await import('node:child_process'); setTimeout(() => ${escape('1')}, 1000); return 1`
     expect((await env.run(kept, { stateOwner: {} })).value).toBe(1)
     let spawned!: () => void
     const started = new Promise<void>((resolve) => (spawned = resolve))
