@@ -345,15 +345,18 @@ const { isArray } = Array
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
 
+/**
+ * The entry of an output message: exactly one, and a text is never empty (src/worker/output.ts
+ * sends nothing for an empty write). Anything else was forged: messages of no entry or of empty
+ * texts cost nothing against maxOutputBytes, so they would let a program make the host read
+ * without bound.
+ */
 function parseItems(raw: unknown): OutputItem[] | undefined {
-  if (!isArray(raw)) return undefined
-  const items: OutputItem[] = []
-  for (const item of raw) {
-    if (typeof item === 'string') items.push(item)
-    else if (isObject(item) && typeof item.attachmentId === 'string') items.push({ attachmentId: item.attachmentId })
-    else return undefined
-  }
-  return items
+  if (!isArray(raw) || raw.length !== 1) return undefined
+  const [item] = raw
+  if (typeof item === 'string') return item === '' ? undefined : [item]
+  if (isObject(item) && typeof item.attachmentId === 'string') return [{ attachmentId: item.attachmentId }]
+  return undefined
 }
 
 function parseCall(raw: unknown, run: number): CallMessage | undefined {

@@ -49,7 +49,8 @@ function messageShape(budget: FrameBudget): JsonShape {
     children: {
       args,
       value: { kinds: 'any', bytes: budget.maxOutputBytes },
-      items: open('array', { elements: { kinds: 'object', bytes: ATTACHMENT_BYTES } }),
+      // The worker sends each entry of output as it is written, one to a message.
+      items: open('array', { maxElements: 1, elements: { kinds: 'object', bytes: ATTACHMENT_BYTES } }),
       calls: open('array', { elements: open('object', { children: { args } }) }),
       clock: list,
       random: list,

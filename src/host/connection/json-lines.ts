@@ -22,12 +22,14 @@ import { StringPieces } from './string-pieces.js'
  * Where containers may open in a line, as data the reader walks alongside the value it builds
  * (no callback per container): the kinds of container allowed at this place, a bound on the
  * bytes of the value opened here (`Infinity` for none; below a bounded value nothing is asked
- * again), and the places below it, by key or array index (`children`) or for every element
- * (`elements`). A place not described holds no container.
+ * again), how many elements an array opened here may hold (`maxElements`: the line is refused
+ * at the first one past it), and the places below it, by key or array index (`children`) or for
+ * every element (`elements`). A place not described holds no container.
  */
 export interface JsonShape {
   readonly kinds: 'object' | 'array' | 'any'
   readonly bytes: number
+  readonly maxElements?: number
   readonly children?: Readonly<Record<string, JsonShape>>
   readonly elements?: JsonShape
 }
@@ -236,7 +238,7 @@ export class JsonLines {
     return this._place(open.value) ? at + 1 : -2
   }
 
-  /** Puts a complete value where it goes; false when it repeats a key. */
+  /** Puts a complete value where it goes; false when it repeats a key or is an element past its array's bound. */
   private _place(value: unknown): boolean {
     const top = this._stack[this._stack.length - 1]
     if (top === undefined) {
@@ -246,7 +248,9 @@ export class JsonLines {
     }
     this._expect = Expect.CommaOrClose
     if (top.isArray) {
-      ;(top.value as unknown[]).push(value)
+      const list = top.value as unknown[]
+      if (top.shape?.maxElements !== undefined && list.length >= top.shape.maxElements) return false
+      list.push(value)
       return true
     }
     const key = top.key!

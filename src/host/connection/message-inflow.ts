@@ -13,6 +13,7 @@ const SLICE_BYTES = 256 * 1024
 export class MessageInflow {
   private readonly _queue: unknown[] = []
   private _reading = false
+  private _closed = false
   private _drained: Array<() => void> = []
 
   constructor(
@@ -23,8 +24,21 @@ export class MessageInflow {
 
   /** What arrived on the port, in order. */
   post(posted: unknown): void {
+    if (this._closed) return
     this._queue.push(posted)
     if (!this._reading) this._drain()
+  }
+
+  /**
+   * Reads nothing more: what is queued (a long message in slices too) and everything posted
+   * later is dropped. The environment is ending, and a program that queued a flood behind a
+   * forged message would otherwise hold the host reading it. Returns whether anything was dropped.
+   */
+  close(): boolean {
+    this._closed = true
+    const dropped = this._queue.length > 0 || this._reading
+    this._queue.length = 0
+    return dropped
   }
 
   /** Calls `then` once everything posted so far has been read and delivered. */
@@ -61,6 +75,7 @@ export class MessageInflow {
     const reader = new JsonLines(this._limits, (value) => read === undefined && ((read = { value }), true))
     let at = 0
     const slice = () => {
+      if (this._closed) return this._drain()
       const end = Math.min(at + SLICE_BYTES, bytes.length)
       if (!reader.push(bytes.subarray(at, end))) return this._done(undefined)
       at = end

@@ -64,6 +64,8 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
   private _stopped: string | undefined
   /** The worker has loaded its modules: terminating it leaks nothing. */
   private _loaded = false
+  /** The worker's messages, read within the run's bounds. */
+  private readonly _inflow: MessageInflow
 
   constructor(options: ThreadEnvironmentOptions) {
     this._marker = randomUUID()
@@ -112,13 +114,13 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
     // One listener for both, because adding a listener later would ref an unref'd port.
     // The worker posts JSON text (src/worker/outbox.ts), read within the run's budgets as the
     // helper tiers read their frames; anything else on the port was posted by the program.
-    const inflow = new MessageInflow(lineLimits('message', options.frameBudget), (message) => {
+    const inflow = (this._inflow = new MessageInflow(lineLimits('message', options.frameBudget), (message) => {
       if (this._listener) return deliver(this._listener, message)
       // No run is listening (between runs, or a run settled while its program kept going): a
       // subprocess reported now must still die with the environment.
       const pid = spawnReport(message)
       if (pid !== undefined) this.adoptSubprocess(pid)
-    }, () => this._listener?.forged())
+    }, () => this._listener?.forged()))
     const receive = (posted: unknown) => {
       if (!this._loaded) {
         this._loaded = true
@@ -234,6 +236,9 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
 
   async dispose(): Promise<void> {
     this._listener = undefined
+    // Nothing the worker sends matters now, but a subprocess it reported in what is dropped
+    // must still be found: by its marker.
+    if (this._inflow.close()) this._unannounced = true
     // Subprocesses die first, while the worker's event loop may still reap them.
     await this.killSubprocesses()
     // Terminating a worker while it still loads its modules leaks their file descriptors.
