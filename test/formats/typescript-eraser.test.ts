@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRuntime } from '../helpers/runtime.js'
+import { longestStall } from '../helpers/stall.js'
 
 /** Programs that overflow the eraser's own stack, each nested past what it survives. */
 const BOMBS: Record<string, string> = {
@@ -23,22 +24,6 @@ function backtracking(): string {
   const group = `a<${'b,'.repeat(55)}`
   while (program.length + group.length < 65_000) program += group
   return `${program}1)`
-}
-
-/** The longest the host's event loop went without a turn while `work` ran, in ms. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let stallMs = 0
-  let last = performance.now()
-  const timer = setInterval(() => {
-    const now = performance.now()
-    stallMs = Math.max(stallMs, now - last)
-    last = now
-  }, 5)
-  try {
-    return { result: await work(), stallMs }
-  } finally {
-    clearInterval(timer)
-  }
 }
 
 /** Threads of this process, the eraser's among them. */

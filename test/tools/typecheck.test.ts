@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
+import { longestStall } from '../helpers/stall.js'
 import { tempDirectory } from '../helpers/sandbox.js'
 
 const TYPESCRIPT = process.env.PTC_TEST_TYPESCRIPT
@@ -54,22 +55,6 @@ const MEMORY_BOMB = [
 
 const GOOD = "const day = await weather.forecast({ city: 'Oslo' })\nreturn day.highC"
 
-/** The longest the host's event loop went without a turn while `work` ran, in ms. */
-async function longestStall<T>(work: Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let stallMs = 0
-  let last = performance.now()
-  const timer = setInterval(() => {
-    const now = performance.now()
-    stallMs = Math.max(stallMs, now - last)
-    last = now
-  }, 5)
-  try {
-    return { result: await work, stallMs }
-  } finally {
-    clearInterval(timer)
-  }
-}
-
 describe(`typecheck with TypeScript ${version}`, () => {
   let env: Awaited<ReturnType<typeof startRuntime>>
   const typecheck = TYPESCRIPT ? { typescript: TYPESCRIPT } : true
@@ -109,7 +94,7 @@ describe(`typecheck with TypeScript ${version}`, () => {
     const other = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck, timeoutMs: 20_000 })
     try {
       const started = performance.now()
-      const { result, stallMs } = await longestStall(Promise.all([bombed.execute({ program: TIME_BOMB }), other.execute({ program: GOOD })]))
+      const { result, stallMs } = await longestStall(() => Promise.all([bombed.execute({ program: TIME_BOMB }), other.execute({ program: GOOD })]))
       expect(result[0]).toBe("Error (timeout): The type check did not finish within 3000 ms (the run's time budget); nothing ran. Simplify the program's types.")
       expect(result[1]).toBe('Result:\n14')
       expect(performance.now() - started).toBeLessThan(15_000)
@@ -157,7 +142,7 @@ describe(`typecheck with TypeScript ${version}`, () => {
   it('fails a check that outgrows its memory budget, saying so, and the next check works', async () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { ...(TYPESCRIPT ? { typescript: TYPESCRIPT } : {}), maxMemoryMb: 128, maxCheckMs: 600_000 }, timeoutMs: 60_000 })
     try {
-      const { result, stallMs } = await longestStall(tool.execute({ program: MEMORY_BOMB }))
+      const { result, stallMs } = await longestStall(() => tool.execute({ program: MEMORY_BOMB }))
       expect(result).toBe("Error (exception): The type check ran out of its memory budget (128 MB); nothing ran. Simplify the program's types.")
       expect(stallMs).toBeLessThan(1000)
       // The next check gets a fresh worker.
