@@ -203,6 +203,9 @@ export class ContainerStream extends Duplex {
       this._child.kill('SIGKILL')
       await exited
       await this._remove()
+      // The `inspect` that looked for the container's account as its first bytes came is a child
+      // process of the host too: it must not outlive the disposal (under load it can take seconds).
+      await this._located
     }).then(() => callback(error))
   }
 
