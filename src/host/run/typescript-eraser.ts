@@ -11,8 +11,8 @@
  * over as fields (how a model reads a TypeScript syntax error at its own position), and a trap
  * inside it would break Node's own instance, which nothing can replace.
  *
- * Lowering is synchronous (`resolve` returns the run's spec), so the host waits for the thread,
- * blocked, but only up to `ERASE_MS`: SWC backtracks over some programs for seconds (each `a<`
+ * Lowering is synchronous (the transformer calls the eraser in the middle of it), so the host
+ * waits for the thread, blocked, but only up to `ERASE_MS`: SWC backtracks over some programs for seconds (each `a<`
  * of a call's arguments is first tried as type arguments running to the program's end: 64 KB of
  * them took 6-9 s on the host's thread, holding every conversation). One thread serves every
  * conversation, so no program may break it for the next:
