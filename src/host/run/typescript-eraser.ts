@@ -12,10 +12,10 @@
  * inside it would break Node's own instance, which nothing can replace.
  *
  * Lowering is synchronous (the transformer calls the eraser in the middle of it), so the host
- * waits for the thread, blocked, but only up to `ERASE_MS`: SWC backtracks over some programs for seconds (each `a<`
- * of a call's arguments is first tried as type arguments running to the program's end: 64 KB of
- * them took 6-9 s on the host's thread, holding every conversation). One thread serves every
- * conversation, so no program may break it for the next:
+ * waits for the thread, blocked, but only up to `ERASE_MS`: SWC backtracks over some programs
+ * for seconds (each `a<` of a call's arguments is first tried as type arguments running to the
+ * program's end: 64 KB of them took 6-9 s on the host's thread, holding every conversation).
+ * One thread serves every conversation, so no program may break it for the next:
  * - a program is bounded in size and bracket nesting before the eraser sees it;
  * - a program it does not finish in time, or any failure that is not its own syntax error (a
  *   trap: its stack overflowing, memory out of bounds, whose memory can then no longer be
