@@ -44,6 +44,9 @@
  *                from then until the case's run ends, the host's event loop must never be held
  *                longer than TIMEOUT_SLACK_MS either (the bystander's deadline may fall before or
  *                after the attack's heavy part: the loop's delay catches it wherever it falls)
+ *   heap         MiB: how far the host's own heap (its main thread's, sampled every 10 ms) may rise
+ *                while the case's run is in progress, above its lowest point so far; the case runs
+ *                alone on every host (other cases' work would colour the measure)
  *   known-limit  what a host, by design, cannot stop (`known-limit[thread]`: a worker thread shares
  *                the host's process); the case never runs there, and the README names the limit
  *
@@ -70,6 +73,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
 import { isDeepStrictEqual } from 'node:util'
 
 export const FORMATS = ['function-body', 'script', 'repl', 'scoped-repl']
@@ -301,6 +305,7 @@ export function loadCorpus() {
       durable: plain.get('durable') === 'yes',
       config: plain.has('config') ? JSON.parse(plain.get('config')) : undefined,
       bystanderMs: plain.has('bystander') ? Number(plain.get('bystander')) : undefined,
+      heapMb: plain.has('heap') ? Number(plain.get('heap')) : undefined,
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
       knownBug: plain.get('known-bug'),
       knownBugs: qualifiedValues(qualified, 'known-bug'),
@@ -313,7 +318,7 @@ export function loadCorpus() {
 
 /** Whether the case must run on `host` while no other case runs. */
 export function runsAlone(program, host) {
-  return program.alone.has(host) || program.alone.has(LIKE[host])
+  return program.heapMb !== undefined || program.alone.has(host) || program.alone.has(LIKE[host])
 }
 
 /** The bug a case is expected to expose on `host` in `format`, or undefined. */
@@ -462,8 +467,10 @@ export function checkResult(program, result, { host, format, elapsedMs, timeoutM
   if (actual === 'timeout' && elapsedMs > timeoutMs + TIMEOUT_SLACK_MS + (program.language === 'python' ? PYTHON_START_SLACK_MS : 0)) {
     problems.push(`the timeout result arrived after ${Math.round(elapsedMs)} ms for a ${timeoutMs} ms budget`)
   }
-  if (ledgerBytes(result) > CORPUS_CONFIG.maxOutputBytes) {
-    problems.push(`the result holds ${ledgerBytes(result)} bytes, over maxOutputBytes ${CORPUS_CONFIG.maxOutputBytes}`)
+  // A case with a runtime of its own may set its own budget.
+  const maxOutputBytes = program.config?.maxOutputBytes ?? CORPUS_CONFIG.maxOutputBytes
+  if (ledgerBytes(result) > maxOutputBytes) {
+    problems.push(`the result holds ${ledgerBytes(result)} bytes, over maxOutputBytes ${maxOutputBytes}`)
   }
   if (holdsSecret(result)) problems.push(`the result holds the host's secret ${HOST_SECRET.name}`)
   return problems
@@ -600,6 +607,30 @@ async function runBystander(runtime, timeoutMs, marker) {
  */
 const loopDelay = monitorEventLoopDelay({ resolution: 10 })
 
+/**
+ * Watches how far the host's own heap rises while a case runs: above its lowest point so far, so
+ * that garbage of earlier cases collected meanwhile neither hides a rise nor counts as one.
+ * `stop` says the most, in MiB.
+ */
+function heapRise() {
+  let least = Infinity
+  let rise = 0
+  const sample = () => {
+    const used = getHeapStatistics().used_heap_size
+    least = Math.min(least, used)
+    rise = Math.max(rise, used - least)
+  }
+  sample()
+  const timer = setInterval(sample, 10)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      sample()
+      return rise / 2 ** 20
+    },
+  }
+}
+
 export async function runCase(runtime, { host, format, program }) {
   const marker = newMarker()
   const timeoutMs = program.timeoutMs ?? CORPUS_CONFIG.timeoutMs
@@ -621,7 +652,12 @@ export async function runCase(runtime, { host, format, program }) {
       })
     }
     const language = program.language === 'python' ? { language: 'python' } : {}
+    const heap = program.heapMb === undefined ? undefined : heapRise()
     result = await runOnce(runtime, { program: programText(program, host, format, marker), ...language, ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
+    if (heap) {
+      const roseMb = heap.stop()
+      if (roseMb > program.heapMb) problems.push(`the host's heap rose ${Math.round(roseMb)} MiB during the attack, over ${program.heapMb} MiB`)
+    }
     loopDelay.disable()
     besides.delete(marker)
     const heldMs = program.bystanderMs === undefined ? 0 : loopDelay.max / 1e6

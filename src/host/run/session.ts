@@ -76,6 +76,15 @@ let runCounter = 0
 
 /** How an allocation the memory budget refused surfaces inside the program (Node 24 words a refused `Buffer` "Failed to allocate memory"). */
 const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Failed to allocate memory|WebAssembly\.Memory\.grow\(\): (Maximum memory size exceeded|Unable to grow instance memory)|Out of memory)|^(RangeError|Error): .*Cannot allocate Wasm memory/
+/** Longer than any of those lines; a forged message may be a frame's worth of lines. */
+const MEMORY_LINE_CHARS = 256
+
+/** The first line of `message`, within MEMORY_LINE_CHARS: read without going through the rest. */
+function firstLine(message: string): string {
+  const head = message.slice(0, MEMORY_LINE_CHARS)
+  const end = head.indexOf('\n')
+  return end === -1 ? head : head.slice(0, end)
+}
 
 
 /**
@@ -228,9 +237,9 @@ export function runSession(environment: Environment, history: EnvironmentHistory
           return
         case 'failed':
           byWorker = true
-          if (message.kind === 'exception' && environment.maxMemoryMb !== undefined && OUT_OF_MEMORY.test(message.message)) {
+          if (message.kind === 'exception' && environment.maxMemoryMb !== undefined && OUT_OF_MEMORY.test(firstLine(message.message))) {
             // The kernel refused an allocation and the program did not catch it: name the budget.
-            return fail('worker-exit', `the program exceeded its memory budget of ${environment.maxMemoryMb} MiB (maxMemoryMb): ${message.message.split('\n')[0]}`)
+            return fail('worker-exit', `the program exceeded its memory budget of ${environment.maxMemoryMb} MiB (maxMemoryMb): ${firstLine(message.message)}`)
           }
           if (message.kind === 'output-limit') output().markOverflow()
           // Only a run that carried the initializer can report its failure.
