@@ -2,7 +2,8 @@
  * How `ptc-run` shows a result: the program's output exactly as written, image entries as one
  * bracketed line each, then the completion value as JSON or the failure on standard error.
  */
-import type { PtcOutput, PtcRunResult } from '../seam/types.js'
+import type { PtcJsonValue, PtcOutput, PtcRunResult } from '../seam/types.js'
+import { indentedJson } from '../tools/indented-json.js'
 
 export interface Sink {
   write(text: string): unknown
@@ -12,12 +13,26 @@ export interface Sink {
 export function printResult(result: PtcRunResult, out: Sink, err: Sink): void {
   let text = ''
   for (const entry of result.output) text += renderEntry(entry)
-  const trailer = result.error ? `error (${result.error.kind}): ${result.error.message}\n` : 'value' in result ? `${JSON.stringify(result.value, null, 2)}\n` : ''
+  const trailer = result.error ? `error (${result.error.kind}): ${result.error.message}\n` : result.value !== undefined ? `${valueText(result.value, err)}\n` : ''
   // A program that printed without a final newline must not run into what follows.
   if (trailer !== '' && text !== '' && !text.endsWith('\n')) text += '\n'
   if (text !== '') out.write(text)
   if (result.error) err.write(trailer)
   else if (trailer !== '') out.write(trailer)
+}
+
+/**
+ * Indentation grows with the square of a value's depth: past this many characters the value is
+ * printed without it (still exact JSON), rather than built whole or not at all.
+ */
+const MAX_INDENTED_CHARS = 64 * 1024 * 1024
+
+/** `value` as indented JSON, or as compact JSON with a note on `err` when indenting would be too long. */
+function valueText(value: PtcJsonValue, err: Sink): string {
+  const indented = indentedJson(value, MAX_INDENTED_CHARS)
+  if (indented.length <= MAX_INDENTED_CHARS) return indented.text
+  err.write(`the value is printed without indentation: indented, it would be ${indented.length} characters\n`)
+  return JSON.stringify(value)
 }
 
 function renderEntry(entry: PtcOutput): string {

@@ -3,6 +3,7 @@
  * its failure, each cut to a budget with a marker that says what was cut.
  */
 import type { PtcCallRecord, PtcRunResult } from '../seam/types.js'
+import { indentedJson } from './indented-json.js'
 
 /** How much of a result the model gets to read, in characters. */
 export interface ResultTextBudget {
@@ -37,7 +38,10 @@ export function resultText(result: PtcRunResult, budget: ResultTextBudget): stri
         'The program is waiting with its variables intact; you will read how it goes on once this is decided.',
     )
   } else if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
-  else if ('value' in result) sections.push(`Result:\n${cutEnd(JSON.stringify(result.value, null, 2), budget.maxValueChars, 'result')}`)
+  else if (result.value !== undefined) {
+    const { text, length } = indentedJson(result.value, budget.maxValueChars)
+    sections.push(`Result:\n${length <= budget.maxValueChars ? text : marked(text, budget.maxValueChars, length, 'result')}`)
+  }
   const calls = result.calls ?? []
   const completed = tally(calls.filter((call) => call.outcome === 'ok'))
   if (result.error && completed !== '') {
@@ -58,8 +62,12 @@ function tally(calls: readonly PtcCallRecord[]): string {
 }
 
 function cutEnd(text: string, max: number, what: string): string {
-  if (text.length <= max) return text
-  return `${text.slice(0, max)}\n[… ${what} cut at ${max} of ${text.length} characters; return less or summarise …]`
+  return text.length <= max ? text : marked(text.slice(0, max), max, text.length, what)
+}
+
+/** `head`, the first `max` of `length` characters, and a marker that says what was cut. */
+function marked(head: string, max: number, length: number, what: string): string {
+  return `${head}\n[… ${what} cut at ${max} of ${length} characters; return less or summarise …]`
 }
 
 /** Keeps whole lines from the start and the end of `text`, within `max` characters. */

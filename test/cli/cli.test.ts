@@ -91,6 +91,16 @@ describe('ptc-run', () => {
     expect(await ptcRun(['no-newline.js'])).toEqual({ code: 0, stdout: 'partial\n1\n', stderr: '' })
   })
 
+  it('prints a value too deep to indent as compact JSON, and says so', async () => {
+    // 30 copies of 3 000 nested arrays: over 2^29 characters indented, longer than any string.
+    const result = await ptcRun(['-'], 'let deep = []\nfor (let i = 0; i < 3000; i++) deep = [deep]\nreturn Array.from({ length: 30 }, () => deep)')
+    let deep: unknown = []
+    for (let i = 0; i < 3000; i++) deep = [deep]
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`${JSON.stringify(Array.from({ length: 30 }, () => deep))}\n`)
+    expect(result.stderr).toMatch(/^the value is printed without indentation: indented, it would be \d+ characters\n$/)
+  })
+
   it('prints a program failure on standard error and exits 1', async () => {
     const result = await ptcRun(['fails.js'])
     expect(result).toEqual({

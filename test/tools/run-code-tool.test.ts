@@ -87,6 +87,14 @@ describe('the ready run_code tool', () => {
     expect(result).toBe(`"${'x'.repeat(39)}\n[… result cut at 40 of 102 characters; return less or summarise …]`)
   })
 
+  it('cuts a value whose indented text would be longer than any string, rather than failing', async () => {
+    // 30 copies of 3 000 nested arrays: 180 KB of JSON, over 2^29 characters indented.
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [] })
+    const text = await tool.execute({ program: 'let deep = []\nfor (let i = 0; i < 3000; i++) deep = [deep]\nArray.from({ length: 30 }, () => deep)' })
+    expect(text).toMatch(/^Result:\n\[\n {2}\[\n {4}\[\n[ [\n]*\n\[… result cut at 10000 of (\d+) characters; return less or summarise …\]$/)
+    expect(Number(/of (\d+) characters/.exec(text)![1])).toBeGreaterThan(2 ** 29)
+  })
+
   it('stops the run when the signal aborts', async () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [] })
     const stop = new AbortController()
