@@ -27,7 +27,8 @@ export class EnvironmentInitializer {
     if (typeof program !== 'string') throw new TypeError(`${NAME}: the initializer program must be a string`)
     if (this.lowered !== undefined) throw new Error(`${NAME}: an environment initializer is already registered`)
     if (admitted) throw new Error(`${NAME}: an environment initializer must be registered before the first run`)
-    this.lowered = this._programs.lower(program, [], this._language) // throws ProgramSyntaxError when it does not parse
+    const text = this._language === 'typescript' ? this._programs.eraseTypesNow(program) : { source: program, language: this._language }
+    this.lowered = this._programs.lower(text) // throws ProgramSyntaxError when it does not parse
     let cleanup: Promise<void> | undefined
     return () => {
       cleanup ??= this._unregister().catch((error: unknown) => {

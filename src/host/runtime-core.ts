@@ -180,7 +180,7 @@ export class RuntimeCore {
     if (unconfinable) throw new Error(`${NAME}: ${startFailureMessage(unconfinable)}`)
     // Before the pool spawns: every Python environment then restores the snapshot.
     if (this._config.language === 'python') await pythonSnapshot(pythonRuntime())
-    if (this._config.language === 'typescript') this._programs.warmTypeEraser()
+    if (this._config.language === 'typescript') await this._programs.warmTypeEraser()
     await this._tier.start({ config: this._config, sandbox: this._sandbox })
     // The deployment's policy is its environments' key (run/dispatch.ts `PolicyKey`).
     const pooled: PolicyKey = this._sandbox?.deployment ?? UNCONFINED

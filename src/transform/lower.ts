@@ -16,7 +16,6 @@ import { FUNCTION_BODY_OPEN, PARSE_CLOSE, type ParsedProgram, parseProgram } fro
 import { programFile, type SerializedPositions } from './positions.js'
 import { lowerToGlobals } from './repl.js'
 import { scanProgram } from './scan.js'
-import type { TypeEraser } from './typescript.js'
 import { lowerToScope } from './scoped-repl.js'
 import { refuseUsing, supportsUsing } from './using.js'
 
@@ -34,8 +33,8 @@ export interface LoweredProgram {
 export interface LowerOptions {
   /** scoped-repl: names the environment's carried scope holds (usually all earlier `declared`). */
   carried?: readonly string[]
-  /** Given: the program is TypeScript, and this erases its types (see typescript.ts). */
-  eraser?: TypeEraser | undefined
+  /** Given: the program is TypeScript, and this is its text with types erased (`eraseTypes`, typescript.ts). */
+  erased?: string | undefined
 }
 
 const FORMATS: ReadonlySet<string> = new Set(PROGRAM_FORMATS)
@@ -48,7 +47,7 @@ const FORMATS: ReadonlySet<string> = new Set(PROGRAM_FORMATS)
 export function lowerProgram(source: string, format: PtcProgramFormat, options: LowerOptions = {}): LoweredProgram {
   if (!FORMATS.has(format)) throw new TypeError(`unknown program format "${String(format)}"`)
   const functionBody = format === 'function-body'
-  const parsed = parseProgram(source, functionBody, options.eraser)
+  const parsed = parseProgram(source, functionBody, options.erased)
   if (!supportsUsing()) refuseUsing(parsed, source)
   const scan = scanProgram(parsed, { completion: !functionBody, script: !functionBody, source })
   const edits = new ProgramEdits(parsed.text, parsed.programStart, parsed.programEnd)

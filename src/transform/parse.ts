@@ -7,7 +7,6 @@ import { parse, type BlockStatement, type ModuleDeclaration, type Node, type Opt
 import { BOOTSTRAP_NAME } from '../seam/names.js'
 import { type FunctionProgram, functionProgram, startsWithAnonymousFunction, unfence } from './habits.js'
 import { acornRule, ProgramSyntaxError } from './syntax-error.js'
-import { eraseTypes, type TypeEraser } from './typescript.js'
 
 /** Wrapper of `function-body` programs; the lowered code is exactly the parsed text. */
 export const FUNCTION_BODY_OPEN = `(async function (${BOOTSTRAP_NAME}) { 'use strict';`
@@ -33,16 +32,20 @@ export interface ParsedProgram {
   callee?: FunctionProgram
 }
 
-/**
- * Parse `source` as the body of an async function (`functionBody`: strict, with our parameter)
- * or as a script-like program, with `eraser` erasing TypeScript types first. Throws
- * {@link ProgramSyntaxError} with the program's positions.
- */
-export function parseProgram(source: string, functionBody: boolean, eraser?: TypeEraser): ParsedProgram {
+/** `source` as it is parsed, every character in its place: unfenced, a hashbang made a comment. */
+export function programText(source: string): string {
   // A hashbang is only legal at the very start of a script; keep its text as a line comment.
   const unfenced = unfence(source)
-  const commented = unfenced.startsWith('#!') ? '//' + unfenced.slice(2) : unfenced
-  const program = eraser ? eraseTypes(commented, source, eraser) : commented
+  return unfenced.startsWith('#!') ? '//' + unfenced.slice(2) : unfenced
+}
+
+/**
+ * Parse `source` as the body of an async function (`functionBody`: strict, with our parameter)
+ * or as a script-like program; a TypeScript program is parsed as `erased`, its text with types
+ * erased (typescript.ts). Throws {@link ProgramSyntaxError} with the program's positions.
+ */
+export function parseProgram(source: string, functionBody: boolean, erased?: string): ParsedProgram {
+  const program = erased ?? programText(source)
   const open = (functionBody ? FUNCTION_BODY_OPEN : SCRIPT_OPEN) + '\n'
   // `async function () {}` alone is a function expression only inside parentheses; ours stay
   // outside the program's lines, and the ordinary parse below reports the program's own errors.

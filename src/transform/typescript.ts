@@ -4,14 +4,18 @@
  * stack frames) sees the program's own positions without a source map.
  *
  * The eraser is injected (the host passes SWC's `strip-only` transform, see
- * src/host/run/typescript-eraser.ts), so the transformer stays free of Node APIs and optional packages.
+ * src/host/run/typescript-eraser.ts), so the transformer stays free of Node APIs and optional
+ * packages. Erasing is a step before lowering, so a host may await its eraser and lower after.
  */
 import { startsWithAnonymousFunction } from './habits.js'
 import { countLineBreaks, LineIndex } from './line-index.js'
+import { programText } from './parse.js'
 import { ProgramSyntaxError } from './syntax-error.js'
 
 /** Replaces a TypeScript program's types with whitespace; throws the eraser's error for what it cannot erase. */
 export type TypeEraser = (source: string) => string
+/** A {@link TypeEraser} the caller awaits (the host's runs off its own thread); rejects as it would throw. */
+export type AsyncTypeEraser = (source: string) => Promise<string>
 
 /**
  * The eraser parses a module, where top-level `return` is an error: the program is erased as a
@@ -22,23 +26,53 @@ const PLAIN = { open: 'async function __ptc__() {\n', close: '\n}' }
 const PARENTHESIZED = { open: 'async function __ptc__() {\n(\n', close: '\n)\n}' }
 
 /**
- * `program` with its types erased. Throws {@link ProgramSyntaxError} at the program's own line
- * and column (in `source`, the text as written) when the eraser refuses it.
+ * `source` as parsed (programText), with its types erased: pass it to `lowerProgram` as `erased`.
+ * Throws {@link ProgramSyntaxError} at the program's own line and column (in `source`, the text
+ * as written) when the eraser refuses it.
  */
-export function eraseTypes(program: string, source: string, erase: TypeEraser): string {
+export function eraseTypes(source: string, erase: TypeEraser): string {
+  const steps = erasure(source)
+  let step = steps.next()
+  while (!step.done) step = steps.next(settle(erase, step.value))
+  return step.value
+}
+
+/** {@link eraseTypes}, awaiting each erasure. */
+export async function eraseTypesAwaiting(source: string, erase: AsyncTypeEraser): Promise<string> {
+  const steps = erasure(source)
+  let step = steps.next()
+  while (!step.done) step = steps.next(await erase(step.value).then((code) => ({ code }), (failure: unknown) => ({ failure })))
+  return step.value
+}
+
+/** What came of one erasure: its text, or what the eraser threw. */
+type Erased = { code: string } | { failure: unknown }
+
+function settle(erase: TypeEraser, text: string): Erased {
+  try {
+    return { code: erase(text) }
+  } catch (failure) {
+    return { failure }
+  }
+}
+
+/**
+ * The erasure of `source` in steps, so one order of attempts serves an eraser called or awaited:
+ * it yields each text to erase and is sent back what came of it, until one erases.
+ */
+function* erasure(source: string): Generator<string, string, Erased> {
+  const program = programText(source)
   let failure: unknown
   for (const wrapper of startsWithAnonymousFunction(program) ? [PARENTHESIZED, PLAIN] : [PLAIN]) {
     const text = wrapper.open + program + wrapper.close
-    let erased: string
-    try {
-      erased = erase(text)
-    } catch (error) {
-      failure = error
+    const erased = yield text
+    if ('failure' in erased) {
+      failure = erased.failure
       continue
     }
     // Positions would no longer be the program's own: refuse rather than misreport them.
-    if (erased.length !== text.length) throw ProgramSyntaxError.at(source, 0, 'the types of this program could not be erased in place')
-    return erased.slice(wrapper.open.length, wrapper.open.length + program.length)
+    if (erased.code.length !== text.length) throw ProgramSyntaxError.at(source, 0, 'the types of this program could not be erased in place')
+    return erased.code.slice(wrapper.open.length, wrapper.open.length + program.length)
   }
   throw programError(failure, source, PLAIN.open)
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { describe, expect, test } from 'vitest'
-import { lowerProgram, PositionMap, ProgramSyntaxError, type TypeEraser } from '../../src/transform/index.js'
+import { eraseTypes, eraseTypesAwaiting, lowerProgram, PositionMap, ProgramSyntaxError, type TypeEraser } from '../../src/transform/index.js'
 import { TestEnvironment } from './environment.js'
 
 const swc = createRequire(import.meta.url)('@swc/wasm-typescript') as { transformSync(source: string, options: object): { code: string } }
@@ -12,7 +12,7 @@ const RESULT = { 'function-body': 'return ', script: '', repl: '', 'scoped-repl'
 /** A TestEnvironment whose programs are TypeScript. */
 class TypeScriptEnvironment extends TestEnvironment {
   override lower(source: string) {
-    const lowered = lowerProgram(source, this.format, { carried: this.carried, eraser })
+    const lowered = lowerProgram(source, this.format, { carried: this.carried, erased: eraseTypes(source, eraser) })
     if (this.format === 'scoped-repl') this.carried = [...new Set([...this.carried, ...lowered.declared])]
     this.maps.push(new PositionMap(structuredClone(lowered.positions)))
     return lowered
@@ -25,7 +25,7 @@ function programFrames(stack: string): string[] {
 
 function syntaxError(source: string, format: (typeof FORMATS)[number]): ProgramSyntaxError {
   try {
-    lowerProgram(source, format, { eraser })
+    lowerProgram(source, format, { erased: eraseTypes(source, eraser) })
   } catch (error) {
     if (error instanceof ProgramSyntaxError) return error
     throw error
@@ -82,14 +82,28 @@ describe.each(FORMATS)('%s: TypeScript programs', (format) => {
 })
 
 test('top-level return in a script-like TypeScript program is refused as in JavaScript', () => {
-  expect(() => lowerProgram('const x: number = 1\nreturn x', 'script', { eraser })).toThrow(/return is not allowed at the top level of a script/)
+  expect(() => lowerProgram('const x: number = 1\nreturn x', 'script', { erased: eraseTypes('const x: number = 1\nreturn x', eraser) })).toThrow(/return is not allowed at the top level of a script/)
 })
 
 test('an eraser failure without a position is a syntax error of the program, not a crash', () => {
   const broken: TypeEraser = () => {
     throw 'panicked'
   }
-  expect(() => lowerProgram('let a: number = 1', 'script', { eraser: broken })).toThrow(
+  expect(() => eraseTypes('let a: number = 1', broken)).toThrow(
     new ProgramSyntaxError('SyntaxError: TypeScript could not be erased: panicked (line 1, column 1)\nlet a: number = 1\n^', 1, 1),
   )
+})
+
+test('an awaited eraser erases as one called: the same attempts, the same text, the same errors at the same positions', async () => {
+  const awaited = (source: string) => Promise.resolve().then(() => eraser(source))
+  for (const source of ['async function (): Promise<number> { return 1 }', '```ts\nconst a: number = 1\n```', 'function () {}\nlet x: number = 1', 'const a = 1\nlet b: = 2']) {
+    const called = (() => {
+      try {
+        return eraseTypes(source, eraser)
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(await eraseTypesAwaiting(source, awaited).catch((error: unknown) => error)).toEqual(called)
+  }
 })

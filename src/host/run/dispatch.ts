@@ -20,7 +20,7 @@ import { abortMessage } from './foreign-message.js'
 import type { HeldRuns, SessionPause } from './holds.js'
 import { OutputLedger } from './output-ledger.js'
 import { OwnerQueues } from './owners.js'
-import { type ProgramCache, declaredBy, overlongProgram } from './programs.js'
+import { type ProgramCache, type ProgramText, declaredBy, overlongProgram } from './programs.js'
 import { type RunPlan, type Settlement, runSession } from './session.js'
 import { runTelemetry } from './telemetry.js'
 
@@ -215,16 +215,22 @@ export class RunDispatch {
       if (tooLong) return answers.finish(failure(limit, 'exception', tooLong))
       const retained = spec.stateOwner !== undefined && config.retainState
       const initializer = this._setting.initializer.lowered
+      let text: ProgramText
       let program
       try {
+        // TypeScript's types are erased first, the host's loop going on while the eraser's thread
+        // works; any other program is lowered in this same tick.
+        text = language === 'typescript' ? await programs.eraseTypes(spec.program) : { source: spec.program, language }
         // A one-shot run's environment is fresh, and the program is lowered for it here, once: a
         // scoped-repl program sees what the initializer, which runs first, declared. An owner's
         // is lowered again for what its environment carries.
-        program = programs.lower(spec.program, retained ? [] : (initializer?.declared ?? []), language)
+        program = programs.lower(text, retained ? [] : (initializer?.declared ?? []))
       } catch (error) {
         if (error instanceof ProgramSyntaxError) return answers.finish(failure(limit, 'exception', error.message))
         throw error
       }
+      // Aborted while its types were erased: it takes no environment.
+      if (signal.aborted) return answers.finish(failure(limit, 'abort', abortMessage(signal.reason)))
       // The environments that may serve it: those of its policy (and, for Python, spawned for it:
       // a confined helper shows Pyodide's directory only when spawned after Python was needed).
       const key: PolicyKey = policy === undefined
@@ -260,7 +266,7 @@ export class RunDispatch {
       if (retained) {
         return answers.finish(await this.owners.run(spec.stateOwner!, key, async (environment, notice, ownerSignal) => {
           const history = historyOf(environment)
-          const lowered = programs.lowerFor(spec.program, language, history, initializer)
+          const lowered = programs.lowerFor(text, history, initializer)
           const declared = declaredBy(history, lowered, initializer)
           const settlement = await runSession(environment, history, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
           if (settlement.disposition === 'keep') for (const name of declared) history.carried.add(name)

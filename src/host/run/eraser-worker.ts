@@ -1,22 +1,24 @@
 /**
  * The TypeScript eraser's thread (typescript-eraser.ts says why it is one): SWC's `strip-only`
- * transform, one program at a time. The host waits for each answer with a deadline, blocked on
- * `signal`, and reads the answer from `port` synchronously; past the deadline it terminates this
- * thread and starts another.
+ * transform, one program at a time. Its first message says whether SWC loaded, then it answers
+ * each program on `port`; the host awaits each answer with a deadline, past which it terminates
+ * this thread and starts another. A host waiting blocked (initializer-eraser.ts) also gets
+ * `signal`, set as each message is posted.
  */
 import { createRequire } from 'node:module'
 import { type MessagePort, workerData } from 'node:worker_threads'
-import { ERASER_SIGNAL, type EraserReply } from './eraser-protocol.js'
+import { ERASER_SIGNAL, type EraserLoad, type EraserReply } from './eraser-protocol.js'
 
 interface SwcEraser {
   transformSync(source: string, options: { mode: 'strip-only'; deprecatedTsModuleAsError: boolean }): { code: string }
 }
 
-const { port, signal } = workerData as { port: MessagePort; signal: Int32Array }
+const { port, signal } = workerData as { port: MessagePort; signal?: Int32Array }
 
-function answer(reply: EraserReply, state: number): void {
-  port.postMessage(reply)
-  Atomics.store(signal, 0, state)
+function post(message: EraserLoad | EraserReply): void {
+  port.postMessage(message)
+  if (!signal) return
+  Atomics.store(signal, 0, ERASER_SIGNAL.posted)
   Atomics.notify(signal, 0)
 }
 
@@ -24,7 +26,7 @@ let swc: SwcEraser | undefined
 try {
   swc = createRequire(import.meta.url)('@swc/wasm-typescript') as SwcEraser
 } catch (error) {
-  answer({ missing: error instanceof Error ? error.message.split('\n')[0]! : String(error) }, ERASER_SIGNAL.answered)
+  post({ missing: error instanceof Error ? error.message.split('\n')[0]! : String(error) })
 }
 
 if (swc) {
@@ -37,10 +39,9 @@ if (swc) {
     } catch (error) {
       reply = isSyntaxFailure(error) ? { syntax: error as object } : { trap: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error) }
     }
-    answer(reply, ERASER_SIGNAL.answered)
+    post(reply)
   })
-  Atomics.store(signal, 0, ERASER_SIGNAL.ready)
-  Atomics.notify(signal, 0)
+  post({ loaded: true })
 }
 
 /** The eraser's own refusal of a program: an object with a `code` and the failure's position. */

@@ -5,8 +5,9 @@
  */
 import { type ProgramCode, REHEARSAL_SOURCE } from '../../protocol/messages.js'
 import type { PtcProgramFormat, PtcProgramLanguage } from '../../seam/types.js'
-import { type LoweredProgram, lowerProgram } from '../../transform/index.js'
+import { eraseTypesAwaiting, type LoweredProgram, lowerProgram } from '../../transform/index.js'
 import type { EnvironmentHistory } from '../environments/environment.js'
+import { eraseInitializerTypes } from './initializer-eraser.js'
 import { releaseTypeEraser, typeEraser } from './typescript-eraser.js'
 import { PYTHON_REHEARSAL_SOURCE, lowerPython } from '../../python/lower.js'
 
@@ -23,9 +24,9 @@ export class ProgramCache {
 
   constructor(private readonly _format: PtcProgramFormat) {}
 
-  /** Starts the TypeScript eraser's thread now, so the first TypeScript program does not wait for it to load. */
-  warmTypeEraser(): void {
-    typeEraser(this)
+  /** Loads the TypeScript eraser's thread now, so the first TypeScript program does not wait for it. Rejects when SWC cannot be loaded. */
+  async warmTypeEraser(): Promise<void> {
+    await typeEraser(this)
   }
 
   /** The runtime is disposed: its hold on the TypeScript eraser's thread ends. */
@@ -34,16 +35,29 @@ export class ProgramCache {
     releaseTypeEraser(this)
   }
 
-  /** Lowers `source`; throws ProgramSyntaxError when it does not parse. */
-  lower(source: string, carried: Iterable<string> = [], language: PtcProgramLanguage = 'javascript'): LoweredProgram & ProgramCode {
+  /**
+   * A TypeScript program with its types erased, awaiting the eraser's thread while the host's
+   * loop goes on. Rejects with ProgramSyntaxError when its types cannot be erased, with an Error
+   * when SWC cannot be loaded.
+   */
+  async eraseTypes(source: string): Promise<ProgramText> {
+    return { source, language: 'typescript', erased: await eraseTypesAwaiting(source, await typeEraser(this)) }
+  }
+
+  /** {@link eraseTypes} waiting blocked, for the environment initializer alone (initializer-eraser.ts says why). */
+  eraseTypesNow(source: string): ProgramText {
+    return { source, language: 'typescript', erased: eraseInitializerTypes(source) }
+  }
+
+  /** Lowers `program`; throws ProgramSyntaxError when it does not parse. */
+  lower({ source, language, erased }: ProgramText, carried: Iterable<string> = []): LoweredProgram & ProgramCode {
     const names = this._format === 'scoped-repl' ? [...carried].sort() : []
     const key = `${language}\u0000${names.join(',')}\u0000${source}`
     let lowered = this._entries.get(key)
     if (lowered) {
       this._entries.delete(key)
     } else {
-      const eraser = language === 'typescript' ? typeEraser(this) : undefined
-      lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, eraser })
+      lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, erased })
       if (source.length > MAX_CACHED_CHARS) return lowered
       if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
     }
@@ -52,14 +66,21 @@ export class ProgramCache {
   }
 
   /**
-   * `source` lowered for its run in `environment`: a scoped-repl program sees copies of what
+   * `program` lowered for its run in `environment`: a scoped-repl program sees copies of what
    * earlier runs there declared, and in a fresh environment what `initializer` (which runs first)
    * declared.
    */
-  lowerFor(source: string, language: PtcProgramLanguage, environment: Carrying, initializer: LoweredProgram | undefined): LoweredProgram & ProgramCode {
-    if (this._format !== 'scoped-repl') return this.lower(source, [], language)
-    return this.lower(source, environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried, language)
+  lowerFor(program: ProgramText, environment: Carrying, initializer: LoweredProgram | undefined): LoweredProgram & ProgramCode {
+    if (this._format !== 'scoped-repl') return this.lower(program)
+    return this.lower(program, environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried)
   }
+}
+
+/** A program as `ProgramCache.lower` takes it: a TypeScript one with its types erased (`ProgramCache.eraseTypes`). */
+export interface ProgramText {
+  source: string
+  language: PtcProgramLanguage
+  erased?: string
 }
 
 type Carrying = Pick<EnvironmentHistory, 'runs' | 'carried'>

@@ -11,10 +11,11 @@
  * over as fields (how a model reads a TypeScript syntax error at its own position), and a trap
  * inside it would break Node's own instance, which nothing can replace.
  *
- * Lowering is synchronous (the transformer calls the eraser in the middle of it), so the host
- * waits for the thread, blocked, but only up to `ERASE_MS`: SWC backtracks over some programs
- * for seconds (each `a<` of a call's arguments is first tried as type arguments running to the
- * program's end: 64 KB of them took 6-9 s on the host's thread, holding every conversation).
+ * A run awaits its program's erasure before lowering it, so the host's loop never waits for the
+ * thread: SWC backtracks over some programs for seconds (each `a<` of a call's arguments is first
+ * tried as type arguments running to the program's end: 64 KB of them took 6-9 s on the host's
+ * thread, and 250 ms of the host's loop each when it waited for this thread blocked). The thread
+ * erases one program at a time, each for at most `ERASE_MS`.
  * One thread serves every conversation, so no program may break it for the next:
  * - a program is bounded in size and bracket nesting before the eraser sees it;
  * - a program it does not finish in time, or any failure that is not its own syntax error (a
@@ -23,8 +24,8 @@
  */
 import { createRequire } from 'node:module'
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
-import type { TypeEraser } from '../../transform/index.js'
-import { ERASER_SIGNAL, type EraserReply } from './eraser-protocol.js'
+import type { AsyncTypeEraser } from '../../transform/index.js'
+import type { EraserLoad, EraserReply } from './eraser-protocol.js'
 
 /** Characters of a TypeScript program (with its wrapper) the host erases. */
 export const MAX_TYPESCRIPT_CHARS = 256 * 1024
@@ -37,26 +38,33 @@ export const MAX_TYPESCRIPT_CHARS = 256 * 1024
 export const MAX_TYPESCRIPT_NESTING = 256
 
 /**
- * How long the host waits for one program's erasure: erasing costs about 0.1 ms per KiB once
+ * How long the host awaits one program's erasure: erasing costs about 0.1 ms per KiB once
  * warm, so the longest program the size bound lets through takes about 25 ms on an idle machine.
  */
 export const ERASE_MS = 250
 /** How long the host waits for a fresh thread to load SWC (about 70 ms on an idle machine). */
-const LOAD_MS = 10_000
-const WORKER_FILE = new URL('./eraser-worker.js', import.meta.url)
+export const LOAD_MS = 10_000
+export const ERASER_FILE = new URL('./eraser-worker.js', import.meta.url)
 const PACKAGE = '@swc/wasm-typescript'
 
 interface EraserThread {
   readonly worker: Worker
   readonly port: MessagePort
-  readonly signal: Int32Array
+  /** The thread's first message. */
+  readonly load: Promise<EraserMessage | undefined>
   /** SWC is loaded. */
   ready: boolean
+  /** Takes the thread's next message: set by whoever awaits it. */
+  take: ((message: EraserMessage | undefined) => void) | undefined
 }
+
+type EraserMessage = EraserLoad | EraserReply
 
 let thread: EraserThread | undefined
 /** The runtimes erasing with the thread: it ends with the last one, so a disposed runtime leaves no thread behind. */
 const holders = new Set<object>()
+/** Settles with the last erasure asked for: the thread erases one program at a time, and each one's deadline starts as it is handed over. */
+let queue: Promise<unknown> = Promise.resolve()
 
 /** Throws, naming the package, when SWC is not installed: a configuration's or a request's error. */
 export function checkTypeEraser(): void {
@@ -67,11 +75,11 @@ export function checkTypeEraser(): void {
   }
 }
 
-/** The eraser for `holder` (a runtime's program cache), starting its thread if none runs. Throws when SWC cannot be loaded. */
-export function typeEraser(holder: object): TypeEraser {
-  started()
+/** The eraser for `holder` (a runtime's program cache), its thread loaded. Rejects when SWC cannot be loaded. */
+export async function typeEraser(holder: object): Promise<AsyncTypeEraser> {
   holders.add(holder)
-  return erase
+  await loaded()
+  return (source) => erase(holder, source)
 }
 
 /** `holder` erases no more; the thread ends with the last holder (the next erasure starts another). */
@@ -80,42 +88,90 @@ export function releaseTypeEraser(holder: object): void {
   if (holders.size === 0 && thread) end(thread)
 }
 
-function missing(reason: string): Error {
+export function missing(reason: string): Error {
   return new Error(`TypeScript programs need the dependency ${PACKAGE}, which could not be loaded: ${reason}`)
 }
 
 /** A thread that starts loading SWC now; nothing waits for it yet. */
 function spawn(): EraserThread {
-  const signal = new Int32Array(new SharedArrayBuffer(4))
   const { port1, port2 } = new MessageChannel()
-  const worker = new Worker(WORKER_FILE, { workerData: { port: port2, signal }, transferList: [port2] })
+  const worker = new Worker(ERASER_FILE, { workerData: { port: port2 }, transferList: [port2] })
   worker.unref()
-  return (thread = { worker, port: port1, signal, ready: false })
+  let take: EraserThread['take']
+  const load = new Promise<EraserMessage | undefined>((resolve) => (take = resolve))
+  const spawned: EraserThread = { worker, port: port1, load, ready: false, take }
+  port1.on('message', (message: EraserMessage) => deliver(spawned, message))
+  // Listening holds the host's process open; an idle eraser must not.
+  port1.unref()
+  return (thread = spawned)
 }
 
-/** The thread, loaded (waiting for it if it is still loading); a fresh one when there is none. */
-function started(): EraserThread {
+/** The thread, loaded (awaiting it if it is still loading); a fresh one when there is none. */
+async function loaded(): Promise<EraserThread> {
   const current = thread ?? spawn()
   if (current.ready) return current
-  Atomics.wait(current.signal, 0, ERASER_SIGNAL.busy, LOAD_MS)
-  if (Atomics.load(current.signal, 0) === ERASER_SIGNAL.ready) {
+  const load = await within(current, current.load, LOAD_MS)
+  if (load && 'loaded' in load) {
     current.ready = true
     return current
   }
-  const reply = receiveMessageOnPort(current.port)?.message as EraserReply | undefined
   end(current)
-  throw missing(reply && 'missing' in reply ? reply.missing : `its thread did not load within ${LOAD_MS / 1000} s`)
+  throw missing(load && 'missing' in load ? load.missing : `its thread did not load within ${LOAD_MS / 1000} s`)
+}
+
+/**
+ * `message`, or what `eraser` posted by the deadline: a message already on its port counts,
+ * though the host's loop was too busy to take it before the timer's turn. Undefined when none came.
+ */
+async function within(eraser: EraserThread, message: Promise<EraserMessage | undefined>, ms: number): Promise<EraserMessage | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<EraserMessage | undefined>((resolve) => {
+    timer = setTimeout(() => {
+      const waiting = eraser.take && (receiveMessageOnPort(eraser.port)?.message as EraserMessage | undefined)
+      if (waiting) deliver(eraser, waiting)
+      resolve(waiting)
+    }, ms)
+  })
+  try {
+    return await Promise.race([message, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Hands `eraser`'s next message (undefined: none will come) to whoever awaits it. */
+function deliver(eraser: EraserThread, message: EraserMessage | undefined): void {
+  const taker = eraser.take
+  eraser.take = undefined
+  taker?.(message)
 }
 
 /** Ends `ended`; a runtime still erasing gets its successor loading at once, off the host's thread. */
 function end(ended: EraserThread, replace = false): void {
-  if (thread === ended) thread = undefined
+  if (thread !== ended) return
+  thread = undefined
+  deliver(ended, undefined)
   ended.port.close()
   void ended.worker.terminate()
   if (replace && holders.size > 0) spawn()
 }
 
-function erase(source: string): string {
+async function erase(holder: object, source: string): Promise<string> {
+  refuseUnbounded(source)
+  const turn = queue.then(async () => {
+    // A runtime disposed while its program waited for the thread starts none.
+    if (!holders.has(holder)) throw new Error('its runtime was disposed')
+    const eraser = await loaded()
+    const reply = new Promise<EraserMessage | undefined>((resolve) => (eraser.take = resolve))
+    eraser.port.postMessage(source)
+    return erasedCode(await within(eraser, reply, ERASE_MS) as EraserReply | undefined, () => end(eraser, true))
+  })
+  queue = turn.catch(() => undefined)
+  return turn
+}
+
+/** Throws, naming the bound, for a program over the eraser's size or nesting bound. */
+export function refuseUnbounded(source: string): void {
   if (source.length > MAX_TYPESCRIPT_CHARS) {
     throw new Error(`a TypeScript program may have at most ${MAX_TYPESCRIPT_CHARS} characters; this one has ${source.length}`)
   }
@@ -123,17 +179,21 @@ function erase(source: string): string {
   if (depth > MAX_TYPESCRIPT_NESTING) {
     throw new Error(`brackets in a TypeScript program may nest at most ${MAX_TYPESCRIPT_NESTING} deep; this one nests ${depth} deep`)
   }
-  const eraser = started()
-  Atomics.store(eraser.signal, 0, ERASER_SIGNAL.busy)
-  eraser.port.postMessage(source)
-  Atomics.wait(eraser.signal, 0, ERASER_SIGNAL.busy, ERASE_MS)
-  const reply = Atomics.load(eraser.signal, 0) === ERASER_SIGNAL.answered ? (receiveMessageOnPort(eraser.port)?.message as EraserReply | undefined) : undefined
+}
+
+/**
+ * The erased code of `reply` (undefined: none came by the deadline), or what the program sees
+ * instead; `broken` is told when the thread can no longer be trusted, and why.
+ */
+export function erasedCode(reply: EraserReply | undefined, broken: (failure: Error) => void): string {
   if (reply && 'code' in reply) return reply.code
   // The eraser's own syntax error, with its position: the thread is as good as before.
   if (reply && 'syntax' in reply) throw reply.syntax
-  end(eraser, true)
-  if (!reply) throw new Error(`the eraser did not finish within ${ERASE_MS} ms; simplify the program's type arguments and arrow functions`)
-  throw new Error(`the eraser gave up on this program (${'trap' in reply ? reply.trap : reply.missing}); it nests too deeply`)
+  const failure = reply
+    ? new Error(`the eraser gave up on this program (${reply.trap}); it nests too deeply`)
+    : new Error(`the eraser did not finish within ${ERASE_MS} ms; simplify the program's type arguments and arrow functions`)
+  broken(failure)
+  throw failure
 }
 
 /** The deepest nesting of `(`, `[` and `{` in `source`, counting brackets in strings and comments too. */
