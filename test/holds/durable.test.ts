@@ -162,6 +162,20 @@ return a`
     })
   })
 
+  it('a run that drew as many values as a token records, reported at once, pauses and replays every one', async () => {
+    const mail = mailGroup()
+    await withRuntime(async ({ run, runtime }) => {
+      // 10 000 values (MAX_DRAWS), all in the random list of the report sent before the held call.
+      const program = `const dice = Array.from({ length: 10_000 }, () => Math.random())
+await mail.send({ first: dice[0], last: dice[9_999] })
+return [dice.length, dice[0], dice[9_999]]`
+      const first = await run(program, { bindings: [mail.namespace], pause: 'durable' })
+      const { first: die, last } = paused(first).args as { first: number; last: number }
+      const second = await runtime.resume(first.paused!.token!, { approve: true }, { bindings: [mail.namespace] })
+      expect(second.value).toEqual([10_000, die, last])
+    })
+  })
+
   it('a run that drew more values than a token records cannot pause durably: it fails naming the limit', async () => {
     const mail = mailGroup()
     await withRuntime(async ({ run }) => {

@@ -34,6 +34,8 @@ export interface HostileProgram {
   config: Partial<WorkerPtcRuntimeOptions> | undefined
   /** Another conversation's time budget, run alongside the case. */
   bystanderMs: number | undefined
+  /** How far the host's own heap may rise while the run is in progress, in MiB. */
+  heapMb: number | undefined
   knownBug: string | undefined
   knownBugs: Map<string, string>
   expects: Map<string, string>

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { lineLimits } from '../../src/host/connection/frame-bounds.js'
+import { lineLimits, tooManyPendingCallsMessage } from '../../src/host/connection/frame-bounds.js'
 import { jsonByteLength } from '../../src/json/index.js'
 import { ARRIVED_BYTES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
+import { MAX_DRAWS } from '../../src/protocol/messages.js'
+
+/** The budgets frames are read with here, unless a test says otherwise. */
+const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20, maxPendingCalls: 128 }
 
 // A root bounded only by the line's own length: containers may open anywhere below it.
 const open: JsonLinesLimits = { maxLineBytes: 1 << 24, maxDepth: 1 << 20, shape: { kinds: 'any', bytes: 1 << 24 } }
@@ -71,7 +75,7 @@ describe('the host reader of lines of JSON', () => {
   })
 
   it('refuses a container where a frame has none at its first byte', () => {
-    const limits = lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 })
+    const limits = lineLimits('frame', budget)
     const forged = `{"type":"message","message":[${'{},'.repeat(1000)}{}]}`
     expect(refusedAt(forged, limits)).toBe(forged.indexOf('['))
     const padded = `{"type":"message","message":{"type":"output","run":1,"items":[],"padding":[[]]}}`
@@ -79,7 +83,7 @@ describe('the host reader of lines of JSON', () => {
   })
 
   it('refuses a call whose arguments pass maxPendingCallBytes as soon as they pass it', () => {
-    const limits = lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1000 })
+    const limits = lineLimits('frame', { ...budget, maxPendingCallBytes: 1000 })
     const call = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'{},'.repeat(2000)}{}]}}`
     const start = call.indexOf('"args":') + 7
     expect(refusedAt(call, limits)).toBeGreaterThan(start + 990)
@@ -91,17 +95,57 @@ describe('the host reader of lines of JSON', () => {
   it('counts the bytes a call\'s arguments took as they arrived, as jsonByteLength counts them', () => {
     const args = { list: [1, 'é漢🙂\n"', { nested: [[], {}] }], n: -2.5e-7 }
     const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
-    const [read] = lines(frame, 3, lineLimits('frame', { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 })) as [{ message: { args: object } }]
+    const [read] = lines(frame, 3, lineLimits('frame', budget)) as [{ message: { args: object } }]
     expect(ARRIVED_BYTES.get(read.message.args)).toBe(jsonByteLength(args))
   })
 
   it('reads a stream entry line with its frame second, and a thread message whole', () => {
-    const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20 }
     const frame = { type: 'message', message: { type: 'done', run: 1, value: { list: [[1], { a: [] }] } } }
     expect(lines(`${JSON.stringify(['channel', frame])}\n`, 3, lineLimits('entry', budget))).toEqual([['channel', frame]])
     expect(readMessage(JSON.stringify(frame.message), lineLimits('message', budget))).toEqual({ value: frame.message })
-    expect(readMessage('[{}]', lineLimits('message', budget))).toBeUndefined()
-    expect(readMessage('{"type":"done"}\n{"type":"done"}', lineLimits('message', budget))).toBeUndefined()
+    expect(readMessage('[{}]', lineLimits('message', budget))).toEqual({ refusal: undefined })
+    expect(readMessage('{"type":"done"}\n{"type":"done"}', lineLimits('message', budget))).toEqual({ refusal: undefined })
+  })
+
+  /**
+   * `head`, then `count` elements of `element` and the first byte of one more, then a tail that
+   * is not JSON: only a refusal at that byte, the first of the element past a bound, names the
+   * bound (a refusal later would be the tail's). Where the reader refused, and why.
+   */
+  function refusalOf(head: string, element: string, count: number, limits: JsonLinesLimits) {
+    const text = `${head}${`${element},`.repeat(count)}${element[0]}]} not JSON`
+    const reader = new JsonLines(limits, () => true)
+    const bytes = Buffer.from(text)
+    let at = 0
+    while (at < bytes.length && reader.push(bytes.subarray(at, at + 1))) at++
+    return { at, past: bytes.length - ` not JSON`.length - 3, why: reader.refusal }
+  }
+
+  it.each(['clock', 'random', 'bytes'])('reads a report of recorded values whose %s holds MAX_DRAWS values, and refuses the first value past them', (field) => {
+    const limits = lineLimits('message', budget)
+    const value = field === 'bytes' ? '"0a"' : '1.5'
+    const head = `{"type":"draws","run":1,"${field}":[`
+    const full = `${head}${`${value},`.repeat(MAX_DRAWS - 1)}${value}]}`
+    expect(readMessage(full, limits)).toEqual({ value: JSON.parse(full) })
+    const { at, past, why } = refusalOf(head, value, MAX_DRAWS, limits)
+    expect(at).toBe(past)
+    expect(why).toBe(`"${field}" holds more than ${MAX_DRAWS} values, more than a durable run records (MAX_DRAWS)`)
+  })
+
+  it('reads a batch of maxPendingCalls binding calls, and refuses the first call past them, naming the option', () => {
+    const call = (id: number) => `{"type":"call","run":1,"id":${id},"global":"g","name":"f","args":{"list":[${id}]}}`
+    const calls = Array.from({ length: budget.maxPendingCalls }, (_, index) => call(index + 1))
+    const full = `{"type":"calls","run":1,"calls":[${calls.join(',')}]}`
+    expect(readMessage(full, lineLimits('message', budget))).toEqual({ value: JSON.parse(full) })
+    const { at, past, why } = refusalOf('{"type":"message","message":{"type":"calls","run":1,"calls":[', call(1), budget.maxPendingCalls, lineLimits('frame', budget))
+    expect(at).toBe(past)
+    expect(why).toBe(tooManyPendingCallsMessage(budget.maxPendingCalls))
+  })
+
+  it('refuses a second entry of output at its first byte, and a stream entry line carries the bound', () => {
+    const { at, past, why } = refusalOf('["channel",{"type":"message","message":{"type":"output","run":1,"items":[', '"text"', 1, lineLimits('entry', budget))
+    expect(at).toBe(past)
+    expect(why).toMatch(/an output message holds more than one entry/)
   })
 
   it('stays refused after a refusal, whatever follows, and says so once', () => {

@@ -162,7 +162,21 @@ describe('bindings', () => {
     const result = await env.run('await Promise.all(Array.from({ length: 40 }, () => slow.wait()))', { bindings: [slow] })
     expect(result.error?.kind).toBe('protocol')
     expect(result.error?.message).toMatch(/maxPendingCalls/)
+    // A batch of exactly maxPendingCalls calls, made in one tick, is served.
+    const full = await env.run('return (await Promise.all(Array.from({ length: 16 }, () => slow.wait()))).length', { bindings: [slow] })
+    expect(full.value).toBe(16)
   })
+
+  it('serves a Promise.all over 100 000 calls, sent as one batch, when maxPendingCalls and maxCalls allow them', async () => {
+    const wide = await startRuntime({ timeoutMs: 60_000, maxPendingCalls: 100_000, maxCalls: 100_000 })
+    try {
+      const count: PtcBindingNamespace = { global: 'count', functions: { back: async (n) => n } }
+      const result = await wide.run('const all = await Promise.all(Array.from({ length: 100_000 }, (_, i) => count.back(i)))\nreturn [all.length, all[99_999]]', { bindings: [count] })
+      expect(result.value).toEqual([100_000, 99_999])
+    } finally {
+      await wide.dispose()
+    }
+  }, 60_000)
 
   it('aborts call.signal when the run settles and ignores a late resolution', async () => {
     let signal: AbortSignal | undefined

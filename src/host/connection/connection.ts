@@ -95,7 +95,7 @@ export class Connection {
   /** `limits`: read the helper's channel from bytes (`read`), within these bounds. */
   constructor(private readonly _hooks: ConnectionHooks, private readonly _limits?: ChannelLimits) {
     this.ready = new Promise((resolve) => (this._settleReady = resolve))
-    this._reader = _limits && new JsonLines(_limits.idle, (raw) => !this.corrupt && (this.receive(raw), !this.corrupt), this.violation)
+    this._reader = _limits && new JsonLines(_limits.idle, (raw) => !this.corrupt && (this.receive(raw), !this.corrupt), () => this.violation(this._reader!.refusal))
     this.read = this._reader?.push ?? (() => false)
     this._startTimer = setTimeout(() => {
       this.failStart(`the helper did not start within ${_hooks.startTimeoutMs / 1000} s`)
@@ -209,15 +209,17 @@ export class Connection {
   /**
    * A frame that is not one the helper sends: the program wrote to the channel. Nothing more
    * is read from it (the environment is discarded before it serves again), so whatever the
-   * program keeps writing costs the host nothing.
+   * program keeps writing costs the host nothing. `why`: the bound the frame broke, when its
+   * reader says (`JsonLines.refusal`), for the run's failure.
    */
-  readonly violation = (): void => {
+  violation(why?: string): void {
     if (this.corrupt) return
     this.corrupt = true
     this.alive = false
     this._hooks.dead?.()
     this._hooks.violated()
-    this._listener?.forged()
+    if (why === undefined) this._listener?.forged()
+    else this._listener?.violation(why)
   }
 
   /** The kernel ended the helper for its memory. */

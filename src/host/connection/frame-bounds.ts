@@ -5,14 +5,18 @@
  * arguments of calls in flight) and a completion and output (`maxOutputBytes`). Everything
  * else of a message is a few short fields, so a container anywhere the protocol has none ends
  * the line at its first byte, and a payload is refused as soon as it passes its budget, before
- * the host has built more of it.
+ * the host has built more of it. The protocol's lists (a batch of calls, a report of recorded
+ * values, the entries of output) are refused at their first element past their count, which
+ * their bytes alone would not bound: a list of 20 000 000 zeros takes 40 MB of a message.
  */
+import { MAX_DRAWS } from '../../protocol/messages.js'
 import type { JsonLinesLimits, JsonShape } from './json-lines.js'
 
 /** The budgets a frame's bounds derive from (the runtime's configuration). */
 export interface FrameBudget {
   maxOutputBytes: number
   maxPendingCallBytes: number
+  maxPendingCalls: number
 }
 
 /**
@@ -31,9 +35,17 @@ export function frameBytes(budget: FrameBudget): number {
   return 2 * budget.maxOutputBytes + budget.maxPendingCallBytes + 1024 * 1024
 }
 
-/** The two budgets of `config`, for an environment's frames. */
+/** The budgets of `config`, for an environment's frames. */
 export function frameBudget(config: FrameBudget): FrameBudget {
-  return { maxOutputBytes: config.maxOutputBytes, maxPendingCallBytes: config.maxPendingCallBytes }
+  return { maxOutputBytes: config.maxOutputBytes, maxPendingCallBytes: config.maxPendingCallBytes, maxPendingCalls: config.maxPendingCalls }
+}
+
+/**
+ * Why a run failed with more binding calls in flight than `maxPendingCalls`: the host's one
+ * message for it, whether the reader refused a batch or the run's dispatcher the call past it.
+ */
+export function tooManyPendingCallsMessage(maxPendingCalls: number): string {
+  return `more than ${maxPendingCalls} binding calls are pending at once (maxPendingCalls)`
 }
 
 /** An attachment entry of output, `{ attachmentId }`: ids are short. */
@@ -41,20 +53,33 @@ const ATTACHMENT_BYTES = 1024
 
 const open = (kinds: JsonShape['kinds'], more: Partial<JsonShape> = {}): JsonShape => ({ kinds, bytes: Infinity, ...more })
 
+/** A list of a durable run's recorded values: the worker records at most MAX_DRAWS of them, all lists together. */
+const draws = (field: string): JsonShape =>
+  open('array', { maxElements: { count: MAX_DRAWS, why: `"${field}" holds more than ${MAX_DRAWS} values, more than a durable run records (MAX_DRAWS)` } })
+
 /** Where a worker message may hold a container, and how large. */
 function messageShape(budget: FrameBudget): JsonShape {
   const args: JsonShape = { kinds: 'any', bytes: budget.maxPendingCallBytes }
-  const list = open('array')
   return open('object', {
     children: {
       args,
       value: { kinds: 'any', bytes: budget.maxOutputBytes },
       // The worker sends each entry of output as it is written, one to a message.
-      items: open('array', { maxElements: 1, elements: { kinds: 'object', bytes: ATTACHMENT_BYTES } }),
-      calls: open('array', { elements: open('object', { children: { args } }) }),
-      clock: list,
-      random: list,
-      bytes: list,
+      items: open('array', {
+        maxElements: { count: 1, why: 'an output message holds more than one entry (the worker sends each in a message of its own)' },
+        elements: { kinds: 'object', bytes: ATTACHMENT_BYTES },
+      }),
+      // The worker batches the calls of one tick, however many. The host counts every call of a
+      // batch as pending before it writes any reply, so a batch past maxPendingCalls fails the
+      // run anyway (calls.ts): this bound refuses no batch the host would serve, and needs no
+      // run's state (maxCalls remaining would, and calls past maxCalls are pending too).
+      calls: open('array', {
+        maxElements: { count: budget.maxPendingCalls, why: tooManyPendingCallsMessage(budget.maxPendingCalls) },
+        elements: open('object', { children: { args } }),
+      }),
+      clock: draws('clock'),
+      random: draws('random'),
+      bytes: draws('bytes'),
     },
   })
 }

@@ -7,10 +7,10 @@
  *
  * - `maxLineBytes`: the length of one line;
  * - `maxDepth`: how deeply its containers nest (the reader keeps one stack entry per level);
- * - `shape`: where a container may open at all, and how many bytes the value it opens may take
+ * - `shape`: where a container may open at all, how many bytes the value it opens may take
  *   (what may be large in a frame is a call's arguments or a completion; everything else of a
  *   frame is a few fields, and a container where the protocol has none is refused at its first
- *   byte).
+ *   byte), and how many elements a list of the protocol may hold (refused at the first past it).
  *
  * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
@@ -23,13 +23,14 @@ import { StringPieces } from './string-pieces.js'
  * (no callback per container): the kinds of container allowed at this place, a bound on the
  * bytes of the value opened here (`Infinity` for none; below a bounded value nothing is asked
  * again), how many elements an array opened here may hold (`maxElements`: the line is refused
- * at the first one past it), and the places below it, by key or array index (`children`) or for
- * every element (`elements`). A place not described holds no container.
+ * at the first one past `count`, and `why`, the field and the rule, is the reader's `refusal`),
+ * and the places below it, by key or array index (`children`) or for every element
+ * (`elements`). A place not described holds no container.
  */
 export interface JsonShape {
   readonly kinds: 'object' | 'array' | 'any'
   readonly bytes: number
-  readonly maxElements?: number
+  readonly maxElements?: { readonly count: number; readonly why: string }
   readonly children?: Readonly<Record<string, JsonShape>>
   readonly elements?: JsonShape
 }
@@ -87,6 +88,7 @@ export class JsonLines {
   /** The bounds from now on (a line in progress is held to them too). */
   limits: JsonLinesLimits
   private _failed = false
+  private _refusal: string | undefined
   /** Bytes of the line in progress read by earlier pushes. */
   private _bytes = 0
   /** In the chunk being read: where the line in progress starts (negative: an earlier chunk). */
@@ -113,6 +115,14 @@ export class JsonLines {
     private readonly _refused?: () => void,
   ) {
     this.limits = limits
+  }
+
+  /**
+   * Why the stream was refused, when the bound it broke says (an element past `maxElements`), for
+   * the run's failure; `undefined` while it reads, and for a refusal of any other bound.
+   */
+  get refusal(): string | undefined {
+    return this._refusal
   }
 
   /** Reads `chunk`; false once the stream is refused (see the class). */
@@ -168,6 +178,8 @@ export class JsonLines {
         case Expect.ValueOrClose:
           if (byte === 0x5d && this._expect === Expect.ValueOrClose) {
             at = this._close(at, true)
+          } else if (this._full()) {
+            return false
           } else if (byte === 0x7b || byte === 0x5b) {
             if (!this._open(byte === 0x5b, offset)) return false
             at++
@@ -226,6 +238,18 @@ export class JsonLines {
     return true
   }
 
+  /**
+   * Whether the top container is a list that holds as many elements as its place allows, so the
+   * value starting now is refused at its first byte (`refusal` then says why).
+   */
+  private _full(): boolean {
+    const top = this._stack[this._stack.length - 1]
+    const max = top?.shape?.maxElements
+    if (max === undefined || !top!.isArray || (top!.value as unknown[]).length < max.count) return false
+    this._refusal = max.why
+    return true
+  }
+
   /** Closes the top container, whose closing byte is at `at`; the index after it. */
   private _close(at: number, isArray: boolean): number {
     const open = this._stack.pop()!
@@ -238,7 +262,7 @@ export class JsonLines {
     return this._place(open.value) ? at + 1 : -2
   }
 
-  /** Puts a complete value where it goes; false when it repeats a key or is an element past its array's bound. */
+  /** Puts a complete value where it goes; false when it repeats a key. */
   private _place(value: unknown): boolean {
     const top = this._stack[this._stack.length - 1]
     if (top === undefined) {
@@ -248,9 +272,7 @@ export class JsonLines {
     }
     this._expect = Expect.CommaOrClose
     if (top.isArray) {
-      const list = top.value as unknown[]
-      if (top.shape?.maxElements !== undefined && list.length >= top.shape.maxElements) return false
-      list.push(value)
+      ;(top.value as unknown[]).push(value)
       return true
     }
     const key = top.key!

@@ -69,6 +69,8 @@ export interface PipeEnds {
   readonly frame: (raw: unknown) => void
   /** Traffic nobody genuine sends (bytes on the worker's inbox): forged by the program. */
   readonly forged: () => void
+  /** A line the pipe's own reader refused for a bound that says why (`JsonLines.refusal`): forged by the program. */
+  readonly violated: (why: string) => void
   /** Text the helper's process wrote to its stdout or stderr. */
   readonly output: (text: string) => void
   /** The kernel ended the helper for its memory. */
@@ -155,7 +157,9 @@ export class PipeEnvironment implements Environment {
     const ends: PipeEnds = {
       frames: connection.read,
       frame: (raw) => connection.receive(raw),
-      forged: connection.violation,
+      // Given to events as it is: what an event carries (a socket's bytes) is no reason.
+      forged: () => connection.violation(),
+      violated: (why) => connection.violation(why),
       output: connection.output,
       outOfMemory: () => connection.outOfMemory(),
       overBudget: (message) => connection.overBudget(message),

@@ -11,6 +11,7 @@
 import { performance } from 'node:perf_hooks'
 import { jsonByteLength, snapshotJson } from '../../json/index.js'
 import { ARRIVED_BYTES } from '../connection/json-lines.js'
+import { tooManyPendingCallsMessage } from '../connection/frame-bounds.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../../protocol/messages.js'
 import { PtcImage } from '../../seam/image.js'
 import { PtcCallRefusal } from '../../seam/refusal.js'
@@ -150,7 +151,7 @@ export class CallDispatcher {
     if (call.id !== this._nextId) return this._host.violation(`binding call id ${call.id} is out of sequence`)
     this._nextId++
     if (++this._pending > this._budget.maxPending) {
-      return this._host.violation(`more than ${this._budget.maxPending} binding calls are pending at once (maxPendingCalls)`)
+      return this._host.violation(tooManyPendingCallsMessage(this._budget.maxPending))
     }
     const label = `${call.global}.${call.name}`
     const entry = this._start(label)

@@ -226,7 +226,9 @@ class StreamPipe implements Pipe {
     const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))
     if (whole) return
     if (!this._greeted) return this._refuseEntry('is not a stream entry: its first line is not one')
-    this._ends.forged()
+    const why = this._reader.refusal
+    if (why === undefined) this._ends.forged()
+    else this._ends.violated(why)
   }
 
   private _entryLine(line: EntryLine): void {

@@ -120,7 +120,7 @@ export class ThreadEnvironment implements Environment, WatchedWorker {
       // subprocess reported now must still die with the environment.
       const pid = spawnReport(message)
       if (pid !== undefined) this.adoptSubprocess(pid)
-    }, () => this._listener?.forged()))
+    }, (why) => (why === undefined ? this._listener?.forged() : this._listener?.violation(why))))
     const receive = (posted: unknown) => {
       if (!this._loaded) {
         this._loaded = true
