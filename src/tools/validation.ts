@@ -8,21 +8,31 @@
  * should not pay two seconds up front. Ajv itself is loaded at the first compile, so a host that
  * never calls a tool never loads it.
  *
- * Patterns (`pattern`, the keys of `patternProperties`) run on RE2 (re2js), through Ajv's
- * `code.regExp`, never on V8's backtracking engine: a program chooses the strings they are
- * matched against, and a pattern such as `^(\w+\s?)*$` takes exponential time on a backtracking
- * engine. Each pattern is rewritten to mean what ECMAScript means (`patterns.ts`), and one the
- * linear-time engine cannot run is refused when the group is defined, naming the tool and the
- * pattern. `format` runs no pattern: it is an annotation here (see OPTIONS).
+ * Patterns (`pattern`, under `propertyNames` too, and the keys of `patternProperties`) run on
+ * RE2 (re2js), through Ajv's `code.regExp`, never on V8's backtracking engine: a program chooses
+ * the strings they are matched against, and a pattern such as `^(\w+\s?)*$` takes exponential
+ * time on a backtracking engine. Each pattern is rewritten to mean what ECMAScript means
+ * (`patterns.ts`), and one the linear-time engine cannot run is refused when the group is
+ * defined, naming the tool and the pattern. `format` runs no pattern: it is an annotation here
+ * (see OPTIONS).
+ *
+ * Linear is not free: RE2 takes about 30 ns a character and a microsecond a match, and one
+ * 16 MB string held the host's thread 0.4 to 0.8 s, 3.9 million short ones 1.4 s. So a pattern
+ * runs on at most MAX_PATTERN_INPUT characters, and one argument's matches on MAX_PATTERN_WORK
+ * in all; past either the call is refused, saying which bound and how to fit it. Ajv's
+ * `uniqueItems` is replaced, as it compared every pair of items (`unique-items.ts`).
  */
 import { createRequire } from 'node:module'
-import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv'
 import { PtcCallRefusal } from '../seam/refusal.js'
 import { UnsupportedPattern, patternsOf, toLinearPattern } from './patterns.js'
 import type { JsonSchema } from './schema-types.js'
+import { MAX_UNIQUE_TEXT, UNIQUE_ITEMS, UniqueItemsBound, startUniqueItems } from './unique-items.js'
 
 interface AjvInstance {
   compile(schema: object | boolean): ValidateFunction
+  removeKeyword(keyword: string): AjvInstance
+  addKeyword(definition: FuncKeywordDefinition): AjvInstance
 }
 type AjvClass = new (options: object) => AjvInstance
 
@@ -32,6 +42,30 @@ let re2js: typeof import('re2js') | undefined
 const re2 = () => (re2js ??= load('re2js') as typeof import('re2js'))
 
 /**
+/** The longest string or property name a pattern is matched against: about 10 ms of RE2. */
+const MAX_PATTERN_INPUT = 262_144
+/** The characters one argument's matches may take in all (about 50 ms), each match also counting MATCH_COST. */
+const MAX_PATTERN_WORK = 1_048_576
+/** What a match costs besides its characters, in characters: a short string costs RE2 a microsecond. */
+const MATCH_COST = 32
+
+/**
+ * Thrown out of Ajv's validation, which stops there: a pattern was about to run on a string
+ * over MAX_PATTERN_INPUT (`input`), or past the argument's MAX_PATTERN_WORK (no `input`).
+ */
+class PatternBound extends Error {
+  constructor(
+    readonly pattern: string,
+    readonly input?: string,
+  ) {
+    super('a pattern bound was reached')
+  }
+}
+
+/** What the argument being checked may still spend on matches; validation is synchronous, so one will do. */
+let patternWorkLeft = MAX_PATTERN_WORK
+
+/**
  * Ajv's `code.regExp`: a pattern compiled by RE2 after its rewrite. Ajv passes the `u` flag
  * (`unicodeRegExp`), which RE2 needs no flag for: it always reads code points.
  */
@@ -39,8 +73,14 @@ const linearPattern = Object.assign(
   (pattern: string, flags: string) => {
     if (flags !== 'u' && flags !== '') throw new UnsupportedPattern(`the flags "${flags}" are not supported`)
     const compiled = re2().RE2JS.compile(toLinearPattern(pattern))
+    const test = (input: string) => {
+      if (input.length > MAX_PATTERN_INPUT) throw new PatternBound(pattern, input)
+      patternWorkLeft -= input.length + MATCH_COST
+      if (patternWorkLeft < 0) throw new PatternBound(pattern)
+      return compiled.test(input)
+    }
     // Ajv keys its compiled patterns by `toString()`: without one, every pattern shares a key.
-    return { test: (input: string) => compiled.test(input), toString: () => `/${pattern}/${flags}` }
+    return { test, toString: () => `/${pattern}/${flags}` }
   },
   { code: 'linearPattern' },
 )
@@ -55,12 +95,16 @@ let validators: { draft7: AjvInstance; draft2020: AjvInstance } | undefined
 
 function validatorFor(schema: JsonSchema): AjvInstance {
   validators ??= {
-    draft7: new ((load('ajv') as { default: AjvClass }).default)(OPTIONS),
-    draft2020: new ((load('ajv/dist/2020') as { default: AjvClass }).default)(OPTIONS),
+    draft7: linearAjv(load('ajv') as { default: AjvClass }),
+    draft2020: linearAjv(load('ajv/dist/2020') as { default: AjvClass }),
   }
   // Draft 7 and earlier read `items: [...]` as a tuple, which 2020-12 spells `prefixItems`.
   const dialect = typeof schema === 'object' ? schema.$schema : undefined
   return typeof dialect === 'string' && /draft-0[4-7]/.test(dialect) ? validators.draft7 : validators.draft2020
+}
+
+function linearAjv(module: { default: AjvClass }): AjvInstance {
+  return new module.default(OPTIONS).removeKeyword('uniqueItems').addKeyword(UNIQUE_ITEMS)
 }
 
 /**
@@ -96,8 +140,76 @@ export function argumentCheck(label: string, schema: JsonSchema): (args: unknown
     if (broken !== undefined) throw new PtcCallRefusal(broken)
     // A call without an argument is checked as `{}`: that is what tools that take none receive.
     const value = args === undefined ? {} : args
-    if (validate === null || validate(value)) return
+    if (validate === null || fits(label, validate, value)) return
     throw new PtcCallRefusal(`${label}: invalid arguments: ${errorText(validate.errors?.[0], value)}`)
+  }
+}
+
+/** Whether `value` fits, each argument with the whole of every bound; a bound reached refuses the call. */
+function fits(label: string, validate: ValidateFunction, value: unknown): boolean {
+  patternWorkLeft = MAX_PATTERN_WORK
+  startUniqueItems()
+  try {
+    return validate(value) as boolean
+  } catch (error) {
+    if (error instanceof PatternBound) throw new PtcCallRefusal(`${label}: invalid arguments: ${boundText(error, value)}`)
+    if (error instanceof UniqueItemsBound) {
+      const path = pathOf(segmentsOf(error.instancePath), value)
+      throw new PtcCallRefusal(`${label}: invalid arguments: ${path} is too large to check for duplicate items (uniqueItems): an argument's arrays are compared on at most ${MAX_UNIQUE_TEXT} characters of JSON; pass fewer or smaller items in one call`)
+    }
+    throw error
+  }
+}
+
+/** Which pattern bound `bound` is and where, so the model can fit its call within it. */
+function boundText({ pattern, input }: PatternBound, value: unknown): string {
+  if (input === undefined) {
+    return `matching its strings against the input schema's patterns takes over ${MAX_PATTERN_WORK} characters of matching (each string counts its length plus ${MATCH_COST}); pass fewer or shorter strings in one call`
+  }
+  const over = `has ${input.length} characters, over the ${MAX_PATTERN_INPUT} a pattern is matched against (pattern ${JSON.stringify(pattern)})`
+  const where = whereIs(input, value)
+  // A name this long is never printed: the path of its object says enough.
+  if (where?.key === true) return `a property name of ${pathOf(where.segments, value)} ${over}; pass a shorter name`
+  return `${where ? pathOf(where.segments, value) : 'a string'} ${over}; pass a shorter string`
+}
+
+/** Where the walk of `whereIs` stands in an array or object. */
+interface Open {
+  readonly container: object
+  /** The object's keys; `undefined` for an array. */
+  readonly keys: string[] | undefined
+  at: number
+}
+
+const segmentOf = ({ keys, at }: Open) => (keys === undefined ? String(at - 1) : keys[at - 1]!)
+
+/**
+ * Where `text` is in `root`: the path of the first string equal to it, or of the object with a
+ * property named so (`key`). Iterative, as arguments may nest past any stack, and holding only
+ * the containers open on the way; only a refusal walks the argument.
+ */
+function whereIs(text: string, root: unknown): { segments: string[]; key: boolean } | undefined {
+  if (root === text) return { segments: [], key: false }
+  const open: Open[] = []
+  let next = root
+  for (;;) {
+    if (typeof next === 'object' && next !== null) {
+      const keys = Array.isArray(next) ? undefined : Object.keys(next)
+      if (keys?.includes(text)) return { segments: open.map(segmentOf), key: true }
+      open.push({ container: next, keys, at: 0 })
+    }
+    for (;;) {
+      const top = open.at(-1)
+      if (top === undefined) return undefined
+      const { container, keys } = top
+      if (top.at === (keys ?? (container as unknown[])).length) {
+        open.pop()
+        continue
+      }
+      next = keys === undefined ? (container as unknown[])[top.at++] : (container as Record<string, unknown>)[keys[top.at++]!]
+      break
+    }
+    if (next === text) return { segments: open.map(segmentOf), key: false }
   }
 }
 
@@ -119,7 +231,7 @@ function compilable(schema: JsonSchema): JsonSchema {
 /** `$.items[2].name must be string`, from Ajv's first error. */
 function errorText(error: ErrorObject | undefined, value: unknown): string {
   if (error === undefined) return 'they do not match the input schema'
-  const segments = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+  const segments = segmentsOf(error.instancePath)
   const params = error.params as Record<string, unknown>
   if (error.keyword === 'required') return `${pathOf([...segments, String(params.missingProperty)], value)} is required`
   if (error.keyword === 'additionalProperties') {
@@ -128,6 +240,11 @@ function errorText(error: ErrorObject | undefined, value: unknown): string {
   let rule = error.message ?? `fails "${error.keyword}"`
   if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) rule = `must be one of ${params.allowedValues.map((item) => JSON.stringify(item)).join(', ')}`
   return `${pathOf(segments, value)} ${rule}`
+}
+
+/** The segments of Ajv's `instancePath`, a JSON pointer. */
+function segmentsOf(instancePath: string): string[] {
+  return instancePath === '' ? [] : instancePath.slice(1).split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
 }
 
 /** The path in the notation of every other failure the runtime reports: `$.items[2]["a b"]`. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
+import { longestStall } from '../helpers/stall.js'
 
 let ran: unknown[] = []
 
@@ -169,6 +170,18 @@ const patterned = defineToolGroup({
       inputSchema: { type: 'object', properties: { mail: { type: 'string', format: 'email' } } },
       run: ({ mail }) => mail,
     },
+    sized: {
+      inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: '^a*$' } } },
+      run: ({ text }) => text.length,
+    },
+    named: {
+      inputSchema: { type: 'object', propertyNames: { pattern: '^a*$' } },
+      run: () => 'ok',
+    },
+    codes: {
+      inputSchema: { type: 'object', properties: { codes: { type: 'array', items: { type: 'string', pattern: '^x+$' } } } },
+      run: ({ codes }) => codes.length,
+    },
     longNames: {
       // ECMAScript takes the long name of a Unicode property; RE2 only the short one (`\p{L}`).
       inputSchema: { type: 'object', properties: { name: { type: 'string', pattern: '^\\p{Letter}+$' } } },
@@ -202,6 +215,27 @@ describe('schema patterns on a linear-time engine', () => {
     expect(await attempt(`forms.spaced({ gap: 'a\\u00a0\\u00a0b' })`)).toBe('forms.spaced: invalid arguments: $.gap must match pattern "^a\\sb$"')
   })
 
+  it('refuses a string over 262 144 characters before its pattern runs, naming its path, the pattern and the bound', async () => {
+    expect(await attempt(`forms.sized({ text: 'a'.repeat(262_144) })`)).toBe(262_144)
+    expect(await attempt(`forms.sized({ text: 'a'.repeat(262_145) })`)).toBe('forms.sized: invalid arguments: $.text has 262145 characters, over the 262144 a pattern is matched against (pattern "^a*$"); pass a shorter string')
+    expect(await attempt(`forms.codes({ codes: ['x', 'x'.repeat(262_145)] })`)).toBe('forms.codes: invalid arguments: $.codes[1] has 262145 characters, over the 262144 a pattern is matched against (pattern "^x+$"); pass a shorter string')
+  })
+
+  it('bounds property names matched by patternProperties and propertyNames alike, never printing the name', async () => {
+    expect(await attempt(`forms.keyed({ ab: 1, ['a'.repeat(262_145)]: 1 })`)).toBe('forms.keyed: invalid arguments: a property name of $ has 262145 characters, over the 262144 a pattern is matched against (pattern "^(\\\\w+\\\\s?)*$"); pass a shorter name')
+    expect(await attempt(`forms.named({ aa: 1, ['a'.repeat(262_145)]: 1 })`)).toBe('forms.named: invalid arguments: a property name of $ has 262145 characters, over the 262144 a pattern is matched against (pattern "^a*$"); pass a shorter name')
+    expect(await attempt(`forms.named({ ['a'.repeat(262_144)]: 1 })`)).toBe('ok')
+  })
+
+  it("bounds the pattern matching of one argument in all, without holding the host's event loop", async () => {
+    expect(await attempt(`forms.codes({ codes: new Array(20_000).fill('x') })`)).toBe(20_000)
+    // A million short strings: each match costs RE2 about a microsecond however short the string,
+    // and all of them held the host 1.4 s. Reading the 4 MB argument alone takes tens of ms here.
+    const { result, stallMs } = await longestStall(() => attempt(`forms.codes({ codes: new Array(1_000_000).fill('x') })`))
+    expect(result).toBe('forms.codes: invalid arguments: matching its strings against the input schema\'s patterns takes over 1048576 characters of matching (each string counts its length plus 32); pass fewer or shorter strings in one call')
+    expect(stallMs).toBeLessThan(150)
+  })
+
   it('refuses every call of a tool whose pattern RE2 cannot compile, rather than leave it unchecked', async () => {
     expect(await attempt(`forms.longNames({ name: 'abc' })`)).toMatch(/^forms\.longNames: a pattern of its input schema cannot run on the linear-time engine \(.*invalid character class range.*\); the tool takes no call until its schema is fixed$/)
   })
@@ -219,5 +253,71 @@ describe('schema patterns on a linear-time engine', () => {
     expect(() => defineToolGroup({ global: 'g', tools: { t: { inputSchema: { type: 'object', patternProperties: { '(?!x)': {} } }, run: () => null } } })).toThrow(/at \$\.patternProperties\["\(\?!x\)"\] uses lookahead/)
     // A pattern in data (an enum, a default) is not a pattern.
     expect(() => defineToolGroup({ global: 'g', tools: { t: { inputSchema: { type: 'object', default: { pattern: '(?=x)' } }, run: () => null } } })).not.toThrow()
+  })
+})
+
+const listed = defineToolGroup({
+  global: 'lists',
+  tools: {
+    tag: {
+      inputSchema: { type: 'object', properties: { tags: { type: 'array', uniqueItems: true, items: { type: 'object', properties: { name: { type: 'string' } } } } } },
+      run: ({ tags }) => tags.length,
+    },
+    anything: {
+      inputSchema: { type: 'object', properties: { values: { type: 'array', uniqueItems: true } } },
+      run: ({ values }) => values.length,
+    },
+    either: {
+      inputSchema: { type: 'object', properties: { values: { anyOf: [{ type: 'string' }, { type: 'array', uniqueItems: true, items: { type: 'array' } }] } } },
+      run: () => 'ok',
+    },
+  },
+})
+
+describe('uniqueItems in linear time', () => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  beforeAll(async () => {
+    env = await startRuntime({ isolation: 'thread', timeoutMs: 10_000 })
+  })
+  afterAll(() => env.dispose())
+
+  const attempt = async (call: string) => (await env.run(`return await ${call}.catch((error) => error.message)`, { bindings: [listed.namespace] })).value
+
+  it("refuses a duplicate among 50 000 objects and takes 50 000 distinct ones, without holding the host's event loop", async () => {
+    // Ajv compared every pair: 20 000 held the host 5 s. Reading the argument alone takes 30-40 ms here.
+    const tags = `Array.from({ length: 50_000 }, (_, i) => ({ name: 't' + i }))`
+    const distinct = await longestStall(() => attempt(`lists.tag({ tags: ${tags} })`))
+    expect(distinct.result).toBe(50_000)
+    expect(distinct.stallMs).toBeLessThan(150)
+    const duplicated = await longestStall(() => attempt(`lists.tag({ tags: [...${tags}, { name: 't7' }] })`))
+    expect(duplicated.result).toBe('lists.tag: invalid arguments: $.tags must NOT have duplicate items (items ## 7 and 50000 are identical)')
+    expect(duplicated.stallMs).toBeLessThan(150)
+  })
+
+  it("refuses an argument whose arrays pass 1 048 576 characters of JSON compared, naming the array, without holding the host's event loop", async () => {
+    const { result, stallMs } = await longestStall(() => attempt(`lists.tag({ tags: Array.from({ length: 70_000 }, (_, i) => ({ name: 't' + i })) })`))
+    expect(result).toBe('lists.tag: invalid arguments: $.tags is too large to check for duplicate items (uniqueItems): an argument\'s arrays are compared on at most 1048576 characters of JSON; pass fewer or smaller items in one call')
+    expect(stallMs).toBeLessThan(150)
+    // One large item is never written: an array of one has no duplicate.
+    expect(await attempt(`lists.anything({ values: ['x'.repeat(2_000_000)] })`)).toBe(1)
+    expect(await attempt(`lists.anything({ values: [1, 'x'.repeat(2_000_000)] })`)).toMatch(/^lists\.anything: invalid arguments: \$\.values is too large to check/)
+  })
+
+  it('compares as JSON does: key order ignored, arrays in order, a number however written, a string never a number', async () => {
+    expect(await attempt(`lists.anything({ values: [{ a: 1, b: [1, 2] }, { b: [2, 1], a: 1 }, [1, [2, { x: 1, y: 2 }]], [1, [2, { x: 1 }]], '1', 1, null, 0, false, '', [], {}] })`)).toBe(12)
+    expect(await attempt(`lists.anything({ values: [{ a: 1, b: [1, 2] }, { b: [1, 2], a: 1.0 }] })`)).toBe('lists.anything: invalid arguments: $.values must NOT have duplicate items (items ## 0 and 1 are identical)')
+    expect(await attempt(`lists.anything({ values: [0, [1, [2, { x: 1, y: 2 }]], [1, [2, { y: 2, x: 1 }]]] })`)).toBe('lists.anything: invalid arguments: $.values must NOT have duplicate items (items ## 1 and 2 are identical)')
+    expect(await attempt(`lists.anything({ values: ['a', 'b', 'a'] })`)).toBe('lists.anything: invalid arguments: $.values must NOT have duplicate items (items ## 0 and 2 are identical)')
+  })
+
+  it('compares items nested 50 000 deep without running out of stack', async () => {
+    const nested = `(() => { let value = 'end'; for (let i = 0; i < 50_000; i++) value = [value]; return value })()`
+    expect(await attempt(`lists.anything({ values: [${nested}, ${nested}] })`)).toBe('lists.anything: invalid arguments: $.values must NOT have duplicate items (items ## 0 and 1 are identical)')
+    expect(await attempt(`lists.anything({ values: [${nested}, [${nested}]] })`)).toBe(2)
+  })
+
+  it('holds under anyOf', async () => {
+    expect(await attempt(`lists.either({ values: [[1, { a: 2, b: 3 }], [1, { b: 3, a: 2 }]] })`)).toMatch(/^lists\.either: invalid arguments: /)
+    expect(await attempt(`lists.either({ values: [[1, { a: 2 }], [1, { a: 3 }]] })`)).toBe('ok')
   })
 })
