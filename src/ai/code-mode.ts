@@ -17,6 +17,8 @@ export interface CodeModeOptions extends Omit<RunCodeToolOptions, 'runtime' | 'g
   description?: string
   /** When given, a failed call rejects with an instance of this class inside the program. */
   errorClass?: PtcBindingErrorClass
+  /** JSON bytes one call's argument may hold (see `AiSdkToolGroupOptions.maxArgumentBytes`). */
+  maxArgumentBytes?: number
   /** The conversation: its programs share one environment when the runtime retains state. */
   stateOwner?: object
 }
@@ -44,8 +46,13 @@ export interface CodeMode {
  * `const { tools } = await codeModeTools(runtime, myTools)`.
  */
 export async function codeModeTools(runtime: PtcRuntime, tools: ToolSet, options: CodeModeOptions = {}): Promise<CodeMode> {
-  const { global = 'tools', description, errorClass, stateOwner, ...toolOptions } = options
-  const group = await fromAiSdkTools(tools, { global, ...(description !== undefined ? { description } : {}), ...(errorClass ? { errorClass } : {}) })
+  const { global = 'tools', description, errorClass, maxArgumentBytes, stateOwner, ...toolOptions } = options
+  const group = await fromAiSdkTools(tools, {
+    global,
+    ...(description !== undefined ? { description } : {}),
+    ...(errorClass ? { errorClass } : {}),
+    ...(maxArgumentBytes !== undefined ? { maxArgumentBytes } : {}),
+  })
   const runCode = createRunCodeTool({ ...toolOptions, runtime, groups: [group] })
   const pending: PtcPause[] = []
   const onPause = (paused: PtcPause) => void pending.push(paused)

@@ -18,7 +18,17 @@ export interface AiSdkToolGroupOptions {
   description?: string
   /** When given, a failed call rejects with an instance of this class inside the program. */
   errorClass?: PtcBindingErrorClass
+  /**
+   * JSON bytes one call's argument may hold (default `AI_SDK_MAX_ARGUMENT_BYTES`, 256 KiB); a
+   * larger call is refused in the program. The schema parses every argument on the host's
+   * thread, and Zod keeps an issue of about 700 bytes per failing item: 4 MB of failing items
+   * held the host's event loop 1.2 s and took 670 MB.
+   */
+  maxArgumentBytes?: number
 }
+
+/** What a model writes for a tool is small; a program may pass far more. */
+export const AI_SDK_MAX_ARGUMENT_BYTES = 256 * 1024
 
 /**
  * Turns AI SDK tools into one tool group whose members are the set's keys. Each tool's
@@ -33,7 +43,7 @@ export interface AiSdkToolGroupOptions {
  * does for a bad name.
  */
 export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOptions): Promise<ToolGroup> {
-  const { global, description, errorClass } = options
+  const { global, description, errorClass, maxArgumentBytes = AI_SDK_MAX_ARGUMENT_BYTES } = options
   if (typeof tools !== 'object' || tools === null) throw new TypeError(`fromAiSdkTools "${global}": tools must be an object of AI SDK tools`)
   const members: Record<string, JsonSchemaTool> = {}
   for (const [name, tool] of Object.entries(tools)) {
@@ -42,9 +52,10 @@ export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOpti
       throw new TypeError(`fromAiSdkTools "${global}": tool ${JSON.stringify(name)} has no execute function, so a program cannot call it (provider-executed and client-side tools are not supported)`)
     }
     const input = asSchema(tool.inputSchema)
+    const parse = parserOf(`${global}.${name}`, tool.inputSchema, input)
     const output = tool.outputSchema === undefined ? undefined : asSchema(tool.outputSchema)
-    const label = `${global}.${name}`
     members[name] = {
+      maxArgumentBytes,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       inputSchema: (await input.jsonSchema) as JsonSchema,
       ...(output ? { outputSchema: (await output.jsonSchema) as JsonSchema } : {}),
@@ -52,7 +63,7 @@ export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOpti
         ? { needsApproval: typeof needsApproval === 'function' ? async (args: unknown) => await needsApproval(args as never, { toolCallId: randomUUID(), messages: [] }) : needsApproval }
         : {}),
       async run(args, { signal }) {
-        const value = await parsed(label, input, args)
+        const value = await parse(args === undefined ? {} : args)
         const result = await execute(value as never, { toolCallId: randomUUID(), messages: [], abortSignal: signal })
         return (isAsyncIterable(result) ? await lastOf(result) : result) as PtcBindingValue
       },
@@ -61,12 +72,64 @@ export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOpti
   return defineToolGroup({ global, tools: members, ...(description !== undefined ? { description } : {}), ...(errorClass ? { errorClass } : {}) })
 }
 
-/** The argument as the schema parses it; the group has already checked it against the JSON Schema. */
-async function parsed(label: string, schema: Schema<unknown>, args: unknown): Promise<unknown> {
-  if (!schema.validate) return args
-  const result = await schema.validate(args === undefined ? {} : args)
-  if (!result.success) throw new PtcCallRefusal(`${label}: invalid arguments: ${result.error.message}`)
-  return result.value
+/**
+ * How a call's argument is parsed as the SDK would (Zod defaults and transforms apply), once the
+ * group has checked it against the JSON Schema. A Standard Schema (Zod is one) is asked directly:
+ * its issues come as a list, where the SDK's error would format every one of them (a million
+ * failing items of 4 MB made 100 MB of text on the host's thread). The refusal names the first.
+ */
+function parserOf(label: string, inputSchema: unknown, schema: Schema<unknown>): (args: unknown) => Promise<unknown> {
+  const standard = standardValidate(inputSchema)
+  if (standard) {
+    return async (args) => {
+      const result = await refusingOverflow(label, () => standard(args))
+      if (result.issues) throw new PtcCallRefusal(`${label}: invalid arguments: ${firstIssue(result.issues)}`)
+      return result.value
+    }
+  }
+  const { validate } = schema
+  if (!validate) return async (args) => args
+  return async (args) => {
+    const result = await refusingOverflow(label, () => validate(args))
+    if (!result.success) throw new PtcCallRefusal(`${label}: invalid arguments: ${result.error.message}`)
+    return result.value
+  }
+}
+
+type StandardResult = { value: unknown; issues?: undefined } | { issues: ReadonlyArray<StandardIssue> }
+interface StandardIssue {
+  message: string
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>
+}
+
+/** The Standard Schema `validate` of `schema`, when it is one. */
+function standardValidate(schema: unknown): ((value: unknown) => StandardResult | Promise<StandardResult>) | undefined {
+  const standard = (schema as { '~standard'?: { validate?: unknown } } | null | undefined)?.['~standard']
+  const validate = standard?.validate
+  return typeof validate === 'function' ? (value) => validate.call(standard, value) as StandardResult | Promise<StandardResult> : undefined
+}
+
+/**
+ * A schema that runs out of stack or string length on an argument the program chose (Zod
+ * overflows its stack on a million failing items) refuses the call: the tool did not fail.
+ */
+async function refusingOverflow<T>(label: string, check: () => T | PromiseLike<T>): Promise<T> {
+  try {
+    return await check()
+  } catch (error) {
+    if (error instanceof RangeError) throw new PtcCallRefusal(`${label}: invalid arguments: the schema could not check them (${error.message}); pass a smaller or shallower argument`)
+    throw error
+  }
+}
+
+/** `$.a[0]: Invalid URL (and 3 more issues)`: the first issue, where it is, and how many follow. */
+function firstIssue(issues: ReadonlyArray<StandardIssue>): string {
+  const [first] = issues
+  if (first === undefined) return 'the schema rejected them'
+  const path = (first.path ?? []).map((part) => (typeof part === 'object' && part !== null ? part.key : part))
+  const where = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more ${issues.length === 2 ? 'issue' : 'issues'})` : ''
+  return `$${where}: ${first.message}${more}`
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -34,6 +34,8 @@ export interface McpToolGroupOptions {
   timeoutMs?: number
   /** JSON bytes each call may resolve; a larger result rejects in the program instead. */
   maxResultBytes?: number
+  /** JSON bytes each call's argument may hold; a larger call is refused in the program instead. */
+  maxArgumentBytes?: number
 }
 
 /**
@@ -62,6 +64,7 @@ export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptio
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
+      ...(options.maxArgumentBytes !== undefined ? { maxArgumentBytes: options.maxArgumentBytes } : {}),
       async run(args, { signal }) {
         const result = await client.callTool({ name, arguments: args ?? {} }, undefined, { signal })
         // Servers before protocol 2024-11-05 answer with `toolResult`.

@@ -179,7 +179,7 @@ function checkLimits(global: string, namespace: PtcBindingNamespace): void {
     if (!Object.hasOwn(namespace.functions, member)) throw new Error(`binding global "${global}" has limits for "${member}", which is not one of its functions`)
     const entry = limits[member]
     if (typeof entry !== 'object' || entry === null) throw new TypeError(`limits of "${global}.${member}" must be an object`)
-    for (const field of ['timeoutMs', 'maxResultBytes'] as const) {
+    for (const field of ['timeoutMs', 'maxResultBytes', 'maxArgumentBytes'] as const) {
       const value = entry[field]
       // setTimeout clamps longer delays to 1 ms.
       const max = field === 'timeoutMs' ? 2_147_483_647 : Number.MAX_SAFE_INTEGER

@@ -106,6 +106,11 @@ export interface PtcCallLimits {
    * `maxCallResultBytes` applies as well: the smaller budget wins.
    */
   maxResultBytes?: number
+  /**
+   * Bytes of the JSON the call's argument may hold; over it the call is refused in the program
+   * before the function runs, so the host neither checks nor keeps a larger one.
+   */
+  maxArgumentBytes?: number
 }
 
 /** One program-visible global object of async host functions. */

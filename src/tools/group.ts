@@ -38,6 +38,11 @@ export interface JsonSchemaTool {
   timeoutMs?: number
   /** JSON bytes one call may resolve; a larger result rejects in the program instead. */
   maxResultBytes?: number
+  /**
+   * JSON bytes one call's argument may hold; a larger call is refused in the program before its
+   * schema is checked or `run` runs (what the tool computes on its argument grows with it).
+   */
+  maxArgumentBytes?: number
 }
 
 /** What a tool's `run` gets besides the program's argument. */
@@ -132,9 +137,13 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
       // Converted by the host as JSON.stringify would (the namespace's convertResults).
       return run(args, { signal, interrupt: hold }) as PtcBindingValue
     }
-    const { timeoutMs, maxResultBytes } = tool
-    if (timeoutMs !== undefined || maxResultBytes !== undefined) {
-      limits[name] = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(maxResultBytes !== undefined ? { maxResultBytes } : {}) }
+    const { timeoutMs, maxResultBytes, maxArgumentBytes } = tool
+    if (timeoutMs !== undefined || maxResultBytes !== undefined || maxArgumentBytes !== undefined) {
+      limits[name] = {
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
+        ...(maxArgumentBytes !== undefined ? { maxArgumentBytes } : {}),
+      }
     }
   }
   const namespace: PtcBindingNamespace = {

@@ -2,7 +2,7 @@ import { type ToolExecutionOptions, jsonSchema, tool } from 'ai'
 import { z } from 'zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PtcRuntime, createPtcRuntime } from 'ptc-runtime'
-import { fromAiSdkTools } from 'ptc-runtime/ai'
+import { AI_SDK_MAX_ARGUMENT_BYTES, fromAiSdkTools } from 'ptc-runtime/ai'
 
 /** What each `execute` was called with, in call order. */
 const seen: Array<{ tool: string; input: unknown; options: ToolExecutionOptions }> = []
@@ -88,6 +88,50 @@ describe('fromAiSdkTools', () => {
     ])
     expect(result.calls?.map((call) => call.outcome)).toEqual(['refused', 'refused', 'refused', 'refused'])
     expect(seen).toEqual([])
+  })
+
+  it('refuses what only the schema itself checks by its first issue and how many follow', async () => {
+    const checked = await fromAiSdkTools({ visit: tool({ inputSchema: z.object({ urls: z.array(z.url()) }), execute: async ({ urls }) => urls.length }) }, { global: 'checked' })
+    const program = `
+      const failures = []
+      for (const call of [() => checked.visit({ urls: ['x', 'https://example.com', 'y'] }), () => checked.visit({ urls: ['https://example.com', 'z'] })]) {
+        try { await call() } catch (error) { failures.push(error.message) }
+      }
+      return failures`
+    const result = await runtime.run(runtime.resolve({ program, bindings: [checked.namespace], timeoutMs: 30_000 }))
+    expect(result.value).toEqual([
+      'checked.visit: invalid arguments: $.urls[0]: Invalid URL (and 1 more issue)',
+      'checked.visit: invalid arguments: $.urls[1]: Invalid URL',
+    ])
+    expect(result.calls?.map((call) => call.outcome)).toEqual(['refused', 'refused'])
+  })
+
+  it('refuses an argument over maxArgumentBytes (256 KiB unless set) before the schema parses it', async () => {
+    const visit = { visit: tool({ inputSchema: z.object({ urls: z.array(z.url()) }), execute: async ({ urls }: { urls: string[] }) => urls.length }) }
+    // A million failing items: Zod would keep an issue for each on the host.
+    const program = "try { return await checked.visit({ urls: new Array(1_000_000).fill('x') }) } catch (error) { return error.message }"
+    const runWith = async (options: { maxArgumentBytes?: number }) => {
+      const checked = await fromAiSdkTools(visit, { global: 'checked', ...options })
+      return runtime.run(runtime.resolve({ program, bindings: [checked.namespace], timeoutMs: 30_000 }))
+    }
+    const bounded = await runWith({})
+    expect(bounded.value).toBe(`checked.visit: its argument is 4000010 JSON bytes, over the tool's maxArgumentBytes of ${AI_SDK_MAX_ARGUMENT_BYTES}; pass less per call`)
+    expect(bounded.calls?.map((call) => call.outcome)).toEqual(['refused'])
+    const raised = await runWith({ maxArgumentBytes: 8 * 1024 * 1024 })
+    expect(raised.value).toBe('checked.visit: invalid arguments: $.urls[0]: Invalid URL (and 999999 more issues)')
+  })
+
+  it('refuses an argument deep enough to overflow the schema itself, rather than failing the tool', async () => {
+    const Tree: z.ZodType<{ child?: unknown }> = z.lazy(() => z.object({ child: Tree.optional() }))
+    const checked = await fromAiSdkTools({ walk: tool({ inputSchema: Tree, execute: async () => 'walked' }) }, { global: 'checked' })
+    // Deep enough for Zod's recursion, within the JSON Schema check's.
+    const program = `
+      let deep = {}
+      for (let i = 0; i < 3000; i++) deep = { child: deep }
+      try { return await checked.walk(deep) } catch (error) { return error.message }`
+    const result = await runtime.run(runtime.resolve({ program, bindings: [checked.namespace], timeoutMs: 30_000 }))
+    expect(result.value).toBe('checked.walk: invalid arguments: the schema could not check them (Maximum call stack size exceeded); pass a smaller or shallower argument')
+    expect(result.calls?.map((call) => call.outcome)).toEqual(['refused'])
   })
 
   it('resolves a streaming tool with the last value it yielded', async () => {

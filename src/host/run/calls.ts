@@ -1,8 +1,8 @@
 /**
  * The host side of binding calls for one run: checks each call against the declared
  * namespaces (own properties only, so `__proto__` or `constructor` never reach a prototype),
- * re-validates arguments, enforces the run's call budgets (`maxCalls`, a member's `timeoutMs`
- * and `maxResultBytes`), invokes the host function, validates what it resolved and replies
+ * re-validates arguments, enforces the run's call budgets (`maxCalls`, a member's `timeoutMs`,
+ * `maxResultBytes` and `maxArgumentBytes`), invokes the host function, validates what it resolved and replies
  * exactly once per call id. Replies stop when the run settles. Every call it sees goes into the
  * run's trace (`PtcRunResult.calls`), and into a span when OpenTelemetry is installed. In a
  * durable run, each call within `maxCalls` also goes through the run's journal (`journal.ts`),
@@ -181,11 +181,14 @@ export class CallDispatcher {
       const message = `${label}: this run has made its ${maxCalls} calls (maxCalls); do more per call or finish the work in another run`
       return this._refuse(call.id, entry, message)
     }
+    const limits = namespace!.limits && hasOwn(namespace!.limits, call.name) ? namespace!.limits[call.name] : undefined
+    if (limits?.maxArgumentBytes !== undefined && bytes > limits.maxArgumentBytes) {
+      return this._refuse(call.id, entry, `${label}: its argument is ${bytes} JSON bytes, over the tool's maxArgumentBytes of ${limits.maxArgumentBytes}; pass less per call`)
+    }
     // Arguments the host holds for tools are bounded: over budget, the call fails in the
     // program and its arguments are dropped here, never passed on or kept.
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
-    const limits = namespace!.limits && hasOwn(namespace!.limits, call.name) ? namespace!.limits[call.name] : undefined
     void this._invoke(call, fn, args, bytes, entry!, limits, decisions, namespace!.convertResults === true)
   }
 
