@@ -60,8 +60,11 @@ function canonicalText(value: unknown, limit: number): string | undefined {
       write('[')
       open.push({ container: next, keys: undefined, at: 0 })
     } else if (typeof next === 'object' && next !== null) {
+      const keys = Object.keys(next)
+      // Each member writes at least `"":0,`: an object surely over the limit is not sorted.
+      if (length + 4 * keys.length > limit) return undefined
       write('{')
-      open.push({ container: next as Record<string, unknown>, keys: Object.keys(next).sort(), at: 0 })
+      open.push({ container: next as Record<string, unknown>, keys: keys.sort(), at: 0 })
     } else {
       write(JSON.stringify(next))
     }
