@@ -157,6 +157,8 @@ function fits(label: string, validate: ValidateFunction, value: unknown): boolea
       const path = pathOf(segmentsOf(error.instancePath), value)
       throw new PtcCallRefusal(`${label}: invalid arguments: ${path} is too large to check for duplicate items (uniqueItems): an argument's arrays are compared on at most ${MAX_UNIQUE_TEXT} characters of JSON; pass fewer or smaller items in one call`)
     }
+    // Ajv checks a recursive schema by recursing: an argument deep enough overflows the stack.
+    if (error instanceof RangeError) throw new PtcCallRefusal(`${label}: invalid arguments: the input schema could not check them (${error.message}); pass a smaller or shallower argument`)
     throw error
   }
 }

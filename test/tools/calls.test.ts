@@ -147,6 +147,27 @@ describe('validated calls with budgets', () => {
     const fn = async () => null
     await expect(env.run('', { bindings: [{ global: 'a', functions: { f: fn }, limits: { g: { timeoutMs: 5 } } }] })).rejects.toThrow('has limits for "g", which is not one of its functions')
     expect(() => defineToolGroup({ global: 'a', tools: { f: { inputSchema: {}, timeoutMs: -1, run: fn } } })).toThrow('limits of "a.f": timeoutMs must be a positive integer')
+    expect(() => defineToolGroup({ global: 'a', tools: { f: { inputSchema: {}, maxArgumentBytes: 1.5, run: fn } } })).toThrow('limits of "a.f": maxArgumentBytes must be a positive integer')
+  })
+
+  it("an argument over the tool's maxArgumentBytes is refused before its schema or the tool runs", async () => {
+    let runs = 0
+    const small = defineToolGroup({ global: 'small', tools: { take: { inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: '^x*$' } } }, maxArgumentBytes: 100, run: () => ++runs } } })
+    const result = await env.run("return [await small.take({ text: 'x'.repeat(80) }), await small.take({ text: 'x'.repeat(100) }).catch((error) => error.message)]", { bindings: [small.namespace] })
+    expect(result.value).toEqual([1, "small.take: its argument is 111 JSON bytes, over the tool's maxArgumentBytes of 100; pass less per call"])
+    expect(result.calls?.map((call) => [call.outcome, call.argumentBytes])).toEqual([['ok', 91], ['refused', 111]])
+    expect(runs).toBe(1)
+  })
+
+  it('an argument deep enough to overflow the check of a recursive schema is refused, not a failure of the tool', async () => {
+    const trees = defineToolGroup({
+      global: 'trees',
+      tools: { walk: { inputSchema: { $ref: '#/$defs/node', $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } } }, run: () => 'walked' } },
+    })
+    const program = 'let deep = {}\nfor (let i = 0; i < 50_000; i++) deep = { child: deep }\nreturn [await trees.walk({ child: {} }), await trees.walk(deep).catch((error) => error.message)]'
+    const result = await env.run(program, { bindings: [trees.namespace] })
+    expect(result.value).toEqual(['walked', expect.stringMatching(/^trees\.walk: invalid arguments: the input schema could not check them \(Maximum call stack size exceeded\); pass a smaller or shallower argument$/)])
+    expect(result.calls?.map((call) => call.outcome)).toEqual(['ok', 'refused'])
   })
 })
 
