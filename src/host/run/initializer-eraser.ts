@@ -15,6 +15,9 @@ export function eraseInitializerTypes(source: string): string {
   const signal = new Int32Array(new SharedArrayBuffer(4))
   const { port1, port2 } = new MessageChannel()
   const worker = new Worker(ERASER_FILE, { workerData: { port: port2, signal }, transferList: [port2] })
+  // A thread that fails answers nothing, which the wait reads as its deadline; its error must not
+  // reach the host's process as an uncaught one.
+  worker.on('error', () => {})
   const next = <T>(ms: number): T | undefined => {
     Atomics.wait(signal, 0, ERASER_SIGNAL.waiting, ms)
     return receiveMessageOnPort(port1)?.message as T | undefined

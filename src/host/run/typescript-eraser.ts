@@ -101,6 +101,11 @@ function spawn(): EraserThread {
   const load = new Promise<EraserMessage | undefined>((resolve) => (take = resolve))
   const spawned: EraserThread = { worker, port: port1, load, ready: false, take }
   port1.on('message', (message: EraserMessage) => deliver(spawned, message))
+  // A thread that fails (out of memory, say) fails the program it held, never the host's process.
+  worker.on('error', (error) => {
+    deliver(spawned, { trap: `${error.name}: ${error.message.split('\n')[0]}` })
+    end(spawned, true)
+  })
   // Listening holds the host's process open; an idle eraser must not.
   port1.unref()
   return (thread = spawned)
