@@ -30,8 +30,8 @@ const MAX_INDENTED_CHARS = 64 * 1024 * 1024
 /** `value` as indented JSON, or as compact JSON with a note on `err` when indenting would be too long. */
 function valueText(value: PtcJsonValue, err: Sink): string {
   const indented = indentedJson(value, MAX_INDENTED_CHARS)
-  if (indented.length <= MAX_INDENTED_CHARS) return indented.text
-  err.write(`the value is printed without indentation: indented, it would be ${indented.length} characters\n`)
+  if (indented.complete) return indented.text
+  err.write(`the value is printed without indentation: indented, it would pass ${MAX_INDENTED_CHARS} characters\n`)
   return JSON.stringify(value)
 }
 

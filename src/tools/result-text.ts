@@ -39,8 +39,8 @@ export function resultText(result: PtcRunResult, budget: ResultTextBudget): stri
     )
   } else if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
   else if (result.value !== undefined) {
-    const { text, length } = indentedJson(result.value, budget.maxValueChars)
-    sections.push(`Result:\n${length <= budget.maxValueChars ? text : marked(text, budget.maxValueChars, length, 'result')}`)
+    const { text, complete } = indentedJson(result.value, budget.maxValueChars)
+    sections.push(`Result:\n${complete ? text : `${text}\n[… result cut at ${budget.maxValueChars} characters; return less or summarise …]`}`)
   }
   const calls = result.calls ?? []
   const completed = tally(calls.filter((call) => call.outcome === 'ok'))
@@ -62,12 +62,8 @@ function tally(calls: readonly PtcCallRecord[]): string {
 }
 
 function cutEnd(text: string, max: number, what: string): string {
-  return text.length <= max ? text : marked(text.slice(0, max), max, text.length, what)
-}
-
-/** `head`, the first `max` of `length` characters, and a marker that says what was cut. */
-function marked(head: string, max: number, length: number, what: string): string {
-  return `${head}\n[… ${what} cut at ${max} of ${length} characters; return less or summarise …]`
+  if (text.length <= max) return text
+  return `${text.slice(0, max)}\n[… ${what} cut at ${max} of ${text.length} characters; return less or summarise …]`
 }
 
 /** Keeps whole lines from the start and the end of `text`, within `max` characters. */
