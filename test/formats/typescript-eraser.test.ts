@@ -84,6 +84,29 @@ describe('TypeScript erasure cannot be poisoned', () => {
     expect((await env.run(GOOD, { stateOwner: {} })).value).toEqual(['Oslo'])
   })
 
+  it('ends a TypeScript run waiting behind hostile programs at its time budget or its abort, and disposal does not wait for the queue', async () => {
+    const hostile = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000, maxProgramBytes: 1024 * 1024 })
+    const queued = Array.from({ length: 6 }, () => hostile.run(backtracking(), { stateOwner: {} }))
+    const started = performance.now()
+    const timedOut = env.run(GOOD, { stateOwner: {}, timeoutMs: 400 })
+    const stop = new AbortController()
+    const aborted = env.run(GOOD, { stateOwner: {}, signal: stop.signal })
+    setTimeout(() => stop.abort(new Error('the user pressed stop')), 200)
+    const ended = async (run: Promise<{ error?: { kind: string; message: string } }>) => ({ error: (await run).error, at: performance.now() - started })
+    const [late, stopped] = await Promise.all([ended(timedOut), ended(aborted)])
+    // Six programs ahead of them hold the eraser about 1.5 s.
+    expect(late.error?.kind).toBe('timeout')
+    expect(late.error?.message).toMatch(/time budget of 400 ms \(timeoutMs\)/)
+    expect(late.at).toBeLessThan(1000)
+    expect(stopped.error).toEqual({ kind: 'abort', message: 'the user pressed stop' })
+    expect(stopped.at).toBeLessThan(1000)
+    const disposing = performance.now()
+    await hostile.dispose()
+    expect(performance.now() - disposing).toBeLessThan(1000)
+    for (const run of await Promise.all(queued)) expect(run.error?.kind).toMatch(/^(abort|exception)$/)
+    expect((await env.run(GOOD, { stateOwner: {} })).value).toEqual(['Oslo'])
+  })
+
   it('erases a TypeScript environment initializer as it is registered, throwing its syntax error there at its position', async () => {
     const bad = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000 })
     try {

@@ -217,15 +217,22 @@ export class RunDispatch {
       const initializer = this._setting.initializer.lowered
       let text: ProgramText
       let program
+      // The eraser's thread serves every conversation in turn: a run waits for it within its time
+      // budget, and stops waiting when it is aborted.
+      const erasing = language !== 'typescript' ? undefined : spec.timeoutMs === null ? signal : AbortSignal.any([signal, AbortSignal.timeout(spec.timeoutMs)])
       try {
         // TypeScript's types are erased first, the host's loop going on while the eraser's thread
         // works; any other program is lowered in this same tick.
-        text = language === 'typescript' ? await programs.eraseTypes(spec.program) : { source: spec.program, language }
+        text = erasing ? await programs.eraseTypes(spec.program, erasing) : { source: spec.program, language }
         // A one-shot run's environment is fresh, and the program is lowered for it here, once: a
         // scoped-repl program sees what the initializer, which runs first, declared. An owner's
         // is lowered again for what its environment carries.
         program = programs.lower(text, retained ? [] : (initializer?.declared ?? []))
       } catch (error) {
+        if (signal.aborted) return answers.finish(failure(limit, 'abort', abortMessage(signal.reason)))
+        if (erasing?.aborted) {
+          return answers.finish(failure(limit, 'timeout', `the program did not finish within its time budget of ${spec.timeoutMs} ms (timeoutMs): it waited that long for the TypeScript eraser, busy with other programs`))
+        }
         if (error instanceof ProgramSyntaxError) return answers.finish(failure(limit, 'exception', error.message))
         throw error
       }

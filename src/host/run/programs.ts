@@ -40,8 +40,9 @@ export class ProgramCache {
    * loop goes on. Rejects with ProgramSyntaxError when its types cannot be erased, with an Error
    * when SWC cannot be loaded.
    */
-  async eraseTypes(source: string): Promise<ProgramText> {
-    return { source, language: 'typescript', erased: await eraseTypesAwaiting(source, await typeEraser(this)) }
+  async eraseTypes(source: string, signal?: AbortSignal): Promise<ProgramText> {
+    const eraser = await typeEraser(this)
+    return { source, language: 'typescript', erased: await eraseTypesAwaiting(source, (text) => eraser(text, signal)) }
   }
 
   /** {@link eraseTypes} waiting blocked, for the environment initializer alone (initializer-eraser.ts says why). */

@@ -24,7 +24,6 @@
  */
 import { createRequire } from 'node:module'
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
-import type { AsyncTypeEraser } from '../../transform/index.js'
 import type { EraserLoad, EraserReply } from './eraser-protocol.js'
 
 /** Characters of a TypeScript program (with its wrapper) the host erases. */
@@ -76,11 +75,14 @@ export function checkTypeEraser(): void {
 }
 
 /** The eraser for `holder` (a runtime's program cache), its thread loaded. Rejects when SWC cannot be loaded. */
-export async function typeEraser(holder: object): Promise<AsyncTypeEraser> {
+export async function typeEraser(holder: object): Promise<RunTypeEraser> {
   holders.add(holder)
   await loaded()
-  return (source) => erase(holder, source)
+  return (source, signal) => erase(holder, source, signal)
 }
+
+/** Erases for a run, which stops waiting when `signal` aborts (its abort, or its time budget). */
+export type RunTypeEraser = (source: string, signal?: AbortSignal) => Promise<string>
 
 /** `holder` erases no more; the thread ends with the last holder (the next erasure starts another). */
 export function releaseTypeEraser(holder: object): void {
@@ -161,18 +163,30 @@ function end(ended: EraserThread, replace = false): void {
   if (replace && holders.size > 0) spawn()
 }
 
-async function erase(holder: object, source: string): Promise<string> {
+async function erase(holder: object, source: string, signal: AbortSignal | undefined): Promise<string> {
   refuseUnbounded(source)
   const turn = queue.then(async () => {
-    // A runtime disposed while its program waited for the thread starts none.
+    // A runtime disposed, or a run ended (aborted, past its time budget), while its program
+    // waited for the thread takes none of the thread's time.
     if (!holders.has(holder)) throw new Error('its runtime was disposed')
+    signal?.throwIfAborted()
     const eraser = await loaded()
     const reply = new Promise<EraserMessage | undefined>((resolve) => (eraser.take = resolve))
     eraser.port.postMessage(source)
     return erasedCode(await within(eraser, reply, ERASE_MS) as EraserReply | undefined, () => end(eraser, true))
   })
   queue = turn.catch(() => undefined)
-  return turn
+  return signal ? untilAborted(turn, signal) : turn
+}
+
+/** `work`, or the reason `signal` aborts with if that comes first: a run stops waiting in the queue. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 /** Throws, naming the bound, for a program over the eraser's size or nesting bound. */
