@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { lineLimits, tooManyPendingCallsMessage } from '../../src/host/connection/frame-bounds.js'
+import { ENTRY_ELEMENTS_WHY, MAX_PROTOCOL_KEYS, lineLimits, tooManyPendingCallsMessage } from '../../src/host/connection/frame-bounds.js'
 import { jsonByteLength } from '../../src/json/index.js'
 import { ARRIVED_BYTES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
@@ -146,6 +146,48 @@ describe('the host reader of lines of JSON', () => {
     const { at, past, why } = refusalOf('["channel",{"type":"message","message":{"type":"output","run":1,"items":[', '"text"', 1, lineLimits('entry', budget))
     expect(at).toBe(past)
     expect(why).toMatch(/an output message holds more than one entry/)
+  })
+
+  it('reads the longest stream entry line, and refuses the first element past it', () => {
+    const limits = lineLimits('entry', budget)
+    expect(lines('["ended","exited with code 1",false]\n', 3, limits)).toEqual([['ended', 'exited with code 1', false]])
+    // A helper frame the entry forwards unparsed can close early and pad the entry's list.
+    const { at, past, why } = refusalOf('["channel",{"type":"exit","message":"x"},0,', '0', 0, limits)
+    expect(at).toBe(past)
+    expect(why).toBe(ENTRY_ELEMENTS_WHY)
+  })
+
+  /** `head`, then `count` distinct keys and the first byte of one more, then a tail that is not JSON. */
+  function keysRefusal(head: string, count: number, limits: JsonLinesLimits) {
+    const keys = Array.from({ length: count }, (_, index) => `"k${index}":0,`).join('')
+    const text = `${head}${keys}"k} not JSON`
+    const reader = new JsonLines(limits, () => true)
+    const bytes = Buffer.from(text)
+    let at = 0
+    while (at < bytes.length && reader.push(bytes.subarray(at, at + 1))) at++
+    return { at, past: bytes.length - `k} not JSON`.length - 1, why: reader.refusal }
+  }
+
+  it.each([
+    ['a frame', 'frame', '{"type":"message",'],
+    ['a message', 'frame', '{"type":"message","message":{"type":"output",'],
+    ['a thread worker\'s message', 'message', '{"type":"output",'],
+    ['a call of a batch', 'message', '{"type":"calls","run":1,"calls":[{"type":"call",'],
+    ['a message in a stream entry line', 'entry', '["channel",{"type":"message","message":{"type":"done",'],
+  ] as const)('refuses %s at its first key past MAX_PROTOCOL_KEYS', (_name, kind, head) => {
+    // Each head has opened the object with one key.
+    const { at, past, why } = keysRefusal(head, MAX_PROTOCOL_KEYS - 1, lineLimits(kind, budget))
+    expect(at).toBe(past)
+    expect(why).toMatch(/more than 16 fields/)
+  })
+
+  it('reads a message whose program data holds 100 000 keys', () => {
+    const value = Object.fromEntries(Array.from({ length: 100_000 }, (_, index) => [`k${index}`, index]))
+    const done = { type: 'message', message: { type: 'done', run: 1, value } }
+    const call = { type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args: value } }
+    const limits = lineLimits('frame', { ...budget, maxOutputBytes: 1 << 24, maxPendingCallBytes: 1 << 24 })
+    const text = `${JSON.stringify(done)}\n${JSON.stringify(call)}\n`
+    expect(lines(text, 65536, limits)).toEqual([done, call])
   })
 
   it('stays refused after a refusal, whatever follows, and says so once', () => {

@@ -6,8 +6,9 @@
  * else of a message is a few short fields, so a container anywhere the protocol has none ends
  * the line at its first byte, and a payload is refused as soon as it passes its budget, before
  * the host has built more of it. The protocol's lists (a batch of calls, a report of recorded
- * values, the entries of output) are refused at their first element past their count, which
- * their bytes alone would not bound: a list of 20 000 000 zeros takes 40 MB of a message.
+ * values, the entries of output, a stream entry's line) are refused at their first element past
+ * their count, which their bytes alone would not bound: a list of 20 000 000 zeros takes 40 MB
+ * of a message. Its objects are refused at their first key past MAX_PROTOCOL_KEYS likewise.
  */
 import { MAX_DRAWS } from '../../protocol/messages.js'
 import type { JsonLinesLimits, JsonShape } from './json-lines.js'
@@ -57,10 +58,23 @@ const open = (kinds: JsonShape['kinds'], more: Partial<JsonShape> = {}): JsonSha
 const draws = (field: string): JsonShape =>
   open('array', { maxElements: { count: MAX_DRAWS, why: `"${field}" holds more than ${MAX_DRAWS} values, more than a durable run records (MAX_DRAWS)` } })
 
+/**
+ * The most keys an object of the protocol may hold (a frame, a message, a call of a batch): the
+ * largest the protocol sends holds 6 (a call, a failure, a report of recorded values). Their
+ * bytes alone would not bound them: a million distinct keys take 10 MB, and V8 builds such an
+ * object in time that grows faster than its keys. Program data (arguments, a completion) holds
+ * any keys, bounded by its bytes.
+ */
+export const MAX_PROTOCOL_KEYS = 16
+
+/** An object of the protocol, `what`, bounded to MAX_PROTOCOL_KEYS. */
+const fields = (what: string, more: Partial<JsonShape> = {}): JsonShape =>
+  open('object', { maxKeys: { count: MAX_PROTOCOL_KEYS, why: `${what} holds more than ${MAX_PROTOCOL_KEYS} fields, more than any of the protocol (MAX_PROTOCOL_KEYS)` }, ...more })
+
 /** Where a worker message may hold a container, and how large. */
 function messageShape(budget: FrameBudget): JsonShape {
   const args: JsonShape = { kinds: 'any', bytes: budget.maxPendingCallBytes }
-  return open('object', {
+  return fields('a message', {
     children: {
       args,
       value: { kinds: 'any', bytes: budget.maxOutputBytes },
@@ -75,7 +89,7 @@ function messageShape(budget: FrameBudget): JsonShape {
       // run's state (maxCalls remaining would, and calls past maxCalls are pending too).
       calls: open('array', {
         maxElements: { count: budget.maxPendingCalls, why: tooManyPendingCallsMessage(budget.maxPendingCalls) },
-        elements: open('object', { children: { args } }),
+        elements: fields('a call of a batch', { children: { args } }),
       }),
       clock: draws('clock'),
       random: draws('random'),
@@ -86,12 +100,22 @@ function messageShape(budget: FrameBudget): JsonShape {
 
 /** A helper frame: `{ type, message }`, the message in `message`. */
 function frameShape(budget: FrameBudget): JsonShape {
-  return open('object', { children: { message: messageShape(budget) } })
+  return fields('a frame', { children: { message: messageShape(budget) } })
 }
 
-/** A stream entry's line: `[tag, …]`, a helper frame second (`['channel', frame]`). */
+/** The most elements an entry line holds: `['ended', how, oomKilled]` (protocol/frames.ts `EntryLine`). */
+const MAX_ENTRY_ELEMENTS = 3
+
+/** Why an entry line past MAX_ENTRY_ELEMENTS was refused. */
+export const ENTRY_ELEMENTS_WHY = `a stream entry line holds more than ${MAX_ENTRY_ELEMENTS} elements, more than any the entry writes`
+
+/**
+ * A stream entry's line: `[tag, …]`, a helper frame second (`['channel', frame]`). The entry
+ * forwards a frame's text unparsed, so a frame that closes early pads the line with whatever
+ * follows it: the count refuses that at the first element past it.
+ */
 function entryShape(budget: FrameBudget): JsonShape {
-  return open('array', { children: { 1: frameShape(budget) } })
+  return open('array', { maxElements: { count: MAX_ENTRY_ELEMENTS, why: ENTRY_ELEMENTS_WHY }, children: { 1: frameShape(budget) } })
 }
 
 const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => JsonShape> = {

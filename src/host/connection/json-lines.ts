@@ -10,7 +10,8 @@
  * - `shape`: where a container may open at all, how many bytes the value it opens may take
  *   (what may be large in a frame is a call's arguments or a completion; everything else of a
  *   frame is a few fields, and a container where the protocol has none is refused at its first
- *   byte), and how many elements a list of the protocol may hold (refused at the first past it).
+ *   byte), and how many elements a list or keys an object of the protocol may hold (refused at
+ *   the first past it).
  *
  * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
@@ -24,13 +25,15 @@ import { StringPieces } from './string-pieces.js'
  * bytes of the value opened here (`Infinity` for none; below a bounded value nothing is asked
  * again), how many elements an array opened here may hold (`maxElements`: the line is refused
  * at the first one past `count`, and `why`, the field and the rule, is the reader's `refusal`),
- * and the places below it, by key or array index (`children`) or for every element
- * (`elements`). A place not described holds no container.
+ * how many keys an object opened here may hold (`maxKeys`, likewise), and the places below it,
+ * by key or array index (`children`) or for every element (`elements`). A place not described
+ * holds no container.
  */
 export interface JsonShape {
   readonly kinds: 'object' | 'array' | 'any'
   readonly bytes: number
   readonly maxElements?: { readonly count: number; readonly why: string }
+  readonly maxKeys?: { readonly count: number; readonly why: string }
   readonly children?: Readonly<Record<string, JsonShape>>
   readonly elements?: JsonShape
 }
@@ -58,6 +61,8 @@ interface Open {
   readonly isArray: boolean
   /** The object key read last, waiting for its value; `undefined` before it and after. */
   key: string | undefined
+  /** An object's keys so far (counting them again would walk the object). */
+  keys: number
   /** Its place in the shape; `undefined` inside a bounded value, where nothing is asked. */
   readonly shape: JsonShape | undefined
 }
@@ -118,8 +123,9 @@ export class JsonLines {
   }
 
   /**
-   * Why the stream was refused, when the bound it broke says (an element past `maxElements`), for
-   * the run's failure; `undefined` while it reads, and for a refusal of any other bound.
+   * Why the stream was refused, when the bound it broke says (an element past `maxElements`, a
+   * key past `maxKeys`), for the run's failure; `undefined` while it reads, and for a refusal of
+   * any other bound.
    */
   get refusal(): string | undefined {
     return this._refusal
@@ -190,6 +196,7 @@ export class JsonLines {
         case Expect.KeyOrClose:
         case Expect.Key:
           if (byte === 0x7d && this._expect === Expect.KeyOrClose) at = this._close(at, false)
+          else if (this._fullObject()) return false
           else if (byte === QUOTE) at = this._stringStart(chunk, at)
           else return false
           break
@@ -233,7 +240,7 @@ export class JsonLines {
         shape = undefined
       }
     }
-    stack.push({ value: isArray ? [] : {}, isArray, key: undefined, shape })
+    stack.push({ value: isArray ? [] : {}, isArray, key: undefined, keys: 0, shape })
     this._expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose
     return true
   }
@@ -246,6 +253,18 @@ export class JsonLines {
     const top = this._stack[this._stack.length - 1]
     const max = top?.shape?.maxElements
     if (max === undefined || !top!.isArray || (top!.value as unknown[]).length < max.count) return false
+    this._refusal = max.why
+    return true
+  }
+
+  /**
+   * Whether the top container is an object that holds as many keys as its place allows, so the
+   * key starting now is refused at its first byte (`refusal` then says why).
+   */
+  private _fullObject(): boolean {
+    const top = this._stack[this._stack.length - 1]!
+    const max = top.shape?.maxKeys
+    if (max === undefined || top.keys < max.count) return false
     this._refusal = max.why
     return true
   }
@@ -279,6 +298,7 @@ export class JsonLines {
     top.key = undefined
     const record = top.value as Record<string, unknown>
     if (hasOwn(record, key)) return false
+    top.keys++
     // Assigning `__proto__` would set the prototype: it is defined as an own key like the rest.
     if (key === '__proto__') defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true })
     else record[key] = value
