@@ -20,11 +20,13 @@
  * 16 MB string held the host's thread 0.4 to 0.8 s, 3.9 million short ones 1.4 s. So a pattern
  * runs on at most MAX_PATTERN_INPUT characters, and one argument's matches on MAX_PATTERN_WORK
  * in all; past either the call is refused, saying which bound and how to fit it. Ajv's
- * `uniqueItems` is replaced, as it compared every pair of items (`unique-items.ts`).
+ * `uniqueItems` is replaced, as it compared every pair of items (`unique-items.ts`). And a large
+ * argument's check as a whole has a deadline (`check-deadline.ts`).
  */
 import { createRequire } from 'node:module'
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv'
 import { PtcCallRefusal } from '../seam/refusal.js'
+import { CHECK_MS, CheckDeadline, withinDeadline } from './check-deadline.js'
 import { UnsupportedPattern, patternsOf, toLinearPattern } from './patterns.js'
 import type { JsonSchema } from './schema-types.js'
 import { MAX_UNIQUE_TEXT, UNIQUE_ITEMS, UniqueItemsBound, startUniqueItems } from './unique-items.js'
@@ -150,8 +152,11 @@ function fits(label: string, validate: ValidateFunction, value: unknown): boolea
   patternWorkLeft = MAX_PATTERN_WORK
   startUniqueItems()
   try {
-    return validate(value) as boolean
+    return withinDeadline(value, () => validate(value) as boolean)
   } catch (error) {
+    if (error instanceof CheckDeadline) {
+      throw new PtcCallRefusal(`${label}: invalid arguments: checking them against the input schema took over ${CHECK_MS} ms, and was stopped; pass fewer or simpler items in one call`)
+    }
     if (error instanceof PatternBound) throw new PtcCallRefusal(`${label}: invalid arguments: ${boundText(error, value)}`)
     if (error instanceof UniqueItemsBound) {
       const path = pathOf(segmentsOf(error.instancePath), value)

@@ -159,6 +159,19 @@ describe('validated calls with budgets', () => {
     expect(runs).toBe(1)
   })
 
+  it("a large argument's schema check is stopped at its deadline and the call refused, without holding the host's event loop", async () => {
+    // A batch of operations, each one of 128 shapes told apart by a const: Ajv tries the shapes in turn.
+    const shapes = Array.from({ length: 128 }, (_, i) => ({ type: 'object', properties: { op: { const: `op${i}` }, x: { type: 'number' } }, required: ['op'] }))
+    const batch = defineToolGroup({ global: 'batch', tools: { apply: { inputSchema: { type: 'object', properties: { ops: { type: 'array', items: { anyOf: shapes } } } }, run: ({ ops }) => ops.length } } })
+    const apply = (op: string, count: number) => env.run(`return await batch.apply({ ops: Array.from({ length: ${count} }, () => ({ op: '${op}', x: 1 })) }).catch((error) => error.message)`, { bindings: [batch.namespace] })
+    // Ajv tries every shape of each item: 100 000 items took it about 2 s here, 2 000 about 40 ms.
+    const slow = await longestStall(() => apply('op127', 100_000))
+    expect(slow.result.value).toBe('batch.apply: invalid arguments: checking them against the input schema took over 250 ms, and was stopped; pass fewer or simpler items in one call')
+    expect(slow.result.calls?.map((call) => call.outcome)).toEqual(['refused'])
+    expect(slow.stallMs).toBeLessThan(600)
+    expect((await apply('op127', 2000)).value).toBe(2000)
+  })
+
   it('an argument deep enough to overflow the check of a recursive schema is refused, not a failure of the tool', async () => {
     const trees = defineToolGroup({
       global: 'trees',
