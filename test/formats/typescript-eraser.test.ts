@@ -88,9 +88,10 @@ describe('TypeScript erasure cannot be poisoned', () => {
     const hostile = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000, maxProgramBytes: 1024 * 1024 })
     const queued = Array.from({ length: 6 }, () => hostile.run(backtracking(), { stateOwner: {} }))
     const started = performance.now()
-    const timedOut = env.run(GOOD, { stateOwner: {}, timeoutMs: 400 })
+    // Programs not erased before: a program's erasure is kept, and one sent again does not wait.
+    const timedOut = env.run(`${GOOD} // waits for its budget`, { stateOwner: {}, timeoutMs: 400 })
     const stop = new AbortController()
-    const aborted = env.run(GOOD, { stateOwner: {}, signal: stop.signal })
+    const aborted = env.run(`${GOOD} // waits to be stopped`, { stateOwner: {}, signal: stop.signal })
     setTimeout(() => stop.abort(new Error('the user pressed stop')), 200)
     const ended = async (run: Promise<{ error?: { kind: string; message: string } }>) => ({ error: (await run).error, at: performance.now() - started })
     const [late, stopped] = await Promise.all([ended(timedOut), ended(aborted)])
@@ -105,6 +106,21 @@ describe('TypeScript erasure cannot be poisoned', () => {
     expect(performance.now() - disposing).toBeLessThan(1000)
     for (const run of await Promise.all(queued)) expect(run.error?.kind).toMatch(/^(abort|exception)$/)
     expect((await env.run(GOOD, { stateOwner: {} })).value).toEqual(['Oslo'])
+  })
+
+  it('runs a TypeScript program sent again without waiting for the eraser, busy with hostile programs', async () => {
+    expect((await env.run(GOOD, { stateOwner: {} })).value).toEqual(['Oslo'])
+    const hostile = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000, maxProgramBytes: 1024 * 1024 })
+    try {
+      const queued = Array.from({ length: 6 }, () => hostile.run(backtracking(), { stateOwner: {} }))
+      const started = performance.now()
+      // Six programs ahead of it hold the eraser about 1.5 s; its erasure was kept.
+      expect((await env.run(GOOD, { stateOwner: {} })).value).toEqual(['Oslo'])
+      expect(performance.now() - started).toBeLessThan(750)
+      await Promise.all(queued)
+    } finally {
+      await hostile.dispose()
+    }
   })
 
   it('erases a TypeScript environment initializer as it is registered, throwing its syntax error there at its position', async () => {

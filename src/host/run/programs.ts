@@ -1,7 +1,9 @@
 /**
  * Lowering with a small cache: agent loops resend the same programs (retries, initializers),
  * and acorn costs about a millisecond per few kilobytes. Only results that do not depend on
- * environment state are cached (scoped-repl lowering depends on the carried names).
+ * environment state are cached (scoped-repl lowering depends on the carried names). A
+ * TypeScript program's erasure is kept the same way, so a program sent again does not wait for
+ * the eraser's thread, which serves every conversation in turn.
  */
 import { type ProgramCode, REHEARSAL_SOURCE } from '../../protocol/messages.js'
 import type { PtcProgramFormat, PtcProgramLanguage } from '../../seam/types.js'
@@ -21,6 +23,8 @@ const MAX_CACHED_CHARS = 64 * 1024
 
 export class ProgramCache {
   private readonly _entries = new Map<string, LoweredProgram>()
+  /** Erased TypeScript by its source; only what erased is kept (a deadline's failure may not recur). */
+  private readonly _erased = new Map<string, string>()
 
   constructor(private readonly _format: PtcProgramFormat) {}
 
@@ -32,6 +36,7 @@ export class ProgramCache {
   /** The runtime is disposed: its hold on the TypeScript eraser's thread ends. */
   close(): void {
     this._entries.clear()
+    this._erased.clear()
     releaseTypeEraser(this)
   }
 
@@ -41,8 +46,13 @@ export class ProgramCache {
    * when SWC cannot be loaded.
    */
   async eraseTypes(source: string, signal?: AbortSignal): Promise<ProgramText> {
-    const eraser = await typeEraser(this)
-    return { source, language: 'typescript', erased: await eraseTypesAwaiting(source, (text) => eraser(text, signal)) }
+    let erased = this._erased.get(source)
+    if (erased === undefined) {
+      const eraser = await typeEraser(this)
+      erased = await eraseTypesAwaiting(source, (text) => eraser(text, signal))
+    }
+    if (source.length <= MAX_CACHED_CHARS) remember(this._erased, source, erased)
+    return { source, language: 'typescript', erased }
   }
 
   /** {@link eraseTypes} waiting blocked, for the environment initializer alone (initializer-eraser.ts says why). */
@@ -54,15 +64,8 @@ export class ProgramCache {
   lower({ source, language, erased }: ProgramText, carried: Iterable<string> = []): LoweredProgram & ProgramCode {
     const names = this._format === 'scoped-repl' ? [...carried].sort() : []
     const key = `${language}\u0000${names.join(',')}\u0000${source}`
-    let lowered = this._entries.get(key)
-    if (lowered) {
-      this._entries.delete(key)
-    } else {
-      lowered = language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, erased })
-      if (source.length > MAX_CACHED_CHARS) return lowered
-      if (this._entries.size >= CACHE_SIZE) this._entries.delete(this._entries.keys().next().value!)
-    }
-    this._entries.set(key, lowered)
+    const lowered = this._entries.get(key) ?? (language === 'python' ? lowerPython(source, this._format) : lowerProgram(source, this._format, { carried: names, erased }))
+    if (source.length <= MAX_CACHED_CHARS) remember(this._entries, key, lowered)
     return lowered
   }
 
@@ -75,6 +78,13 @@ export class ProgramCache {
     if (this._format !== 'scoped-repl') return this.lower(program)
     return this.lower(program, environment.runs === 0 ? (initializer?.declared ?? []) : environment.carried)
   }
+}
+
+/** Keeps `value` as the most recent of `entries`, dropping the least recent past CACHE_SIZE. */
+function remember<T>(entries: Map<string, T>, key: string, value: T): void {
+  entries.delete(key)
+  if (entries.size >= CACHE_SIZE) entries.delete(entries.keys().next().value!)
+  entries.set(key, value)
 }
 
 /** A program as `ProgramCache.lower` takes it: a TypeScript one with its types erased (`ProgramCache.eraseTypes`). */
