@@ -51,6 +51,11 @@ export interface PtcBindingCall {
    * called after this host function settled.
    */
   hold(payload: PtcJsonValue): Promise<PtcJsonValue | undefined>
+  /**
+   * The JSON bytes of the call's argument, as the host read it (what `maxPendingCallBytes`
+   * charges). Always set in a run; absent when a host calls the function itself.
+   */
+  argumentBytes?: number
 }
 
 /**

@@ -131,8 +131,9 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
       throw new TypeError(`${field}.needsApproval must be a boolean or a function of the arguments`)
     }
     const check = argumentCheck(`${global}.${name}`, tool.inputSchema)
-    functions[name] = async (args, { signal, hold }) => {
-      check(args)
+    functions[name] = async (args, { signal, hold, argumentBytes }) => {
+      // Called outside a run, the argument's size is unknown: its check is watched as a large one's.
+      check(args, argumentBytes ?? Number.POSITIVE_INFINITY)
       if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
       // Converted by the host as JSON.stringify would (the namespace's convertResults).
       return run(args, { signal, interrupt: hold }) as PtcBindingValue

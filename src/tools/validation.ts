@@ -26,7 +26,7 @@
 import { createRequire } from 'node:module'
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv'
 import { PtcCallRefusal } from '../seam/refusal.js'
-import { CHECK_MS, CheckDeadline, withinDeadline } from './check-deadline.js'
+import { CHECK_MS, CheckDeadline, alwaysWatched, withinDeadline } from './check-deadline.js'
 import { UnsupportedPattern, patternsOf, toLinearPattern } from './patterns.js'
 import type { JsonSchema } from './schema-types.js'
 import { MAX_UNIQUE_TEXT, UNIQUE_ITEMS, UniqueItemsBound, startUniqueItems } from './unique-items.js'
@@ -118,7 +118,7 @@ function linearAjv(module: { default: AjvClass }): AjvInstance {
  * understands) leaves the tool unchecked, as before validation existed; one whose pattern RE2
  * cannot compile refuses every call instead, naming why.
  */
-export function argumentCheck(label: string, schema: JsonSchema): (args: unknown) => void {
+export function argumentCheck(label: string, schema: JsonSchema): (args: unknown, argumentBytes: number) => void {
   for (const { pattern, path } of patternsOf(schema)) {
     try {
       toLinearPattern(pattern)
@@ -130,7 +130,8 @@ export function argumentCheck(label: string, schema: JsonSchema): (args: unknown
   let validate: ValidateFunction | null | undefined
   // Why calls are refused: a pattern RE2 could not compile is never left unchecked.
   let broken: string | undefined
-  return (args) => {
+  const watch = alwaysWatched(schema)
+  return (args, argumentBytes) => {
     if (validate === undefined) {
       try {
         validate = validatorFor(schema).compile(compilable(schema))
@@ -142,17 +143,17 @@ export function argumentCheck(label: string, schema: JsonSchema): (args: unknown
     if (broken !== undefined) throw new PtcCallRefusal(broken)
     // A call without an argument is checked as `{}`: that is what tools that take none receive.
     const value = args === undefined ? {} : args
-    if (validate === null || fits(label, validate, value)) return
+    if (validate === null || fits(label, validate, value, watch, argumentBytes)) return
     throw new PtcCallRefusal(`${label}: invalid arguments: ${errorText(validate.errors?.[0], value)}`)
   }
 }
 
 /** Whether `value` fits, each argument with the whole of every bound; a bound reached refuses the call. */
-function fits(label: string, validate: ValidateFunction, value: unknown): boolean {
+function fits(label: string, validate: ValidateFunction, value: unknown, watch: boolean, argumentBytes: number): boolean {
   patternWorkLeft = MAX_PATTERN_WORK
   startUniqueItems()
   try {
-    return withinDeadline(value, () => validate(value) as boolean)
+    return withinDeadline(watch, argumentBytes, () => validate(value) as boolean)
   } catch (error) {
     if (error instanceof CheckDeadline) {
       throw new PtcCallRefusal(`${label}: invalid arguments: checking them against the input schema took over ${CHECK_MS} ms, and was stopped; pass fewer or simpler items in one call`)

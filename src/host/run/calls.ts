@@ -226,7 +226,7 @@ export class CallDispatcher {
       return decided ? decidedHold(label, decided) : this._host.hold(label, args, payload, call.id)
     }
     try {
-      const value = await this._call(fn, args, label, entry, limits?.timeoutMs, hold)
+      const value = await this._call(fn, args, bytes, label, entry, limits?.timeoutMs, hold)
       reply = this._resolution(call.id, label, value, entry, resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes), convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
@@ -245,9 +245,9 @@ export class CallDispatcher {
    * Runs the host function inside its call's span; with a time budget, the call rejects when it
    * runs out, and the function's signal aborts (it may still finish: its result is dropped).
    */
-  private _call(fn: PtcBindingFunction, args: unknown, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
+  private _call(fn: PtcBindingFunction, args: unknown, argumentBytes: number, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
     const invoke = (signal: AbortSignal, held: PtcBindingCall['hold']) =>
-      entry.span ? entry.span.within(() => fn(args, { signal, hold: held })) : fn(args, { signal, hold: held })
+      entry.span ? entry.span.within(() => fn(args, { signal, hold: held, argumentBytes })) : fn(args, { signal, hold: held, argumentBytes })
     const controller = (this._controller ??= new AbortController())
     if (timeoutMs === undefined) return invoke(controller.signal, hold)
     const own = new AbortController()
