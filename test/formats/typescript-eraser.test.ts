@@ -123,6 +123,24 @@ describe('TypeScript erasure cannot be poisoned', () => {
     }
   })
 
+  it("runs an owner's programs in the order they arrived, though a TypeScript one waits for the eraser and a later one does not", async () => {
+    const hostile = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000, maxProgramBytes: 1024 * 1024 })
+    const owned = await startRuntime({ language: 'typescript', isolation: 'thread', retainState: true, timeoutMs: 10_000 })
+    try {
+      const queued = Array.from({ length: 4 }, () => hostile.run(backtracking()))
+      const owner = {}
+      // The first erases behind four hostile programs; the second is JavaScript, which needs no eraser.
+      const first = owned.run('const total: number = 1\nglobalThis.total = total\nreturn total', { stateOwner: owner })
+      const second = owned.run('return globalThis.total + 1', { stateOwner: owner, language: 'javascript' })
+      expect((await first).value).toBe(1)
+      expect((await second).value).toBe(2)
+      await Promise.all(queued)
+    } finally {
+      await owned.dispose()
+      await hostile.dispose()
+    }
+  })
+
   it('erases a TypeScript environment initializer as it is registered, throwing its syntax error there at its position', async () => {
     const bad = await startRuntime({ language: 'typescript', isolation: 'thread', timeoutMs: 10_000 })
     try {

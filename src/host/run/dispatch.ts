@@ -156,6 +156,12 @@ export class RunDispatch {
   /** One environment per state owner, and each owner's runs in order. */
   readonly owners: OwnerQueues<PolicyKey>
   private readonly _live = new Set<LiveRun>()
+  /**
+   * Per state owner, settles once its latest run (and every one before it) has entered the
+   * owner's queue or ended: a TypeScript run waits for its erasure first, and a later run of the
+   * same owner must not pass it.
+   */
+  private readonly _entries = new WeakMap<object, Promise<void>>()
   /** Bytes of fetch responses the egress broker holds at once for every environment together. */
   private readonly _fetchBytes: ByteBudget
   /** Starts a run's span, where OpenTelemetry is installed (looked up once). */
@@ -202,6 +208,7 @@ export class RunDispatch {
   private async _execute(spec: PtcRunSpec, policy: AdmittedPolicy | undefined, journal: CallJournal | undefined, live: LiveRun): Promise<void> {
     const { config, programs, holds } = this._setting
     // A run may answer more than once: paused on a held call, then after each resume.
+    let turn: OwnerTurn | undefined
     const answers = (live.answers = new RunAnswers(holds, policy ?? this._setting.tierPolicy))
     live.first = answers.next(spec.signal)
     try {
@@ -214,6 +221,7 @@ export class RunDispatch {
       const tooLong = overlongProgram(spec.program, config.maxProgramBytes)
       if (tooLong) return answers.finish(failure(limit, 'exception', tooLong))
       const retained = spec.stateOwner !== undefined && config.retainState
+      turn = retained ? this._ownerTurn(spec.stateOwner!) : undefined
       const initializer = this._setting.initializer.lowered
       let text: ProgramText
       let program
@@ -236,7 +244,9 @@ export class RunDispatch {
         if (error instanceof ProgramSyntaxError) return answers.finish(failure(limit, 'exception', error.message))
         throw error
       }
-      // Aborted while its types were erased: it takes no environment.
+      // The owner's runs enter its queue in the order they arrived.
+      if (turn) await untilAborted(turn.previous, signal)
+      // Aborted while its types were erased, or while an earlier run was: it takes no environment.
       if (signal.aborted) return answers.finish(failure(limit, 'abort', abortMessage(signal.reason)))
       // The environments that may serve it: those of its policy (and, for Python, spawned for it:
       // a confined helper shows Pyodide's directory only when spawned after Python was needed).
@@ -271,14 +281,17 @@ export class RunDispatch {
         ...(journal ? { journal } : {}),
       }
       if (retained) {
-        return answers.finish(await this.owners.run(spec.stateOwner!, key, async (environment, notice, ownerSignal) => {
+        const running = this.owners.run(spec.stateOwner!, key, async (environment, notice, ownerSignal) => {
           const history = historyOf(environment)
           const lowered = programs.lowerFor(text, history, initializer)
           const declared = declaredBy(history, lowered, initializer)
           const settlement = await runSession(environment, history, { ...plan, program: lowered, signal: ownerSignal, ...(notice ? { notice } : {}) })
           if (settlement.disposition === 'keep') for (const name of declared) history.carried.add(name)
           return settlement
-        }, signal))
+        }, signal)
+        // In the owner's queue now (it joins as it is called): the owner's next run may follow.
+        turn!.entered()
+        return answers.finish(await running)
       }
       const source = this.source!
       let environment = source.take(key, 'one-shot')
@@ -295,7 +308,39 @@ export class RunDispatch {
     } catch (error) {
       answers.refuse(error)
     } finally {
+      turn?.entered()
       this._live.delete(live)
     }
   }
+
+  /** This run's place among its owner's: after the runs before it entered the owner's queue. */
+  private _ownerTurn(owner: object): OwnerTurn {
+    const previous = this._entries.get(owner) ?? Promise.resolve()
+    let entered!: () => void
+    const own = new Promise<void>((resolve) => (entered = resolve))
+    // The next run waits for this one and, should this one end early, for those before it too.
+    this._entries.set(owner, previous.then(() => own))
+    return { previous, entered }
+  }
+}
+
+/** A retained run's place in its owner's arrival order (`RunDispatch._ownerTurn`). */
+interface OwnerTurn {
+  /** Settles once the owner's earlier runs entered its queue or ended. */
+  previous: Promise<void>
+  /** This run entered the owner's queue, or ended without. */
+  entered(): void
+}
+
+/** Settles when `waited` does, or when `signal` aborts. */
+function untilAborted(waited: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const onAbort = () => resolve()
+    signal.addEventListener('abort', onAbort, { once: true })
+    void waited.then(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    })
+  })
 }
