@@ -187,10 +187,12 @@ describe('validated calls with budgets', () => {
 
   it('a large flat argument is checked without being walked first', async () => {
     const flat = defineToolGroup({ global: 'flat', tools: { take: { inputSchema: { type: 'object' }, run: ({ values }) => values.length } } })
-    // Six million zeros (12 MB): an earlier count of their values held the host's thread about 0.9 s.
-    const { result, stallMs } = await longestStall(() => env.run('return await flat.take({ values: new Array(6_000_000).fill(0) })', { bindings: [flat.namespace] }))
-    expect(result.value).toBe(6_000_000)
-    expect(stallMs).toBeLessThan(500)
+    // Three million zeros (6 MB): an earlier count of their values held the host's thread about 0.45 s.
+    // The run itself takes seconds on a loaded machine (the program builds and sends them), hence its budget.
+    const { result, stallMs } = await longestStall(() => env.run('return await flat.take({ values: new Array(3_000_000).fill(0) })', { bindings: [flat.namespace], timeoutMs: 60_000 }))
+    expect(result.error).toBeUndefined()
+    expect(result.value).toBe(3_000_000)
+    expect(stallMs).toBeLessThan(250)
   })
 
   it('an argument deep enough to overflow the check of a recursive schema is refused, not a failure of the tool', async () => {
