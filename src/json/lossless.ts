@@ -30,7 +30,7 @@ import { describeThrown, quoteKey, renderPath, type PathNode, type Slot } from '
 import { describeInstance, isListPrototype, isRecordPrototype } from './realm.js'
 
 /** The outcome of validating a value: a detached copy, or why the value is not lossless JSON. */
-export type Snapshot<T = PtcJsonValue> = { ok: true; value: T } | { ok: false; reason: string }
+export type Snapshot<T = PtcJsonValue> = { ok: true; value: T } | { ok: false; reason: string; tooManyKeys?: true }
 
 /** How {@link snapshotJson} treats special objects. */
 export interface SnapshotOptions {
@@ -40,7 +40,14 @@ export interface SnapshotOptions {
    * non-proxy object/array BEFORE the prototype check.
    */
   leaf?: (value: object) => object | undefined
+  /**
+   * Refuse a value with an object of more than `perObject` keys, or more than `total` keys in
+   * all its objects (the failure then has `tooManyKeys`): what the host would refuse to read.
+   */
+  maxKeys?: { perObject: number; total: number }
 }
+
+type KeyBounds = NonNullable<SnapshotOptions['maxKeys']>
 
 type Leaf = NonNullable<SnapshotOptions['leaf']>
 
@@ -80,7 +87,8 @@ export function snapshotJson(value: unknown, options?: SnapshotOptions): Snapsho
     }
   }
   const leaf = options === undefined ? undefined : ownDataValue(options, 'leaf')
-  return walk(value, typeof leaf === 'function' ? (leaf as Leaf) : undefined)
+  const maxKeys = options === undefined ? undefined : ownDataValue(options, 'maxKeys')
+  return walk(value, typeof leaf === 'function' ? (leaf as Leaf) : undefined, maxKeys as KeyBounds | undefined)
 }
 
 /**
@@ -112,8 +120,13 @@ function fail(what: string, node: PathNode | null, slot: Slot | null): Snapshot 
   return { ok: false, reason: `${what} at ${renderPath(node, slot)}` }
 }
 
-function walk(root: object, leaf: Leaf | undefined): Snapshot {
+function tooManyKeys(what: string, node: PathNode | null, slot: Slot | null): Snapshot {
+  return { ok: false, reason: `${what} at ${renderPath(node, slot)}`, tooManyKeys: true }
+}
+
+function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefined): Snapshot {
   const ancestors = new ObjectSet()
+  let keys = 0
   let frame: Frame | null = null
   let slot: Slot | null = null
   let value: unknown = root
@@ -131,6 +144,12 @@ function walk(root: object, leaf: Leaf | undefined): Snapshot {
           if (ancestors.has(value)) return fail('cycle', frame, slot)
           const opened = open(value, frame, slot)
           if (typeof opened === 'string') return fail(opened, frame, slot)
+          if (opened.keys !== null && maxKeys !== undefined) {
+            keys += opened.length
+            // Checked as each object opens, before its keys are read.
+            if (opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
+            if (keys > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys in all`, frame, slot)
+          }
           ancestors.add(value)
           if (frame === null) rootCopy = opened.copy
           else frame.copy[slot as Slot] = opened.copy

@@ -196,6 +196,24 @@ export const MAX_DRAWS = 10_000
 /** Bytes of `crypto.getRandomValues` a durable run may record (all calls together). */
 export const MAX_DRAW_BYTES = 65_536
 
+/**
+ * The most keys the host reads in one object of program data (a call's arguments, a completion),
+ * and in all of a message's program data together. Bytes alone do not bound keys: V8 builds an
+ * object of millions of distinct keys in time that grows faster than its keys, in steps that
+ * hold the host's event loop (1.5 million keys, which 16 MiB of arguments hold, took 1.9 s of
+ * the host's CPU and stalled it 277 ms), and interns every distinct key. Genuine data of 100 000
+ * keys in one object fits with room to spare. The worker refuses a value past either bound, so
+ * the program reads why; the host refuses a message past them, whoever wrote it.
+ */
+export const MAX_OBJECT_KEYS = 262_144
+export const MAX_MESSAGE_KEYS = 1_048_576
+
+/** The options of `snapshotJson` that refuse, in the worker, what the host would not read. */
+export const KEY_BOUNDS = { maxKeys: { perObject: MAX_OBJECT_KEYS, total: MAX_MESSAGE_KEYS } } as const
+
+/** The rule a value with too many keys breaks, as the program and the model read it. */
+export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object and ${MAX_MESSAGE_KEYS} in a call's arguments or a completion`
+
 /** Why a call over the budget of arguments in flight was refused, in the worker or the host. */
 export function overBudgetCallMessage(label: string, bytes: number, maxPendingCallBytes: number): string {
   return `${label} was not called: its arguments (${bytes} bytes) would bring the arguments of calls in flight over ${maxPendingCallBytes} bytes (maxPendingCallBytes)`

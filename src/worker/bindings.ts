@@ -5,7 +5,7 @@
  */
 import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../protocol/messages.js'
+import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, overBudgetCallMessage } from '../protocol/messages.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { hasOwn, isArray } from '../intrinsics.js'
@@ -163,7 +163,10 @@ export class BindingBridge {
         let copy: PtcJsonValue | undefined
         let bytes = 0
         if (args !== undefined) {
-          const snapshot = snapshotJson(args)
+          const snapshot = snapshotJson(args, KEY_BOUNDS)
+          if (!snapshot.ok && snapshot.tooManyKeys === true) {
+            throw new TypeErrorOf(`${label}: the arguments hold ${snapshot.reason}, and ${KEY_BOUNDS_RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`)
+          }
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
           copy = snapshot.value
           bytes = jsonByteLength(copy)

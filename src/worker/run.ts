@@ -5,7 +5,7 @@
 import vm from 'node:vm'
 import { jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import type { FailedMessage, ProgramCode, RepliesMessage, ReplyMessage, RunMessage, WorkerFailureKind } from '../protocol/messages.js'
+import { type FailedMessage, type ProgramCode, type RepliesMessage, type ReplyMessage, type RunMessage, type WorkerFailureKind, KEY_BOUNDS, KEY_BOUNDS_RULE } from '../protocol/messages.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
 import { BindingBridge } from './bindings.js'
 import { Draws } from './draws.js'
@@ -124,7 +124,10 @@ export class WorkerRun {
     flushProcessStreams() // before the completion is measured against what output left free
     if (this._settled) return
     if (completion === undefined || this._message.discardCompletion) return this._done(undefined)
-    const snapshot = snapshotJson(completion)
+    const snapshot = snapshotJson(completion, KEY_BOUNDS)
+    if (!snapshot.ok && snapshot.tooManyKeys === true) {
+      return this.fail('invalid-output', `the completion value holds ${snapshot.reason}, and ${KEY_BOUNDS_RULE}; return fewer keys (a list of entries rather than an object keyed by id, or a summary)`)
+    }
     if (!snapshot.ok) {
       return this.fail('invalid-output', `the completion value is not lossless JSON: ${snapshot.reason}`)
     }

@@ -36,6 +36,8 @@ export interface HostileProgram {
   bystanderMs: number | undefined
   /** How far the host's own heap may rise while the run is in progress, in MiB. */
   heapMb: number | undefined
+  /** How long the host's event loop may be busy while the run is in progress, in ms. */
+  busyMs: number | undefined
   knownBug: string | undefined
   knownBugs: Map<string, string>
   expects: Map<string, string>

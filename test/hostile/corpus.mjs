@@ -47,6 +47,10 @@
  *   heap         MiB: how far the host's own heap (its main thread's, sampled every 10 ms) may rise
  *                while the case's run is in progress, above its lowest point so far; the case runs
  *                alone on every host (other cases' work would colour the measure)
+ *   busy         milliseconds: how long the host's event loop may be busy (its main thread's
+ *                active time, `eventLoopUtilization`) while the case's run is in progress: the
+ *                host's own work, which neither the machine's other load nor a thread worker's
+ *                time counts in; the case runs alone on every host, like `heap`
  *   known-limit  what a host, by design, cannot stop (`known-limit[thread]`: a worker thread shares
  *                the host's process); the case never runs there, and the README names the limit
  *
@@ -72,7 +76,7 @@
  * result, set a global of the host, or leave a debugger listening in the host.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import { isDeepStrictEqual } from 'node:util'
 
@@ -306,6 +310,7 @@ export function loadCorpus() {
       config: plain.has('config') ? JSON.parse(plain.get('config')) : undefined,
       bystanderMs: plain.has('bystander') ? Number(plain.get('bystander')) : undefined,
       heapMb: plain.has('heap') ? Number(plain.get('heap')) : undefined,
+      busyMs: plain.has('busy') ? Number(plain.get('busy')) : undefined,
       followUpTimeoutMs: plain.has('follow-up-timeout') ? Number(plain.get('follow-up-timeout')) : undefined,
       knownBug: plain.get('known-bug'),
       knownBugs: qualifiedValues(qualified, 'known-bug'),
@@ -318,7 +323,7 @@ export function loadCorpus() {
 
 /** Whether the case must run on `host` while no other case runs. */
 export function runsAlone(program, host) {
-  return program.heapMb !== undefined || program.alone.has(host) || program.alone.has(LIKE[host])
+  return program.heapMb !== undefined || program.busyMs !== undefined || program.alone.has(host) || program.alone.has(LIKE[host])
 }
 
 /** The bug a case is expected to expose on `host` in `format`, or undefined. */
@@ -653,7 +658,10 @@ export async function runCase(runtime, { host, format, program }) {
     }
     const language = program.language === 'python' ? { language: 'python' } : {}
     const heap = program.heapMb === undefined ? undefined : heapRise()
+    const busySince = performance.eventLoopUtilization()
     result = await runOnce(runtime, { program: programText(program, host, format, marker), ...language, ...(owner ? { stateOwner: owner } : {}), ...pause }, timeoutMs)
+    const busyMs = performance.eventLoopUtilization(busySince).active
+    if (program.busyMs !== undefined && busyMs > program.busyMs) problems.push(`the host's event loop was busy ${Math.round(busyMs)} ms during the attack, over ${program.busyMs} ms`)
     if (heap) {
       const roseMb = heap.stop()
       if (roseMb > program.heapMb) problems.push(`the host's heap rose ${Math.round(roseMb)} MiB during the attack, over ${program.heapMb} MiB`)

@@ -8,9 +8,10 @@
  * the host has built more of it. The protocol's lists (a batch of calls, a report of recorded
  * values, the entries of output, a stream entry's line) are refused at their first element past
  * their count, which their bytes alone would not bound: a list of 20 000 000 zeros takes 40 MB
- * of a message. Its objects are refused at their first key past MAX_PROTOCOL_KEYS likewise.
+ * of a message. Its objects are refused at their first key past MAX_PROTOCOL_KEYS likewise, and
+ * its program data at its first key past MAX_OBJECT_KEYS in one object or MAX_MESSAGE_KEYS in all.
  */
-import { MAX_DRAWS } from '../../protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
 import type { JsonLinesLimits, JsonShape } from './json-lines.js'
 
 /** The budgets a frame's bounds derive from (the runtime's configuration). */
@@ -62,8 +63,8 @@ const draws = (field: string): JsonShape =>
  * The most keys an object of the protocol may hold (a frame, a message, a call of a batch): the
  * largest the protocol sends holds 6 (a call, a failure, a report of recorded values). Their
  * bytes alone would not bound them: a million distinct keys take 10 MB, and V8 builds such an
- * object in time that grows faster than its keys. Program data (arguments, a completion) holds
- * any keys, bounded by its bytes.
+ * object in time that grows faster than its keys. Program data (arguments, a completion) has
+ * bounds of its own (DATA_KEYS).
  */
 export const MAX_PROTOCOL_KEYS = 16
 
@@ -73,11 +74,11 @@ const fields = (what: string, more: Partial<JsonShape> = {}): JsonShape =>
 
 /** Where a worker message may hold a container, and how large. */
 function messageShape(budget: FrameBudget): JsonShape {
-  const args: JsonShape = { kinds: 'any', bytes: budget.maxPendingCallBytes }
+  const args: JsonShape = { kinds: 'any', bytes: budget.maxPendingCallBytes, field: 'args' }
   return fields('a message', {
     children: {
       args,
-      value: { kinds: 'any', bytes: budget.maxOutputBytes },
+      value: { kinds: 'any', bytes: budget.maxOutputBytes, field: 'value' },
       // The worker sends each entry of output as it is written, one to a message.
       items: open('array', {
         maxElements: { count: 1, why: 'an output message holds more than one entry (the worker sends each in a message of its own)' },
@@ -118,6 +119,13 @@ function entryShape(budget: FrameBudget): JsonShape {
   return open('array', { maxElements: { count: MAX_ENTRY_ELEMENTS, why: ENTRY_ELEMENTS_WHY }, children: { 1: frameShape(budget) } })
 }
 
+/** The keys a message's program data may hold (the worker refuses a value past them first). */
+const DATA_KEYS: JsonLinesLimits['dataKeys'] = {
+  perObject: MAX_OBJECT_KEYS,
+  perLine: MAX_MESSAGE_KEYS,
+  why: (field, perObject) => `"${field}" holds ${perObject ? `an object of more than ${MAX_OBJECT_KEYS} keys` : `more than ${MAX_MESSAGE_KEYS} keys in all, with the message's other program data`}, and ${KEY_BOUNDS_RULE}`,
+}
+
 const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => JsonShape> = {
   message: messageShape,
   frame: frameShape,
@@ -129,7 +137,7 @@ const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => Jso
  * entry's `entry` line. `maxLineBytes` defaults to `frameBytes(budget)`.
  */
 export function lineLimits(kind: keyof typeof SHAPES, budget: FrameBudget, maxLineBytes = frameBytes(budget)): JsonLinesLimits {
-  return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: SHAPES[kind](budget) }
+  return { maxLineBytes, maxDepth: MAX_LINE_DEPTH, shape: SHAPES[kind](budget), dataKeys: DATA_KEYS }
 }
 
 /**

@@ -11,7 +11,10 @@
  *   (what may be large in a frame is a call's arguments or a completion; everything else of a
  *   frame is a few fields, and a container where the protocol has none is refused at its first
  *   byte), and how many elements a list or keys an object of the protocol may hold (refused at
- *   the first past it).
+ *   the first past it);
+ * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold,
+ *   in one object and in all together, refused at the first key past either: bytes alone do not
+ *   bound the time V8 takes to build objects of millions of distinct keys.
  *
  * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
@@ -34,6 +37,8 @@ export interface JsonShape {
   readonly bytes: number
   readonly maxElements?: { readonly count: number; readonly why: string }
   readonly maxKeys?: { readonly count: number; readonly why: string }
+  /** What the refusal of too many keys calls a bounded value opened here (`"args"`). */
+  readonly field?: string
   readonly children?: Readonly<Record<string, JsonShape>>
   readonly elements?: JsonShape
 }
@@ -43,6 +48,8 @@ export interface JsonLinesLimits {
   maxDepth: number
   /** The root container's place. */
   shape: JsonShape
+  /** Keys of a line's program data: per object, all of the line's together, and why a line broke either. */
+  dataKeys?: { readonly perObject: number; readonly perLine: number; readonly why: (field: string, perObject: boolean) => string }
 }
 
 /**
@@ -113,6 +120,10 @@ export class JsonLines {
   private _boundEnd = Infinity
   private _boundDepth = -1
   private _boundStart = 0
+  /** The bounded value open now, as the refusal of too many keys names it. */
+  private _boundField = ''
+  /** Keys of the line's program data so far. */
+  private _dataKeys = 0
 
   constructor(
     limits: JsonLinesLimits,
@@ -172,6 +183,7 @@ export class JsonLines {
         if (this._expect !== Expect.End) return false
         const value = this._root
         this._lineStart = at + 1
+        this._dataKeys = 0
         this._expect = Expect.Value
         this._root = undefined
         if (!line(value)) return false
@@ -237,6 +249,7 @@ export class JsonLines {
         this._boundEnd = offset + shape.bytes
         this._boundDepth = stack.length
         this._boundStart = offset
+        this._boundField = shape.field ?? 'a value'
         shape = undefined
       }
     }
@@ -263,9 +276,20 @@ export class JsonLines {
    */
   private _fullObject(): boolean {
     const top = this._stack[this._stack.length - 1]!
+    if (this._boundDepth >= 0) return this._fullData(top)
     const max = top.shape?.maxKeys
     if (max === undefined || top.keys < max.count) return false
     this._refusal = max.why
+    return true
+  }
+
+  /** Whether the key starting now in `top`, an object of program data, is past `dataKeys`. */
+  private _fullData(top: Open): boolean {
+    const bounds = this.limits.dataKeys
+    if (bounds === undefined) return false
+    const perObject = top.keys >= bounds.perObject
+    if (!perObject && this._dataKeys < bounds.perLine) return false
+    this._refusal = bounds.why(this._boundField, perObject)
     return true
   }
 
@@ -299,6 +323,7 @@ export class JsonLines {
     const record = top.value as Record<string, unknown>
     if (hasOwn(record, key)) return false
     top.keys++
+    if (this._boundDepth >= 0) this._dataKeys++
     // Assigning `__proto__` would set the prototype: it is defined as an own key like the rest.
     if (key === '__proto__') defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true })
     else record[key] = value
