@@ -10,6 +10,7 @@
  * unions, negations, conditions or references) is watched only when its argument is large.
  */
 import { Script, createContext } from 'node:vm'
+import { keywordsOf } from './subschemas.js'
 
 /** How long one argument's check may hold the host's thread, in ms. */
 export const CHECK_MS = 250
@@ -23,20 +24,9 @@ export class CheckDeadline extends Error {}
 
 const watched = { context: createContext({}), script: new Script('check()', { filename: 'ptc-runtime:schema-check' }) }
 
-/**
- * Whether every check against `schema` is watched: true when it holds a keyword that may check a
- * value more than once. A key of `properties` named like one counts too, which only costs the watchdog.
- */
+/** Whether every check against `schema` is watched: true when it holds a keyword that may check a value more than once. */
 export function alwaysWatched(schema: unknown): boolean {
-  const pending = [schema]
-  while (pending.length > 0) {
-    const next = pending.pop()
-    if (typeof next !== 'object' || next === null) continue
-    for (const [key, value] of Object.entries(next)) {
-      if (RECHECKING.has(key)) return true
-      pending.push(value)
-    }
-  }
+  for (const { name } of keywordsOf(schema)) if (RECHECKING.has(name)) return true
   return false
 }
 

@@ -15,6 +15,7 @@
  * RE2's 1 000. It is one pass over the pattern, cheap enough to check every pattern of a tool
  * group when it is defined, before any program sees it.
  */
+import { keywordsOf } from './subschemas.js'
 
 /** ECMAScript's white space and line terminators, the members of `\s`, in RE2's syntax. */
 const WHITE_SPACE = '\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}'
@@ -130,31 +131,16 @@ function escape(pattern: string, at: number, inClass: boolean, refuse: (what: st
   return [`\\${next}`, 2]
 }
 
-/** Keys whose values are data, not schemas: a `pattern` inside them is not a pattern. */
-const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples', 'example'])
-
 /**
- * Every `pattern` and `patternProperties` key of `schema`, with where it is (`$.properties.code.pattern`),
- * walked without recursion (a schema may nest deeply).
+ * Every `pattern` and `patternProperties` key of `schema`, with where it is
+ * (`$.properties.code.pattern`); a pattern inside data (`const`, `enum`, …) is not one.
  */
 export function patternsOf(schema: unknown): { pattern: string; path: string }[] {
   const found: { pattern: string; path: string }[] = []
-  const stack: { value: unknown; path: string }[] = [{ value: schema, path: '$' }]
-  while (stack.length > 0) {
-    const { value, path } = stack.pop()!
-    if (typeof value !== 'object' || value === null) continue
-    if (Array.isArray(value)) {
-      value.forEach((item, index) => stack.push({ value: item, path: `${path}[${index}]` }))
-      continue
-    }
-    for (const [key, child] of Object.entries(value)) {
-      const at = /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
-      if (DATA_KEYS.has(key)) continue
-      if (key === 'pattern' && typeof child === 'string') found.push({ pattern: child, path: at })
-      if (key === 'patternProperties' && typeof child === 'object' && child !== null) {
-        for (const name of Object.keys(child)) found.push({ pattern: name, path: `${at}[${JSON.stringify(name)}]` })
-      }
-      stack.push({ value: child, path: at })
+  for (const { name, value, path } of keywordsOf(schema)) {
+    if (name === 'pattern' && typeof value === 'string') found.push({ pattern: value, path })
+    if (name === 'patternProperties' && typeof value === 'object' && value !== null) {
+      for (const key of Object.keys(value)) found.push({ pattern: key, path: `${path}[${JSON.stringify(key)}]` })
     }
   }
   return found

@@ -51,7 +51,10 @@ describe('schema patterns rewritten for RE2', () => {
       patternProperties: { '^x-': { pattern: 'c' } },
       enum: [{ pattern: 'data' }],
       default: { pattern: 'data' },
+      // A property named like data is a schema all the same.
+      $defs: { const: { pattern: 'd' } },
     }).map(({ pattern, path }) => `${path} ${pattern}`).sort()).toEqual([
+      '$.$defs.const.pattern d',
       '$.patternProperties["^x-"] ^x-',
       '$.patternProperties["^x-"].pattern c',
       '$.properties.code.pattern ^a',
