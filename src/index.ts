@@ -33,6 +33,7 @@ export type {
   PtcResumeOptions,
   PtcRunFailure,
   PtcRunRequest,
+  PtcRunLedger,
   PtcRunResult,
   PtcRunSandbox,
   PtcRunSpec,

@@ -56,6 +56,18 @@ export interface PtcBindingCall {
    * charges). Always set in a run; absent when a host calls the function itself.
    */
   argumentBytes?: number
+  /**
+   * What the run's calls have cost the host's thread so far, one object shared by all of them:
+   * a tool group adds the time its schema checks took, and refuses a call once the run is past
+   * its budget. Always set in a run; absent when a host calls the function itself.
+   */
+  ledger?: PtcRunLedger
+}
+
+/** What one run's binding calls have cost the host's thread so far (`PtcBindingCall.ledger`). */
+export interface PtcRunLedger {
+  /** Ms the host spent checking this run's arguments under the watchdog (a tool group's checks that may take long). */
+  schemaCheckMs: number
 }
 
 /**

@@ -8,19 +8,45 @@
  * deadline the check ends wherever it is and the call is refused. The watchdog's thread costs
  * about 70 µs a call, so a check that can take long only with a large argument (a schema without
  * unions, negations, conditions or references) is watched only when its argument is large.
+ *
+ * One deadline per check still lets a run make such checks one after another, each holding the
+ * host up to CHECK_MS, up to its `maxCalls` (twelve in a row held it 3.1 s). So a run's watched
+ * checks also share a budget, charged to its ledger (`PtcRunLedger.schemaCheckMs`): a check is
+ * stopped at what is left of it, and once it is spent the run's next watched check is refused
+ * without running.
  */
 import { Script, createContext } from 'node:vm'
+import { performance } from 'node:perf_hooks'
+import type { PtcRunLedger } from '../seam/types.js'
 import { keywordsOf } from './subschemas.js'
 
 /** How long one argument's check may hold the host's thread, in ms. */
 export const CHECK_MS = 250
+/** How long one run's watched checks may hold the host's thread in all, in ms, unless its group says otherwise: four stopped checks. */
+export const RUN_CHECK_MS = 4 * CHECK_MS
 /** Arguments of more JSON bytes than this are checked under the deadline, whatever their schema. */
 const WATCHED_FROM_BYTES = 16 * 1024
 /** Keywords under which a schema may check one value more than once (a union's shapes, a reference's target). */
 const RECHECKING = new Set(['anyOf', 'oneOf', 'not', 'if', '$ref', '$dynamicRef', '$recursiveRef'])
 
-/** The check past its deadline: it was stopped where it was. */
+/** The check past its own deadline: it was stopped where it was. */
 export class CheckDeadline extends Error {}
+
+/** The run's budget of checking was spent, before this check or while it ran (then it was stopped). */
+export class RunCheckBudgetSpent extends Error {
+  constructor(
+    readonly spentMs: number,
+    readonly limitMs: number,
+  ) {
+    super("the run's budget of schema checking is spent")
+  }
+}
+
+/** What a check may spend of its run's budget: none to charge when a host calls a tool itself. */
+export interface CheckAllowance {
+  readonly ledger: PtcRunLedger | undefined
+  readonly limitMs: number
+}
 
 const watched = { context: createContext({}), script: new Script('check()', { filename: 'ptc-runtime:schema-check' }) }
 
@@ -30,16 +56,28 @@ export function alwaysWatched(schema: unknown): boolean {
   return false
 }
 
-/** What `check` returns, within CHECK_MS when `watch` or the argument is large; throws CheckDeadline past it. */
-export function withinDeadline<T>(watch: boolean, argumentBytes: number, check: () => T): T {
+/**
+ * What `check` returns. When `watch` or the argument is large, it runs within CHECK_MS and what
+ * is left of the run's budget, and its time is charged to the run: past its own deadline it
+ * throws CheckDeadline, past the run's budget (or with none left) RunCheckBudgetSpent.
+ */
+export function withinDeadline<T>(watch: boolean, argumentBytes: number, allowance: CheckAllowance, check: () => T): T {
   if (!watch && argumentBytes <= WATCHED_FROM_BYTES) return check()
+  const { ledger, limitMs } = allowance
+  const leftMs = ledger === undefined ? CHECK_MS : limitMs - ledger.schemaCheckMs
+  if (leftMs <= 0) throw new RunCheckBudgetSpent(ledger!.schemaCheckMs, limitMs)
+  const timeout = Math.min(CHECK_MS, Math.ceil(leftMs))
+  const started = performance.now()
   watched.context.check = check
   try {
-    return watched.script.runInContext(watched.context, { timeout: CHECK_MS }) as T
+    return watched.script.runInContext(watched.context, { timeout }) as T
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new CheckDeadline()
-    throw error
+    if ((error as { code?: unknown }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error
   } finally {
     watched.context.check = undefined
+    if (ledger !== undefined) ledger.schemaCheckMs += performance.now() - started
   }
+  // Stopped: by what was left of the run's budget when that was shorter than its own deadline.
+  if (ledger !== undefined && timeout < CHECK_MS) throw new RunCheckBudgetSpent(ledger.schemaCheckMs, limitMs)
+  throw new CheckDeadline()
 }

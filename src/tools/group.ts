@@ -7,6 +7,7 @@ import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcCallLimits, PtcJsonValue } from '../seam/types.js'
 import { docComment } from './doc-comment.js'
 import { argumentCheck } from './validation.js'
+import { RUN_CHECK_MS } from './check-deadline.js'
 import { type JsonSchema, NamedTypes, type SchemaScope, describe, propertyKey, typeText } from './schema-types.js'
 
 /** One host tool: what the model is told about it, and the function that does the work. */
@@ -68,6 +69,12 @@ export interface ToolGroupDefinition {
   errorClass?: PtcBindingErrorClass
   /** Member name → tool. Member names are free-form; non-identifiers are declared quoted. */
   tools: Record<string, JsonSchemaTool>
+  /**
+   * The host's time, in ms, one run may spend in all on checks of arguments that may take long
+   * (those stopped at 250 ms each: unions, references, large arguments): past it, the run's calls
+   * of this group that need such a check are refused without it. 1 000 by default; a positive integer.
+   */
+  maxSchemaCheckMsPerRun?: number
 }
 
 /** What `defineToolGroup` returns: the namespace for `run`, and its declarations for the model. */
@@ -114,9 +121,12 @@ export function defineToolGroup(definition: ToolGroupDefinition): ToolGroup {
 
 export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: ResultTypeFallback): ToolGroup {
   if (typeof definition !== 'object' || definition === null) throw new TypeError('defineToolGroup: the definition must be an object')
-  const { global, description, errorClass, tools } = definition
+  const { global, description, errorClass, tools, maxSchemaCheckMsPerRun = RUN_CHECK_MS } = definition
   if (typeof tools !== 'object' || tools === null) throw new TypeError(`tool group "${global}": tools must be an object of tools`)
   if (description !== undefined && typeof description !== 'string') throw new TypeError(`tool group "${global}": description must be a string`)
+  if (!Number.isSafeInteger(maxSchemaCheckMsPerRun) || maxSchemaCheckMsPerRun <= 0) {
+    throw new TypeError(`tool group "${global}": maxSchemaCheckMsPerRun must be a positive integer (ms), got ${JSON.stringify(maxSchemaCheckMsPerRun)}`)
+  }
 
   const functions: Record<string, PtcBindingFunction> = {}
   const limits: Record<string, PtcCallLimits> = {}
@@ -130,10 +140,10 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
     if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
       throw new TypeError(`${field}.needsApproval must be a boolean or a function of the arguments`)
     }
-    const check = argumentCheck(`${global}.${name}`, tool.inputSchema)
-    functions[name] = async (args, { signal, hold, argumentBytes }) => {
-      // Called outside a run, the argument's size is unknown: its check is watched as a large one's.
-      check(args, argumentBytes ?? Number.POSITIVE_INFINITY)
+    const check = argumentCheck(`${global}.${name}`, tool.inputSchema, maxSchemaCheckMsPerRun)
+    functions[name] = async (args, { signal, hold, argumentBytes, ledger }) => {
+      // Called outside a run, the argument's size is unknown: its check is watched as a large one's, with no run to charge.
+      check(args, { argumentBytes: argumentBytes ?? Number.POSITIVE_INFINITY, ledger })
       if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
       // Converted by the host as JSON.stringify would (the namespace's convertResults).
       return run(args, { signal, interrupt: hold }) as PtcBindingValue

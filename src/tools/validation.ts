@@ -20,13 +20,14 @@
  * 16 MB string held the host's thread 0.4 to 0.8 s, 3.9 million short ones 1.4 s. So a pattern
  * runs on at most MAX_PATTERN_INPUT characters, and one argument's matches on MAX_PATTERN_WORK
  * in all; past either the call is refused, saying which bound and how to fit it. Ajv's
- * `uniqueItems` is replaced, as it compared every pair of items (`unique-items.ts`). And a large
- * argument's check as a whole has a deadline (`check-deadline.ts`).
+ * `uniqueItems` is replaced, as it compared every pair of items (`unique-items.ts`). And a check
+ * that may take long has a deadline, and a run's such checks a budget in all (`check-deadline.ts`).
  */
 import { createRequire } from 'node:module'
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv'
 import { PtcCallRefusal } from '../seam/refusal.js'
-import { CHECK_MS, CheckDeadline, alwaysWatched, withinDeadline } from './check-deadline.js'
+import type { PtcRunLedger } from '../seam/types.js'
+import { CHECK_MS, type CheckAllowance, CheckDeadline, RunCheckBudgetSpent, alwaysWatched, withinDeadline } from './check-deadline.js'
 import { UnsupportedPattern, patternsOf, toLinearPattern } from './patterns.js'
 import type { JsonSchema } from './schema-types.js'
 import { MAX_UNIQUE_TEXT, UNIQUE_ITEMS, UniqueItemsBound, startUniqueItems } from './unique-items.js'
@@ -109,16 +110,24 @@ function linearAjv(module: { default: AjvClass }): AjvInstance {
   return new module.default(OPTIONS).removeKeyword('uniqueItems').addKeyword(UNIQUE_ITEMS)
 }
 
+/** What a check knows of its call: the argument's size as the host read it, and its run's ledger (none outside a run). */
+export interface CheckedCall {
+  readonly argumentBytes: number
+  readonly ledger: PtcRunLedger | undefined
+}
+
 /**
  * A check of `label`'s argument against `schema`, compiled at its first use. It throws a
  * `PtcCallRefusal` naming the tool, the JSON path of the first error and the rule, and returns
- * nothing when the argument fits. A pattern the linear-time engine cannot run is refused here,
- * when the group is defined (a `TypeError` naming the tool, the pattern and where it is). A
+ * nothing when the argument fits. A check that may take long is charged to its run, which may
+ * spend `runCheckMs` on such checks in all; past that they are refused without running. A
+ * pattern the linear-time engine cannot run is refused here, when the group is defined (a
+ * `TypeError` naming the tool, the pattern and where it is). A
  * schema Ajv cannot compile for another reason (one only the declaration generator
  * understands) leaves the tool unchecked, as before validation existed; one whose pattern RE2
  * cannot compile refuses every call instead, naming why.
  */
-export function argumentCheck(label: string, schema: JsonSchema): (args: unknown, argumentBytes: number) => void {
+export function argumentCheck(label: string, schema: JsonSchema, runCheckMs: number): (args: unknown, call: CheckedCall) => void {
   for (const { pattern, path } of patternsOf(schema)) {
     try {
       toLinearPattern(pattern)
@@ -131,7 +140,7 @@ export function argumentCheck(label: string, schema: JsonSchema): (args: unknown
   // Why calls are refused: a pattern RE2 could not compile is never left unchecked.
   let broken: string | undefined
   const watch = alwaysWatched(schema)
-  return (args, argumentBytes) => {
+  return (args, { argumentBytes, ledger }) => {
     if (validate === undefined) {
       try {
         validate = validatorFor(schema).compile(compilable(schema))
@@ -143,20 +152,25 @@ export function argumentCheck(label: string, schema: JsonSchema): (args: unknown
     if (broken !== undefined) throw new PtcCallRefusal(broken)
     // A call without an argument is checked as `{}`: that is what tools that take none receive.
     const value = args === undefined ? {} : args
-    if (validate === null || fits(label, validate, value, watch, argumentBytes)) return
+    if (validate === null || fits(label, validate, value, watch, argumentBytes, { ledger, limitMs: runCheckMs })) return
     throw new PtcCallRefusal(`${label}: invalid arguments: ${errorText(validate.errors?.[0], value)}`)
   }
 }
 
 /** Whether `value` fits, each argument with the whole of every bound; a bound reached refuses the call. */
-function fits(label: string, validate: ValidateFunction, value: unknown, watch: boolean, argumentBytes: number): boolean {
+function fits(label: string, validate: ValidateFunction, value: unknown, watch: boolean, argumentBytes: number, allowance: CheckAllowance): boolean {
   patternWorkLeft = MAX_PATTERN_WORK
   startUniqueItems()
   try {
-    return withinDeadline(watch, argumentBytes, () => validate(value) as boolean)
+    return withinDeadline(watch, argumentBytes, allowance, () => validate(value) as boolean)
   } catch (error) {
     if (error instanceof CheckDeadline) {
       throw new PtcCallRefusal(`${label}: invalid arguments: checking them against the input schema took over ${CHECK_MS} ms, and was stopped; pass fewer or simpler items in one call`)
+    }
+    if (error instanceof RunCheckBudgetSpent) {
+      throw new PtcCallRefusal(
+        `${label}: checking this run's arguments against input schemas has taken ${Math.round(error.spentMs)} ms of the host's thread, reaching its budget of ${error.limitMs} ms (maxSchemaCheckMsPerRun); pass fewer or simpler items per call, or finish the work in another run`,
+      )
     }
     if (error instanceof PatternBound) throw new PtcCallRefusal(`${label}: invalid arguments: ${boundText(error, value)}`)
     if (error instanceof UniqueItemsBound) {

@@ -172,17 +172,66 @@ describe('validated calls with budgets', () => {
     expect((await apply('op127', 2000)).value).toBe(2000)
   })
 
+  // The union's tag is checked after the recursive property, as Zod's union of objects emits it: each level doubles the work.
+  const node = (type: string) => ({ type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } }, type: { const: type } }, required: ['children', 'type'] })
+  const outlineSchema = { type: 'object', properties: { tree: { $ref: '#/$defs/node' } }, $defs: { node: { anyOf: [node('group'), node('item')] } } }
+  const docs = defineToolGroup({ global: 'docs', tools: { outline: { inputSchema: outlineSchema, run: () => 'outlined' } } })
+  const treeOf = (depth: number) => `let tree = { type: 'item', children: [] }\nfor (let i = 1; i < ${depth}; i++) tree = { type: 'item', children: [tree] }`
+  const outline = (depth: number) => env.run(`${treeOf(depth)}\nreturn await docs.outline({ tree }).catch((error) => error.message)`, { bindings: [docs.namespace] })
+  const stoppedCheck = 'docs.outline: invalid arguments: checking them against the input schema took over 250 ms, and was stopped; pass fewer or simpler items in one call'
+  const spentBudget = (limitMs: number) =>
+    new RegExp(`^docs\\.outline: checking this run's arguments against input schemas has taken (\\d+) ms of the host's thread, reaching its budget of ${limitMs} ms \\(maxSchemaCheckMsPerRun\\); pass fewer or simpler items per call, or finish the work in another run$`)
+
   it("a small argument's check of a schema that checks subtrees again, under each shape of a recursive union, is stopped at its deadline", async () => {
-    // The union's tag is checked after the recursive property, as Zod's union of objects emits it: each level doubles the work.
-    const node = (type: string) => ({ type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } }, type: { const: type } }, required: ['children', 'type'] })
-    const docs = defineToolGroup({ global: 'docs', tools: { outline: { inputSchema: { type: 'object', properties: { tree: { $ref: '#/$defs/node' } }, $defs: { node: { anyOf: [node('group'), node('item')] } } }, run: () => 'outlined' } } })
-    const outline = (depth: number) =>
-      env.run(`let tree = { type: 'item', children: [] }\nfor (let i = 1; i < ${depth}; i++) tree = { type: 'item', children: [tree] }\nreturn await docs.outline({ tree }).catch((error) => error.message)`, { bindings: [docs.namespace] })
     expect((await outline(10)).value).toBe('outlined')
     // 82 values, about 1 KB: 4.4 s of the host's thread before, 30 levels some 35 s.
     const deep = await longestStall(() => outline(30))
-    expect(deep.result.value).toBe('docs.outline: invalid arguments: checking them against the input schema took over 250 ms, and was stopped; pass fewer or simpler items in one call')
+    expect(deep.result.value).toBe(stoppedCheck)
     expect(deep.stallMs).toBeLessThan(600)
+  })
+
+  it("slow checks one after another hold the host's thread at most the run's budget of schema checking, and the calls past it are refused at once, naming it", async () => {
+    // Each check of 30 levels would take some 35 s: each is stopped, and the next call comes.
+    const program = `${treeOf(30)}\nconst answers = []\nfor (let i = 0; i < 12; i++) answers.push(await docs.outline({ tree }).catch((error) => error.message))\nreturn answers`
+    const { result, heldMs, stallMs } = await longestStall(() => env.run(program, { bindings: [docs.namespace], maxCalls: 20 }))
+    expect(result.error).toBeUndefined()
+    const answers = result.value as string[]
+    const stopped = answers.filter((answer) => answer === stoppedCheck).length
+    const refused = answers.filter((answer) => spentBudget(1000).test(answer))
+    expect(answers[0]).toBe(stoppedCheck)
+    // 250 ms each: four checks spend the budget (the last one may be stopped at what was left of it).
+    expect(stopped).toBeLessThanOrEqual(4)
+    expect(stopped + refused.length).toBe(12)
+    expect(refused.length).toBeGreaterThanOrEqual(8)
+    for (const answer of refused) expect(Number(spentBudget(1000).exec(answer)![1])).toBeGreaterThanOrEqual(995)
+    // Twelve checks of 250 ms held it 3 s before; the budget is 1 s, and each refusal costs nothing.
+    expect(heldMs).toBeLessThan(1600)
+    expect(stallMs).toBeLessThan(600)
+    expect(result.calls?.map((call) => call.outcome)).toEqual(Array(12).fill('refused'))
+    // The budget is the run's: the host serves the next run, whose first slow check has its whole deadline again.
+    expect((await outline(10)).value).toBe('outlined')
+    expect((await outline(30)).value).toBe(stoppedCheck)
+  })
+
+  it("a group's maxSchemaCheckMsPerRun sets the run's budget of schema checking, and must be a positive integer", async () => {
+    const tight = defineToolGroup({ global: 'docs', maxSchemaCheckMsPerRun: 300, tools: { outline: { inputSchema: outlineSchema, run: () => 'outlined' } } })
+    const program = `${treeOf(30)}\nconst answers = []\nfor (let i = 0; i < 3; i++) answers.push(await docs.outline({ tree }).catch((error) => error.message))\nreturn answers`
+    const result = await env.run(program, { bindings: [tight.namespace] })
+    const answers = result.value as string[]
+    expect(answers[0]).toBe(stoppedCheck)
+    expect(answers.slice(1).every((answer) => spentBudget(300).test(answer))).toBe(true)
+    for (const bad of [0, 1.5, '300']) {
+      expect(() => defineToolGroup({ global: 'a', maxSchemaCheckMsPerRun: bad as number, tools: {} })).toThrow('tool group "a": maxSchemaCheckMsPerRun must be a positive integer (ms)')
+    }
+  })
+
+  it('a host calling a tool itself, outside any run, has each slow check stopped at its deadline and no budget of runs', async () => {
+    const tight = defineToolGroup({ global: 'docs', maxSchemaCheckMsPerRun: 1, tools: { outline: { inputSchema: outlineSchema, run: () => 'outlined' } } })
+    let tree: unknown = { type: 'item', children: [] }
+    for (let i = 1; i < 30; i++) tree = { type: 'item', children: [tree] }
+    const call = { signal: new AbortController().signal, hold: async () => undefined }
+    for (let i = 0; i < 2; i++) await expect(tight.namespace.functions.outline!({ tree }, call)).rejects.toThrow(stoppedCheck)
+    expect(await tight.namespace.functions.outline!({ tree: { type: 'item', children: [] } }, call)).toBe('outlined')
   })
 
   it('a large flat argument is checked without being walked first', async () => {

@@ -2,8 +2,9 @@
  * The host side of binding calls for one run: checks each call against the declared
  * namespaces (own properties only, so `__proto__` or `constructor` never reach a prototype),
  * re-validates arguments, enforces the run's call budgets (`maxCalls`, a member's `timeoutMs`,
- * `maxResultBytes` and `maxArgumentBytes`), invokes the host function, validates what it resolved and replies
- * exactly once per call id. Replies stop when the run settles. Every call it sees goes into the
+ * `maxResultBytes` and `maxArgumentBytes`), invokes the host function with the run's ledger (what its
+ * calls have cost the host, which a tool group's schema checks charge and are bounded by), validates
+ * what it resolved and replies exactly once per call id. Replies stop when the run settles. Every call it sees goes into the
  * run's trace (`PtcRunResult.calls`), and into a span when OpenTelemetry is installed. In a
  * durable run, each call within `maxCalls` also goes through the run's journal (`journal.ts`),
  * which records its reply, or answers it from the record when the run is a replay.
@@ -26,6 +27,7 @@ import type {
   PtcCallRecord,
   PtcHoldDecision,
   PtcJsonValue,
+  PtcRunLedger,
 } from '../../seam/types.js'
 import { foreignMessage } from './foreign-message.js'
 import { type ResultBudget, convertResult, encodeResult, overBudget } from './json-conversion.js'
@@ -117,6 +119,8 @@ export class CallDispatcher {
   private readonly _trace: TraceEntry[] = []
   /** Made as the program is sent: call offsets count from here. */
   private readonly _origin = performance.now()
+  /** What this run's calls have cost the host's thread, handed to each (a tool group's schema checks charge it). */
+  private readonly _ledger: PtcRunLedger = { schemaCheckMs: 0 }
 
   constructor(
     private readonly _run: number,
@@ -246,8 +250,9 @@ export class CallDispatcher {
    * runs out, and the function's signal aborts (it may still finish: its result is dropped).
    */
   private _call(fn: PtcBindingFunction, args: unknown, argumentBytes: number, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
+    const ledger = this._ledger
     const invoke = (signal: AbortSignal, held: PtcBindingCall['hold']) =>
-      entry.span ? entry.span.within(() => fn(args, { signal, hold: held, argumentBytes })) : fn(args, { signal, hold: held, argumentBytes })
+      entry.span ? entry.span.within(() => fn(args, { signal, hold: held, argumentBytes, ledger })) : fn(args, { signal, hold: held, argumentBytes, ledger })
     const controller = (this._controller ??= new AbortController())
     if (timeoutMs === undefined) return invoke(controller.signal, hold)
     const own = new AbortController()
