@@ -3,7 +3,7 @@ import { ENTRY_ELEMENTS_WHY, MAX_PROTOCOL_KEYS, lineLimits, tooManyPendingCallsM
 import { jsonByteLength } from '../../src/json/index.js'
 import { ARRIVED_BYTES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
-import { MAX_DRAWS } from '../../src/protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
 
 /** The budgets frames are read with here, unless a test says otherwise. */
 const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20, maxPendingCalls: 128 }
@@ -188,6 +188,63 @@ describe('the host reader of lines of JSON', () => {
     const limits = lineLimits('frame', { ...budget, maxOutputBytes: 1 << 24, maxPendingCallBytes: 1 << 24 })
     const text = `${JSON.stringify(done)}\n${JSON.stringify(call)}\n`
     expect(lines(text, 65536, limits)).toEqual([done, call])
+  })
+
+  describe('program data past its key bounds', () => {
+    /** Budgets that let a line of millions of keys through on its bytes: only the key bounds refuse it. */
+    const roomy = { ...budget, maxOutputBytes: 1 << 25, maxPendingCallBytes: 1 << 25 }
+    /** `count` distinct keys, `"<prefix>0":0,` and on, each followed by a comma. */
+    const keys = (count: number, prefix = 'k') => Array.from({ length: count }, (_, index) => `"${prefix}${index}":0,`).join('')
+    const call = (id: number, args: string) => `{"type":"call","run":1,"id":${id},"global":"g","name":"f","args":${args}}`
+
+    /**
+     * Whether the reader takes all of `head` and refuses the byte after it, the first of the key
+     * past a bound, and why: one push of the head, then that byte alone.
+     */
+    function refusalAfter(head: string, limits: JsonLinesLimits) {
+      const reader = new JsonLines(limits, () => true)
+      const tookHead = reader.push(Buffer.from(head))
+      const tookKey = reader.push(Buffer.from('"'))
+      return { tookHead, tookKey, why: reader.refusal }
+    }
+
+    it.each([
+      ['a call\'s arguments', 'frame', '{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":{', 'args'],
+      ['a completion', 'frame', '{"type":"message","message":{"type":"done","run":1,"value":{"nested":{', 'value'],
+      ['a call of a thread worker\'s batch', 'message', `{"type":"calls","run":1,"calls":[${call(1, '{}')},{"type":"call","run":1,"id":2,"global":"g","name":"f","args":[{`, 'args'],
+    ] as const)('refuses an object of %s at its first key past MAX_OBJECT_KEYS, naming the field and the rule', (_name, kind, head, field) => {
+      const refused = refusalAfter(`${head}${keys(MAX_OBJECT_KEYS)}`, lineLimits(kind, roomy))
+      expect(refused).toEqual({ tookHead: true, tookKey: false, why: `"${field}" holds an object of more than ${MAX_OBJECT_KEYS} keys, and ${KEY_BOUNDS_RULE}` })
+    })
+
+    it('reads an object of MAX_OBJECT_KEYS keys', () => {
+      const value = Object.fromEntries(Array.from({ length: MAX_OBJECT_KEYS }, (_, index) => [`k${index}`, index]))
+      const frame = { type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args: { value } } }
+      expect(lines(`${JSON.stringify(frame)}\n`, 1 << 20, lineLimits('frame', roomy))).toEqual([frame])
+    })
+
+    it('counts "__proto__" as a key like any other', () => {
+      const head = `{"type":"message","message":{"type":"done","run":1,"value":{"__proto__":0,${keys(MAX_OBJECT_KEYS - 1)}`
+      expect(refusalAfter(head, lineLimits('frame', roomy)).why).toBe(`"value" holds an object of more than ${MAX_OBJECT_KEYS} keys, and ${KEY_BOUNDS_RULE}`)
+    })
+
+    const objects = MAX_MESSAGE_KEYS / MAX_OBJECT_KEYS
+    /** `objects` full objects of distinct keys, as the elements of a list (the first of them opened by the head). */
+    const fullObjects = (prefix: string) => Array.from({ length: objects }, (_, index) => `{${keys(MAX_OBJECT_KEYS, `${prefix}${index}.`).slice(0, -1)}}`).join(',')
+    const inAll = (field: string) => `"${field}" holds more than ${MAX_MESSAGE_KEYS} keys in all, with the message's other program data, and ${KEY_BOUNDS_RULE}`
+
+    it('refuses a message at its first key past MAX_MESSAGE_KEYS across objects, each within MAX_OBJECT_KEYS', () => {
+      const head = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${fullObjects('k')},{`
+      expect(refusalAfter(head, lineLimits('frame', roomy))).toEqual({ tookHead: true, tookKey: false, why: inAll('args') })
+    })
+
+    it('counts the keys of a batch\'s calls together, as one message\'s', () => {
+      const calls = Array.from({ length: objects }, (_, index) => call(index + 1, `{${keys(MAX_OBJECT_KEYS, `${index}.`).slice(0, -1)}}`)).join(',')
+      const full = `{"type":"calls","run":1,"calls":[${calls}]}`
+      expect(readMessage(full, lineLimits('message', roomy))).toEqual({ value: JSON.parse(full) })
+      const head = `{"type":"calls","run":1,"calls":[${calls},{"type":"call","run":1,"id":${objects + 1},"global":"g","name":"f","args":{`
+      expect(refusalAfter(head, lineLimits('message', roomy))).toEqual({ tookHead: true, tookKey: false, why: inAll('args') })
+    })
   })
 
   it('stays refused after a refusal, whatever follows, and says so once', () => {
