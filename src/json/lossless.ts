@@ -29,8 +29,11 @@ import {
 import { describeThrown, quoteKey, renderPath, type PathNode, type Slot } from './path.js'
 import { describeInstance, isListPrototype, isRecordPrototype } from './realm.js'
 
-/** The outcome of validating a value: a detached copy, or why the value is not lossless JSON. */
-export type Snapshot<T = PtcJsonValue> = { ok: true; value: T } | { ok: false; reason: string; tooManyKeys?: true }
+/**
+ * The outcome of validating a value: a detached copy, or why the value is not lossless JSON. A
+ * container's copy checked against `maxKeys` says how many keys its objects hold in all (`keys`).
+ */
+export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; keys?: number } | { ok: false; reason: string; tooManyKeys?: true }
 
 /** How {@link snapshotJson} treats special objects. */
 export interface SnapshotOptions {
@@ -126,7 +129,7 @@ function tooManyKeys(what: string, node: PathNode | null, slot: Slot | null): Sn
 
 function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefined): Snapshot {
   const ancestors = new ObjectSet()
-  let keys = 0
+  let keysInAll = 0
   let frame: Frame | null = null
   let slot: Slot | null = null
   let value: unknown = root
@@ -145,10 +148,10 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
           const opened = open(value, frame, slot)
           if (typeof opened === 'string') return fail(opened, frame, slot)
           if (opened.keys !== null && maxKeys !== undefined) {
-            keys += opened.length
+            keysInAll += opened.length
             // Checked as each object opens, before its keys are read.
             if (opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
-            if (keys > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys in all`, frame, slot)
+            if (keysInAll > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys in all`, frame, slot)
           }
           ancestors.add(value)
           if (frame === null) rootCopy = opened.copy
@@ -163,7 +166,7 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
 
       // Find the next unread slot, closing every finished container on the way up.
       for (;;) {
-        if (frame === null) return { ok: true, value: rootCopy as PtcJsonValue }
+        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, keys: keysInAll }
         if (frame.index < frame.length) break
         const { source, keys, copy } = frame
         if (keys === null && (source as unknown[]).length !== frame.length) {

@@ -5,7 +5,7 @@
  */
 import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, overBudgetCallMessage } from '../protocol/messages.js'
+import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, MAX_MESSAGE_KEYS, overBudgetCallMessage } from '../protocol/messages.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { hasOwn, isArray } from '../intrinsics.js'
@@ -76,6 +76,8 @@ export class BindingBridge {
   private _closed = false
   /** Calls made in this tick; posted together once the tick's microtasks have run. */
   private _outbox: CallMessage[] = []
+  /** Keys of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all. */
+  private _outboxKeys = 0
   private _pendingBytes = 0
 
   constructor(
@@ -162,6 +164,7 @@ export class BindingBridge {
         const args = positional ? (second === undefined ? [first] : [first, second]) : first
         let copy: PtcJsonValue | undefined
         let bytes = 0
+        let keys = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args, KEY_BOUNDS)
           if (!snapshot.ok && snapshot.tooManyKeys === true) {
@@ -170,10 +173,17 @@ export class BindingBridge {
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
           copy = snapshot.value
           bytes = jsonByteLength(copy)
+          keys = snapshot.keys ?? 0
+        }
+        // Past the bound the host would refuse the batch's message, failing the run (protocol).
+        if (bridge._outboxKeys + keys > MAX_MESSAGE_KEYS) {
+          throw new TypeErrorOf(
+            `${label} was not called: with its arguments, those of the calls made in this turn, which reach the host in one message, would hold ${bridge._outboxKeys + keys} keys in all, and ${KEY_BOUNDS_RULE}; await the calls made so far before making more`,
+          )
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, copy, bytes)).value
+          wire = (await bridge._call(shape.global, member, copy, bytes, keys)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -193,7 +203,7 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number): Promise<{ value: unknown }> {
+  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, keys: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       // The host would refuse it too (its own count is authoritative); here, no copy of the
@@ -210,6 +220,7 @@ export class BindingBridge {
         : { type: 'call', run: this._run, id, global, name, args }
       const outbox = this._outbox
       outbox[outbox.length] = message
+      this._outboxKeys += keys
       if (outbox.length === 1) microtask(() => this._flush())
     })
   }
@@ -217,6 +228,7 @@ export class BindingBridge {
   private _flush(): void {
     const calls = this._outbox
     this._outbox = []
+    this._outboxKeys = 0
     if (this._closed) return // the run ended this tick; its host side no longer listens
     this._post(calls.length === 1 ? calls[0]! : { type: 'calls', run: this._run, calls })
   }

@@ -50,6 +50,14 @@ describe('snapshotJson accepts', () => {
     expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ polluted: true })
   })
 
+  it('counts the keys of every object, each copy of a shared one again, when checked against maxKeys', () => {
+    const shared = { x: 1, y: 2 }
+    const maxKeys = { perObject: 10, total: 100 }
+    expect(snapshotJson({ a: shared, b: [shared, { z: [] }] }, { maxKeys })).toEqual({ ok: true, value: { a: shared, b: [shared, { z: [] }] }, keys: 7 })
+    expect(snapshotJson([[], [[]]], { maxKeys })).toEqual({ ok: true, value: [[], [[]]], keys: 0 })
+    expect(snapshotJson({ a: 1 })).toEqual({ ok: true, value: { a: 1 } })
+  })
+
   it('accepts arrays and objects from another vm realm and copies them into this realm', () => {
     const foreign: unknown = vm.runInNewContext('({ list: [1, { b: null }], empty: Object.create(null) })')
     const result = snapshotJson(foreign)

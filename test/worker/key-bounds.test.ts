@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PtcBindingNamespace } from 'ptc-runtime'
+import { startRuntime } from '../helpers/runtime.js'
+
+// The bounds of src/protocol/messages.ts, as the program reads them.
+const MAX_OBJECT_KEYS = 262_144
+const MAX_MESSAGE_KEYS = 1_048_576
+const RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object and ${MAX_MESSAGE_KEYS} in a completion or in the arguments of the calls a program makes together`
+
+/** A program expression: an object of `count` distinct keys, each starting with the string `tag` (an expression). */
+const table = (count: number, tag = "'k'") => `Object.fromEntries(Array.from({ length: ${count} }, (_, i) => [${tag} + i.toString(36), 0]))`
+
+describe.each([
+  ['the thread tier', { isolation: 'thread' as const }],
+  ['the default tier', {}],
+])('program data past the key bounds, on %s', (_tier, config) => {
+  let env: Awaited<ReturnType<typeof startRuntime>>
+  let called: number[] = []
+  const tools: PtcBindingNamespace = {
+    global: 'tools',
+    functions: {
+      count: async (args: unknown) => {
+        const keys = Object.keys(args as object).length
+        called.push(keys)
+        return keys
+      },
+    },
+  }
+  beforeAll(async () => {
+    env = await startRuntime({ ...config, retainState: true, timeoutMs: 20_000 })
+  })
+  afterAll(() => env.dispose())
+
+  const run = (program: string, stateOwner?: object) => env.run(program, { bindings: [tools], ...(stateOwner === undefined ? {} : { stateOwner }) })
+
+  it('rejects a call whose argument holds an object past MAX_OBJECT_KEYS in the program, with a TypeError it catches', async () => {
+    called = []
+    const result = await run(`
+      const refused = await tools.count({ rows: ${table(MAX_OBJECT_KEYS + 1)} }).then(() => 'called', (error) => [error instanceof TypeError, error.message])
+      return { refused, fits: await tools.count(${table(MAX_OBJECT_KEYS)}) }`)
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual({
+      refused: [true, `tools.count: the arguments hold an object of more than ${MAX_OBJECT_KEYS} keys at $.rows, and ${RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`],
+      fits: MAX_OBJECT_KEYS,
+    })
+    expect(called).toEqual([MAX_OBJECT_KEYS])
+  })
+
+  it('fails a completion holding an object past MAX_OBJECT_KEYS with invalid-output, naming the path and the rule, and keeps the owner\'s environment', async () => {
+    const owner = {}
+    expect((await run(`globalThis.kept = 'still here'`, owner)).error).toBeUndefined()
+    const result = await run(`return { rows: ${table(MAX_OBJECT_KEYS + 1)} }`, owner)
+    expect(result.error).toEqual({
+      kind: 'invalid-output',
+      message: `the completion value holds an object of more than ${MAX_OBJECT_KEYS} keys at $.rows, and ${RULE}; return fewer keys (a list of entries rather than an object keyed by id, or a summary)`,
+    })
+    const after = await run('return kept', owner)
+    expect(after.value).toBe('still here')
+    expect(after.output).toEqual([])
+    await env.runtime.release(owner)
+  })
+
+  it('rejects a call that would bring the calls made together past MAX_MESSAGE_KEYS in the program, and the run goes on', async () => {
+    called = []
+    // Four full objects fill what the host reads in one message; the calls of one turn share it.
+    const result = await run(`
+      const made = ['a', 'b', 'c', 'd'].map((tag) => tools.count(${table(MAX_OBJECT_KEYS, 'tag')}))
+      const refused = await tools.count({ one: 1 }).then(() => 'called', (error) => [error instanceof TypeError, error.message])
+      return { counts: await Promise.all(made), refused, later: await tools.count({ one: 1 }) }`)
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual({
+      counts: [MAX_OBJECT_KEYS, MAX_OBJECT_KEYS, MAX_OBJECT_KEYS, MAX_OBJECT_KEYS],
+      refused: [
+        true,
+        `tools.count was not called: with its arguments, those of the calls made in this turn, which reach the host in one message, would hold ${MAX_MESSAGE_KEYS + 1} keys in all, and ${RULE}; await the calls made so far before making more`,
+      ],
+      later: 1,
+    })
+    expect(called).toEqual([MAX_OBJECT_KEYS, MAX_OBJECT_KEYS, MAX_OBJECT_KEYS, MAX_OBJECT_KEYS, 1])
+  })
+})
