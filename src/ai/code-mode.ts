@@ -19,6 +19,8 @@ export interface CodeModeOptions extends Omit<RunCodeToolOptions, 'runtime' | 'g
   errorClass?: PtcBindingErrorClass
   /** JSON bytes one call's argument may hold (see `AiSdkToolGroupOptions.maxArgumentBytes`). */
   maxArgumentBytes?: number
+  /** The host's time one run may spend checking the tools' arguments (see `AiSdkToolGroupOptions.maxSchemaCheckMsPerRun`). */
+  maxSchemaCheckMsPerRun?: number
   /** The conversation: its programs share one environment when the runtime retains state. */
   stateOwner?: object
 }
@@ -46,12 +48,13 @@ export interface CodeMode {
  * `const { tools } = await codeModeTools(runtime, myTools)`.
  */
 export async function codeModeTools(runtime: PtcRuntime, tools: ToolSet, options: CodeModeOptions = {}): Promise<CodeMode> {
-  const { global = 'tools', description, errorClass, maxArgumentBytes, stateOwner, ...toolOptions } = options
+  const { global = 'tools', description, errorClass, maxArgumentBytes, maxSchemaCheckMsPerRun, stateOwner, ...toolOptions } = options
   const group = await fromAiSdkTools(tools, {
     global,
     ...(description !== undefined ? { description } : {}),
     ...(errorClass ? { errorClass } : {}),
     ...(maxArgumentBytes !== undefined ? { maxArgumentBytes } : {}),
+    ...(maxSchemaCheckMsPerRun !== undefined ? { maxSchemaCheckMsPerRun } : {}),
   })
   const runCode = createRunCodeTool({ ...toolOptions, runtime, groups: [group] })
   const pending: PtcPause[] = []

@@ -25,6 +25,8 @@ export interface AiSdkToolGroupOptions {
    * held the host's event loop 1.2 s and took 670 MB.
    */
   maxArgumentBytes?: number
+  /** The host's time one run may spend checking the tools' arguments (see `ToolGroupDefinition.maxSchemaCheckMsPerRun`). */
+  maxSchemaCheckMsPerRun?: number
 }
 
 /** What a model writes for a tool is small; a program may pass far more. */
@@ -43,7 +45,7 @@ export const AI_SDK_MAX_ARGUMENT_BYTES = 256 * 1024
  * does for a bad name.
  */
 export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOptions): Promise<ToolGroup> {
-  const { global, description, errorClass, maxArgumentBytes = AI_SDK_MAX_ARGUMENT_BYTES } = options
+  const { global, description, errorClass, maxArgumentBytes = AI_SDK_MAX_ARGUMENT_BYTES, maxSchemaCheckMsPerRun } = options
   if (typeof tools !== 'object' || tools === null) throw new TypeError(`fromAiSdkTools "${global}": tools must be an object of AI SDK tools`)
   const members: Record<string, JsonSchemaTool> = {}
   for (const [name, tool] of Object.entries(tools)) {
@@ -69,7 +71,13 @@ export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOpti
       },
     }
   }
-  return defineToolGroup({ global, tools: members, ...(description !== undefined ? { description } : {}), ...(errorClass ? { errorClass } : {}) })
+  return defineToolGroup({
+    global,
+    tools: members,
+    ...(description !== undefined ? { description } : {}),
+    ...(errorClass ? { errorClass } : {}),
+    ...(maxSchemaCheckMsPerRun !== undefined ? { maxSchemaCheckMsPerRun } : {}),
+  })
 }
 
 /**

@@ -36,6 +36,8 @@ export interface McpToolGroupOptions {
   maxResultBytes?: number
   /** JSON bytes each call's argument may hold; a larger call is refused in the program instead. */
   maxArgumentBytes?: number
+  /** The host's time one run may spend checking the server's tools' arguments (see `ToolGroupDefinition.maxSchemaCheckMsPerRun`). */
+  maxSchemaCheckMsPerRun?: number
 }
 
 /**
@@ -76,7 +78,11 @@ export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptio
       },
     }
   }
-  return buildToolGroup({ global, errorClass, tools, ...(description ? { description } : {}) }, () => CONTENT_RESULT_TYPE)
+  const { maxSchemaCheckMsPerRun } = options
+  return buildToolGroup(
+    { global, errorClass, tools, ...(description ? { description } : {}), ...(maxSchemaCheckMsPerRun !== undefined ? { maxSchemaCheckMsPerRun } : {}) },
+    () => CONTENT_RESULT_TYPE,
+  )
 }
 
 /** Every page of `tools/list`. A server that repeats a cursor would loop forever: refuse it. */

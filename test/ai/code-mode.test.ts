@@ -84,6 +84,11 @@ describe('code mode through the AI SDK', () => {
     expect(result.text).toBe('Done.')
   })
 
+  it("hands maxSchemaCheckMsPerRun to the tools' group, which checks it", async () => {
+    const tools = { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => city }) }
+    await expect(codeModeTools(env.runtime, tools, { maxSchemaCheckMsPerRun: 0 })).rejects.toThrow('tool group "tools": maxSchemaCheckMsPerRun must be a positive integer (ms), got 0')
+  })
+
   it('keeps held calls pending until the host decides, and gives the text to continue with', async () => {
     const sent: string[] = []
     const tools = {

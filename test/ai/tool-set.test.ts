@@ -145,6 +145,18 @@ describe('fromAiSdkTools', () => {
     expect(aborted).toHaveLength(1)
   })
 
+  it("takes the group's maxSchemaCheckMsPerRun, a positive integer, as the run's budget of schema checking", async () => {
+    const tight = await fromAiSdkTools(tools, { global: 'shop', maxSchemaCheckMsPerRun: 40 })
+    seen.length = 0
+    // A run that has spent 50 ms of checks already; an argument of unknown size is checked as a large one.
+    const call = { signal: new AbortController().signal, hold: async () => undefined, argumentBytes: Number.POSITIVE_INFINITY, ledger: { schemaCheckMs: 50 } }
+    await expect(tight.namespace.functions.stock!({ skus: ['abc'] }, call)).rejects.toThrow(
+      "shop.stock: checking this run's arguments against input schemas has taken 50 ms of the host's thread, reaching its budget of 40 ms (maxSchemaCheckMsPerRun)",
+    )
+    expect(seen).toEqual([])
+    await expect(fromAiSdkTools(tools, { global: 'shop', maxSchemaCheckMsPerRun: 1.5 })).rejects.toThrow('tool group "shop": maxSchemaCheckMsPerRun must be a positive integer (ms), got 1.5')
+  })
+
   it('declares each tool from its converted schema, with its description', async () => {
     const group = await fromAiSdkTools(tools, { global: 'shop' })
     expect(group.declarations).toContain('The price of one item, in cents.')

@@ -151,6 +151,18 @@ describe('an MCP server as a tool group', () => {
       expect(catalogue.seen.cancelled).toBe(cancelled + 1)
     })
 
+    it("takes the group's maxSchemaCheckMsPerRun, a positive integer, as the run's budget of schema checking", async () => {
+      const tight = await mcpToolGroup(client, { global: 'catalogue', imageDirectory, maxSchemaCheckMsPerRun: 40 })
+      const before = catalogue.seen.calls
+      // A run that has spent 50 ms of checks already; an argument of unknown size is checked as a large one.
+      const call = { signal: new AbortController().signal, hold: async () => undefined, argumentBytes: Number.POSITIVE_INFINITY, ledger: { schemaCheckMs: 50 } }
+      await expect(tight.namespace.functions.restock!({ sku: 'MUG-01', quantity: 1 }, call)).rejects.toThrow(
+        "catalogue.restock: checking this run's arguments against input schemas has taken 50 ms of the host's thread, reaching its budget of 40 ms (maxSchemaCheckMsPerRun)",
+      )
+      expect(catalogue.seen.calls).toBe(before)
+      await expect(mcpToolGroup(client, { global: 'catalogue', maxSchemaCheckMsPerRun: 0 })).rejects.toThrow('tool group "catalogue": maxSchemaCheckMsPerRun must be a positive integer (ms), got 0')
+    })
+
     it("is searchable through catalog from the server's tool descriptions", async () => {
       const tool = createRunCodeTool({ runtime: env.runtime, groups: [group], discovery: 'always' })
       expect(tool.description).toContain('0 of 8 tools shown.')
