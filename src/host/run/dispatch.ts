@@ -23,6 +23,7 @@ import { OwnerQueues } from './owners.js'
 import { type ProgramCache, type ProgramText, declaredBy, overlongProgram } from './programs.js'
 import { type RunPlan, type Settlement, runSession } from './session.js'
 import { runTelemetry } from './telemetry.js'
+import { untilAborted } from './until-aborted.js'
 
 /** What a run's environment must be: the sandbox policy it is spawned under, if any, named by `id` (a `RunPolicy` is one). */
 export interface PolicyKey extends EnvironmentKey {
@@ -245,7 +246,7 @@ export class RunDispatch {
         throw error
       }
       // The owner's runs enter its queue in the order they arrived.
-      if (turn) await untilAborted(turn.previous, signal)
+      if (turn) await untilAborted(turn.previous, signal).catch(() => undefined)
       // Aborted while its types were erased, or while an earlier run was: it takes no environment.
       if (signal.aborted) return answers.finish(failure(limit, 'abort', abortMessage(signal.reason)))
       // The environments that may serve it: those of its policy (and, for Python, spawned for it:
@@ -330,17 +331,4 @@ interface OwnerTurn {
   previous: Promise<void>
   /** This run entered the owner's queue, or ended without. */
   entered(): void
-}
-
-/** Settles when `waited` does, or when `signal` aborts. */
-function untilAborted(waited: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const onAbort = () => resolve()
-    signal.addEventListener('abort', onAbort, { once: true })
-    void waited.then(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    })
-  })
 }

@@ -25,6 +25,7 @@
 import { createRequire } from 'node:module'
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads'
 import type { EraserLoad, EraserReply } from './eraser-protocol.js'
+import { untilAborted } from './until-aborted.js'
 
 /** Characters of a TypeScript program (with its wrapper) the host erases. */
 export const MAX_TYPESCRIPT_CHARS = 256 * 1024
@@ -177,16 +178,6 @@ async function erase(holder: object, source: string, signal: AbortSignal | undef
   })
   queue = turn.catch(() => undefined)
   return signal ? untilAborted(turn, signal) : turn
-}
-
-/** `work`, or the reason `signal` aborts with if that comes first: a run stops waiting in the queue. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
 }
 
 /** Throws, naming the bound, for a program over the eraser's size or nesting bound. */
