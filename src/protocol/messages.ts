@@ -212,7 +212,7 @@ export const MAX_MESSAGE_KEYS = 1_048_576
 export const KEY_BOUNDS = { maxKeys: { perObject: MAX_OBJECT_KEYS, total: MAX_MESSAGE_KEYS } } as const
 
 /** The rule a value with too many keys breaks, as the program and the model read it. */
-export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object and ${MAX_MESSAGE_KEYS} in a completion or in the arguments of the calls a program makes together`
+export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object and ${MAX_MESSAGE_KEYS} in a completion or a call's arguments`
 
 /** Why a call over the budget of arguments in flight was refused, in the worker or the host. */
 export function overBudgetCallMessage(label: string, bytes: number, maxPendingCallBytes: number): string {

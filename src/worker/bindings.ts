@@ -76,7 +76,7 @@ export class BindingBridge {
   private _closed = false
   /** Calls made in this tick; posted together once the tick's microtasks have run. */
   private _outbox: CallMessage[] = []
-  /** Keys of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all. */
+  /** Keys of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all (`_call`). */
   private _outboxKeys = 0
   private _pendingBytes = 0
 
@@ -175,12 +175,6 @@ export class BindingBridge {
           bytes = jsonByteLength(copy)
           keys = snapshot.keys ?? 0
         }
-        // Past the bound the host would refuse the batch's message, failing the run (protocol).
-        if (bridge._outboxKeys + keys > MAX_MESSAGE_KEYS) {
-          throw new TypeErrorOf(
-            `${label} was not called: with its arguments, those of the calls made in this turn, which reach the host in one message, would hold ${bridge._outboxKeys + keys} keys in all, and ${KEY_BOUNDS_RULE}; await the calls made so far before making more`,
-          )
-        }
         let wire: unknown
         try {
           wire = (await bridge._call(shape.global, member, copy, bytes, keys)).value
@@ -218,6 +212,9 @@ export class BindingBridge {
       const message: CallMessage = args === undefined
         ? { type: 'call', run: this._run, id, global, name }
         : { type: 'call', run: this._run, id, global, name, args }
+      // The host reads a batch's arguments as one message's program data, which holds at most
+      // MAX_MESSAGE_KEYS keys: a call that would pass it starts the next message.
+      if (this._outboxKeys + keys > MAX_MESSAGE_KEYS) this._flush()
       const outbox = this._outbox
       outbox[outbox.length] = message
       this._outboxKeys += keys
@@ -227,6 +224,7 @@ export class BindingBridge {
 
   private _flush(): void {
     const calls = this._outbox
+    if (calls.length === 0) return // sent early, as the next call would have passed the bound
     this._outbox = []
     this._outboxKeys = 0
     if (this._closed) return // the run ended this tick; its host side no longer listens
