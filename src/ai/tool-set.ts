@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { type Schema, type ToolSet, asSchema } from 'ai'
 import { PtcCallRefusal } from '../seam/refusal.js'
 import type { PtcBindingErrorClass, PtcBindingValue } from '../seam/types.js'
+import { type CheckAllowance, RUN_CHECK_MS, deadlineRefusal, withinDeadline } from '../tools/check-deadline.js'
 import { type JsonSchemaTool, type ToolGroup, defineToolGroup } from '../tools/group.js'
 import type { JsonSchema } from '../tools/schema-types.js'
 
@@ -25,7 +26,11 @@ export interface AiSdkToolGroupOptions {
    * held the host's event loop 1.2 s and took 670 MB.
    */
   maxArgumentBytes?: number
-  /** The host's time one run may spend checking the tools' arguments (see `ToolGroupDefinition.maxSchemaCheckMsPerRun`). */
+  /**
+   * The host's time one run may spend checking the tools' arguments (see
+   * `ToolGroupDefinition.maxSchemaCheckMsPerRun`): both the group's check against the JSON
+   * Schema and each tool's own parse (Zod's) are charged to it.
+   */
   maxSchemaCheckMsPerRun?: number
 }
 
@@ -47,6 +52,7 @@ export const AI_SDK_MAX_ARGUMENT_BYTES = 256 * 1024
 export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOptions): Promise<ToolGroup> {
   const { global, description, errorClass, maxArgumentBytes = AI_SDK_MAX_ARGUMENT_BYTES, maxSchemaCheckMsPerRun } = options
   if (typeof tools !== 'object' || tools === null) throw new TypeError(`fromAiSdkTools "${global}": tools must be an object of AI SDK tools`)
+  const limitMs = maxSchemaCheckMsPerRun ?? RUN_CHECK_MS
   const members: Record<string, JsonSchemaTool> = {}
   for (const [name, tool] of Object.entries(tools)) {
     const { execute, needsApproval } = tool
@@ -64,8 +70,8 @@ export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOpti
       ...(needsApproval !== undefined
         ? { needsApproval: typeof needsApproval === 'function' ? async (args: unknown) => await needsApproval(args as never, { toolCallId: randomUUID(), messages: [] }) : needsApproval }
         : {}),
-      async run(args, { signal }) {
-        const value = await parse(args === undefined ? {} : args)
+      async run(args, { signal, ledger }) {
+        const value = await parse(args === undefined ? {} : args, { ledger, limitMs })
         const result = await execute(value as never, { toolCallId: randomUUID(), messages: [], abortSignal: signal })
         return (isAsyncIterable(result) ? await lastOf(result) : result) as PtcBindingValue
       },
@@ -86,19 +92,19 @@ export async function fromAiSdkTools(tools: ToolSet, options: AiSdkToolGroupOpti
  * its issues come as a list, where the SDK's error would format every one of them (a million
  * failing items of 4 MB made 100 MB of text on the host's thread). The refusal names the first.
  */
-function parserOf(label: string, inputSchema: unknown, schema: Schema<unknown>): (args: unknown) => Promise<unknown> {
+function parserOf(label: string, inputSchema: unknown, schema: Schema<unknown>): (args: unknown, allowance: CheckAllowance) => Promise<unknown> {
   const standard = standardValidate(inputSchema)
   if (standard) {
-    return async (args) => {
-      const result = await refusingOverflow(label, () => standard(args))
+    return async (args, allowance) => {
+      const result = await watchedParse(label, allowance, () => standard(args))
       if (result.issues) throw new PtcCallRefusal(`${label}: invalid arguments: ${firstIssue(result.issues)}`)
       return result.value
     }
   }
   const { validate } = schema
   if (!validate) return async (args) => args
-  return async (args) => {
-    const result = await refusingOverflow(label, () => validate(args))
+  return async (args, allowance) => {
+    const result = await watchedParse(label, allowance, () => validate(args))
     if (!result.success) throw new PtcCallRefusal(`${label}: invalid arguments: ${result.error.message}`)
     return result.value
   }
@@ -118,15 +124,20 @@ function standardValidate(schema: unknown): ((value: unknown) => StandardResult 
 }
 
 /**
- * A schema that runs out of stack or string length on an argument the program chose (Zod
- * overflows its stack on a million failing items) refuses the call: the tool did not fail.
+ * The schema's own parse, which a program's argument can make slow whatever the JSON Schema says
+ * (Zod's formats, refinements and unions run here, not in Ajv), checked as the group's checks
+ * are: under the watchdog, charged to the run's budget and refused once it is spent. A parse
+ * that returns a promise (async refinements) is watched and charged for its synchronous part
+ * only: the watchdog cannot follow it past its first await. A schema that runs out of stack or
+ * string length (Zod overflows its stack on a million failing items) refuses the call too: the
+ * tool did not fail.
  */
-async function refusingOverflow<T>(label: string, check: () => T | PromiseLike<T>): Promise<T> {
+async function watchedParse<T>(label: string, allowance: CheckAllowance, check: () => T | PromiseLike<T>): Promise<T> {
   try {
-    return await check()
+    return await withinDeadline(true, 0, allowance, check)
   } catch (error) {
     if (error instanceof RangeError) throw new PtcCallRefusal(`${label}: invalid arguments: the schema could not check them (${error.message}); pass a smaller or shallower argument`)
-    throw error
+    throw deadlineRefusal(label, error) ?? error
   }
 }
 

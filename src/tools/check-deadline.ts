@@ -17,6 +17,7 @@
  */
 import { Script, createContext } from 'node:vm'
 import { performance } from 'node:perf_hooks'
+import { PtcCallRefusal } from '../seam/refusal.js'
 import type { PtcRunLedger } from '../seam/types.js'
 import { keywordsOf } from './subschemas.js'
 
@@ -80,4 +81,17 @@ export function withinDeadline<T>(watch: boolean, argumentBytes: number, allowan
   // Stopped: by what was left of the run's budget when that was shorter than its own deadline.
   if (ledger !== undefined && timeout < CHECK_MS) throw new RunCheckBudgetSpent(ledger.schemaCheckMs, limitMs)
   throw new CheckDeadline()
+}
+
+/** The refusal of `label`'s call whose check `withinDeadline` stopped or refused; undefined for any other error. */
+export function deadlineRefusal(label: string, error: unknown): PtcCallRefusal | undefined {
+  if (error instanceof CheckDeadline) {
+    return new PtcCallRefusal(`${label}: invalid arguments: checking them against the input schema took over ${CHECK_MS} ms, and was stopped; pass fewer or simpler items in one call`)
+  }
+  if (error instanceof RunCheckBudgetSpent) {
+    return new PtcCallRefusal(
+      `${label}: checking this run's arguments against input schemas has taken ${Math.round(error.spentMs)} ms of the host's thread, reaching its budget of ${error.limitMs} ms (maxSchemaCheckMsPerRun); pass fewer or simpler items per call, or finish the work in another run`,
+    )
+  }
+  return undefined
 }

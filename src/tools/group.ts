@@ -4,7 +4,7 @@
  * declarations of the same namespace that the model reads.
  */
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcCallLimits, PtcJsonValue } from '../seam/types.js'
+import type { PtcBindingErrorClass, PtcBindingFunction, PtcBindingNamespace, PtcBindingValue, PtcCallLimits, PtcJsonValue, PtcRunLedger } from '../seam/types.js'
 import { docComment } from './doc-comment.js'
 import { argumentCheck } from './validation.js'
 import { RUN_CHECK_MS } from './check-deadline.js'
@@ -57,6 +57,12 @@ export interface ToolCall {
    * answers; rejects with the reason when refused (uncaught, the program's call rejects with it).
    */
   interrupt(payload: PtcJsonValue): Promise<PtcJsonValue | undefined>
+  /**
+   * The run's ledger (`PtcBindingCall.ledger`), for a tool that checks its argument further on
+   * the host's thread and charges that to the run's budget of schema checking, as `fromAiSdkTools`
+   * does with each tool's own schema. Absent when a host calls the tool itself.
+   */
+  ledger?: PtcRunLedger
 }
 
 /** Tools the program sees as the members of one global object. */
@@ -146,7 +152,7 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
       check(args, { argumentBytes: argumentBytes ?? Number.POSITIVE_INFINITY, ledger })
       if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
       // Converted by the host as JSON.stringify would (the namespace's convertResults).
-      return run(args, { signal, interrupt: hold }) as PtcBindingValue
+      return run(args, { signal, interrupt: hold, ...(ledger !== undefined ? { ledger } : {}) }) as PtcBindingValue
     }
     const { timeoutMs, maxResultBytes, maxArgumentBytes } = tool
     if (timeoutMs !== undefined || maxResultBytes !== undefined || maxArgumentBytes !== undefined) {

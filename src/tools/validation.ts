@@ -27,7 +27,7 @@ import { createRequire } from 'node:module'
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv'
 import { PtcCallRefusal } from '../seam/refusal.js'
 import type { PtcRunLedger } from '../seam/types.js'
-import { CHECK_MS, type CheckAllowance, CheckDeadline, RunCheckBudgetSpent, alwaysWatched, withinDeadline } from './check-deadline.js'
+import { type CheckAllowance, alwaysWatched, deadlineRefusal, withinDeadline } from './check-deadline.js'
 import { UnsupportedPattern, patternsOf, toLinearPattern } from './patterns.js'
 import type { JsonSchema } from './schema-types.js'
 import { MAX_UNIQUE_TEXT, UNIQUE_ITEMS, UniqueItemsBound, startUniqueItems } from './unique-items.js'
@@ -164,14 +164,8 @@ function fits(label: string, validate: ValidateFunction, value: unknown, watch: 
   try {
     return withinDeadline(watch, argumentBytes, allowance, () => validate(value) as boolean)
   } catch (error) {
-    if (error instanceof CheckDeadline) {
-      throw new PtcCallRefusal(`${label}: invalid arguments: checking them against the input schema took over ${CHECK_MS} ms, and was stopped; pass fewer or simpler items in one call`)
-    }
-    if (error instanceof RunCheckBudgetSpent) {
-      throw new PtcCallRefusal(
-        `${label}: checking this run's arguments against input schemas has taken ${Math.round(error.spentMs)} ms of the host's thread, reaching its budget of ${error.limitMs} ms (maxSchemaCheckMsPerRun); pass fewer or simpler items per call, or finish the work in another run`,
-      )
-    }
+    const refusal = deadlineRefusal(label, error)
+    if (refusal !== undefined) throw refusal
     if (error instanceof PatternBound) throw new PtcCallRefusal(`${label}: invalid arguments: ${boundText(error, value)}`)
     if (error instanceof UniqueItemsBound) {
       const path = pathOf(segmentsOf(error.instancePath), value)

@@ -1,0 +1,55 @@
+import { tool } from 'ai'
+import { z } from 'zod'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PtcRuntime, createPtcRuntime } from 'ptc-runtime'
+import { fromAiSdkTools } from 'ptc-runtime/ai'
+import { longestStall } from '../helpers/stall.js'
+
+/** How many times the tool's `execute` ran. */
+let executed = 0
+// The JSON Schema Ajv sees is a plain array of strings (formats are annotations), so only Zod's own parse is slow.
+const tools = {
+  fetchAll: tool({
+    inputSchema: z.object({ urls: z.array(z.url()) }),
+    execute: ({ urls }) => {
+      executed++
+      return urls.length
+    },
+  }),
+}
+const BUDGET_MS = 200
+const CALLS = 24
+const budgetSpent = new RegExp(
+  `^web\\.fetchAll: checking this run's arguments against input schemas has taken (\\d+) ms of the host's thread, reaching its budget of ${BUDGET_MS} ms \\(maxSchemaCheckMsPerRun\\); pass fewer or simpler items per call, or finish the work in another run$`,
+)
+
+describe("an AI SDK tool's own schema parse", () => {
+  let runtime: PtcRuntime
+  let dispose: () => Promise<void>
+  beforeAll(async () => ({ runtime, dispose } = await createPtcRuntime({ isolation: 'thread', poolSize: 1 })))
+  afterAll(() => dispose())
+
+  it("is charged to the run's budget of schema checking, so a run of slow parses holds the host's thread about that budget, and the calls past it are refused before execute", async () => {
+    const group = await fromAiSdkTools(tools, { global: 'web', maxSchemaCheckMsPerRun: BUDGET_MS })
+    const run = (program: string) => runtime.run(runtime.resolve({ program, bindings: [group.namespace], timeoutMs: 30_000 }))
+    // 80 000 empty strings (240 KB): Zod makes an issue of each, some 80 to 350 ms a call here, all of it on the host's thread.
+    const program = `const urls = new Array(80_000).fill('')
+      const settled = await Promise.allSettled(Array.from({ length: ${CALLS} }, () => web.fetchAll({ urls })))
+      return settled.map((entry) => entry.status === 'fulfilled' ? 'ok' : entry.reason.message)`
+    executed = 0
+    const { result, heldMs } = await longestStall(() => run(program))
+    expect(result.error).toBeUndefined()
+    const answers = result.value as string[]
+    const refused = answers.filter((answer) => budgetSpent.test(answer))
+    // Every parse that ran spent 50 ms or more of the 200: most calls never reach Zod.
+    expect(refused.length).toBeGreaterThanOrEqual(CALLS - 6)
+    expect(answers.every((answer) => answer !== 'ok')).toBe(true)
+    expect(executed).toBe(0)
+    // Before, every parse ran: 24 of them held the host's thread 2 to 8 s. Now the budget, one stopped parse past it, and the host's own reading.
+    expect(heldMs).toBeLessThan(BUDGET_MS + 250 + 700)
+    // The budget is the run's: the next run's calls are parsed and reach execute.
+    const next = await run(`return await web.fetchAll({ urls: ['https://example.com/a'] })`)
+    expect(next.value).toBe(1)
+    expect(executed).toBe(1)
+  })
+})
