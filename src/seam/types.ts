@@ -66,7 +66,7 @@ export interface PtcBindingCall {
 
 /** What one run's binding calls have cost the host's thread so far (`PtcBindingCall.ledger`). */
 export interface PtcRunLedger {
-  /** Ms the host spent checking this run's arguments under the watchdog (a tool group's checks that may take long). */
+  /** Ms the host spent checking this run's arguments against tool groups' schemas (every check, watched or not). */
   schemaCheckMs: number
 }
 

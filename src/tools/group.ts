@@ -76,9 +76,10 @@ export interface ToolGroupDefinition {
   /** Member name → tool. Member names are free-form; non-identifiers are declared quoted. */
   tools: Record<string, JsonSchemaTool>
   /**
-   * The host's time, in ms, one run may spend in all on checks of arguments that may take long
-   * (those stopped at 250 ms each: unions, references, large arguments): past it, the run's calls
-   * of this group that need such a check are refused without it. 1 000 by default; a positive integer.
+   * The host's time, in ms, one run may spend in all checking this group's arguments (every
+   * check is timed; those that may take long, such as unions, references and large arguments,
+   * are also stopped at 250 ms each): past it, the run's further calls of this group are refused
+   * without a check. 1 000 by default; a positive integer.
    */
   maxSchemaCheckMsPerRun?: number
 }

@@ -21,7 +21,7 @@
  * runs on at most MAX_PATTERN_INPUT characters, and one argument's matches on MAX_PATTERN_WORK
  * in all; past either the call is refused, saying which bound and how to fit it. Ajv's
  * `uniqueItems` is replaced, as it compared every pair of items (`unique-items.ts`). And a check
- * that may take long has a deadline, and a run's such checks a budget in all (`check-deadline.ts`).
+ * that may take long has a deadline, and a run's checks a budget in all (`check-deadline.ts`).
  */
 import { createRequire } from 'node:module'
 import type { ErrorObject, FuncKeywordDefinition, ValidateFunction } from 'ajv'
@@ -119,8 +119,8 @@ export interface CheckedCall {
 /**
  * A check of `label`'s argument against `schema`, compiled at its first use. It throws a
  * `PtcCallRefusal` naming the tool, the JSON path of the first error and the rule, and returns
- * nothing when the argument fits. A check that may take long is charged to its run, which may
- * spend `runCheckMs` on such checks in all; past that they are refused without running. A
+ * nothing when the argument fits. Every check is charged to its run, which may spend
+ * `runCheckMs` on checks in all; past that they are refused without running. A
  * pattern the linear-time engine cannot run is refused here, when the group is defined (a
  * `TypeError` naming the tool, the pattern and where it is). A
  * schema Ajv cannot compile for another reason (one only the declaration generator

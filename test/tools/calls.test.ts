@@ -234,6 +234,29 @@ describe('validated calls with budgets', () => {
     expect(await tight.namespace.functions.outline!({ tree: { type: 'item', children: [] } }, call)).toBe('outlined')
   })
 
+  it("checks of small arguments, unwatched, are charged to the run's budget too, and the calls past it are refused at once", async () => {
+    // Forty patterns, each matched against every property name: a 16 KiB argument does up to 1 MiB of matching.
+    const patternProperties = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}y`, { type: 'number' }]))
+    let runs = 0
+    const tagged = defineToolGroup({ global: 'tagged', maxSchemaCheckMsPerRun: 20, tools: { put: { inputSchema: { type: 'object', patternProperties }, run: () => ++runs } } })
+    const program = `const fields = Object.fromEntries(Array.from({ length: 400 }, (_, i) => ['field_' + String(i).padStart(24, '0'), 1]))
+      const settled = await Promise.allSettled(Array.from({ length: 120 }, () => tagged.put(fields)))
+      return settled.map((entry) => entry.status === 'fulfilled' ? 'ok' : entry.reason.message)`
+    const result = await env.run(program, { bindings: [tagged.namespace], maxCalls: 200 })
+    expect(result.error).toBeUndefined()
+    const answers = result.value as string[]
+    const spent = new RegExp(`^tagged\\.put: checking this run's arguments against input schemas has taken (\\d+) ms of the host's thread, reaching its budget of 20 ms \\(maxSchemaCheckMsPerRun\\)`)
+    const refused = answers.filter((answer) => spent.test(answer)).length
+    // Each check takes half a millisecond or more (1.5 ms here): at most some forty run before the 20 ms are spent, and every later call is refused.
+    expect(refused).toBeGreaterThanOrEqual(60)
+    expect(refused + answers.filter((answer) => answer === 'ok').length).toBe(120)
+    expect(answers.indexOf('ok', answers.findIndex((answer) => spent.test(answer)))).toBe(-1)
+    expect(runs).toBe(120 - refused)
+    // Outside a run there is no budget: the host's own calls are checked as before.
+    const call = { signal: new AbortController().signal, hold: async () => undefined, argumentBytes: 100 }
+    expect(await tagged.namespace.functions.put!({ field: 1 }, call)).toBe(121 - refused)
+  })
+
   it('a large flat argument is checked without being walked first', async () => {
     const flat = defineToolGroup({ global: 'flat', tools: { take: { inputSchema: { type: 'object' }, run: ({ values }) => values.length } } })
     // Three million zeros (6 MB): an earlier count of their values held the host's thread about 0.45 s.
