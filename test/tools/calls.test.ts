@@ -131,6 +131,18 @@ describe('validated calls with budgets', () => {
     expect(result.calls.map((call) => call.outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'refused', 'refused'])
   })
 
+  it('a program that keeps calling after its calls were refused past maxCalls is ended, rather than the host reading and refusing them for its whole time budget', async () => {
+    const looping = `for (;;) { try { await issues.search({ query: 'again' }) } catch {} }`
+    const result = await env.run(looping, { bindings: [issues.namespace], timeoutMs: 20_000 })
+    expect(result.error).toEqual({
+      kind: 'exception',
+      message: 'the program made 100 more calls after its 5 calls (maxCalls) were used up and each was refused, so the run was ended; do more per call or finish the work in another run',
+    })
+    expect(result.calls.map((call) => call.outcome)).toEqual([...Array(5).fill('ok'), ...Array(100).fill('refused')])
+    // The host serves the next run.
+    expect((await env.run(`return (await issues.search({ query: 'a' })).length`, { bindings: [issues.namespace] })).value).toBe(1)
+  })
+
   it('a request may set its own maxCalls', async () => {
     const result = await env.run(`return await issues.search({ query: 'a' }).then(() => issues.search({ query: 'b' })).catch((error) => error.message)`, {
       bindings: [issues.namespace],

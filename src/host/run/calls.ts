@@ -67,10 +67,11 @@ export interface CallHost {
   /** A host function holds call number `id` for a decision (`PtcBindingCall.hold`). */
   hold(tool: string, args: unknown, payload: unknown, id: number): Promise<PtcJsonValue | undefined>
   /**
-   * A durable run's journal cannot go on (a replay's call is not the recorded one, or the
-   * journal is over its budget): the run must fail with `exception`.
+   * The run cannot go on: a durable run's journal cannot (a replay's call is not the recorded
+   * one, or the journal is over its budget), or the program keeps calling past `maxCalls`. It
+   * fails with `exception`, saying why.
    */
-  diverged(message: string): void
+  end(message: string): void
 }
 
 /** The call budgets of one run. */
@@ -86,8 +87,8 @@ export interface CallBudget {
 }
 
 /**
- * Refused calls past `maxCalls` still get a record, up to this many: a program looping on
- * refusals must not grow the trace without bound. Later ones are refused without a record.
+ * Calls past `maxCalls` are refused, this many: a program looping on refusals would otherwise
+ * keep the host reading and refusing its calls for its whole time budget. The next ends the run.
  */
 const REFUSED_PAST_BUDGET = 100
 
@@ -176,10 +177,13 @@ export class CallDispatcher {
       const step = this._journal.call(call.id, label, args as PtcJsonValue | undefined)
       if (step.kind === 'fail') {
         this._finish(entry, 'refused', step.message)
-        return this._host.diverged(step.message)
+        return this._host.end(step.message)
       }
       if (step.kind === 'replay') return this._replay(call.id, entry, step.reply)
       decisions = step.decisions
+    }
+    if (call.id > maxCalls + REFUSED_PAST_BUDGET) {
+      return this._host.end(`the program made ${REFUSED_PAST_BUDGET} more calls after its ${maxCalls} calls (maxCalls) were used up and each was refused, so the run was ended; do more per call or finish the work in another run`)
     }
     if (call.id > maxCalls) {
       const message = `${label}: this run has made its ${maxCalls} calls (maxCalls); do more per call or finish the work in another run`
@@ -216,7 +220,7 @@ export class CallDispatcher {
   private _record(id: number, reply: ReplyMessage, entry: TraceEntry | undefined): void {
     if (!this._journal || !entry || id > this._budget.maxCalls) return
     const over = this._journal.settled(id, reply, entry.record.outcome, entry.record.resultBytes)
-    if (over !== undefined) this._host.diverged(over)
+    if (over !== undefined) this._host.end(over)
   }
 
   private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {
@@ -299,7 +303,7 @@ export class CallDispatcher {
   }
 
 
-  /** A record for a call that just arrived; none for refusals past the budget's allowance. */
+  /** A record for a call that just arrived; none for the call that ends the run past the budget's allowance. */
   private _start(tool: string): TraceEntry | undefined {
     if (this._trace.length >= this._budget.maxCalls + REFUSED_PAST_BUDGET) return undefined
     const started = performance.now()

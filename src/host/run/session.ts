@@ -155,7 +155,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
         })
         return holds.hold(tool, args, payload, id)
       },
-      diverged: (message) => fail('exception', message),
+      end: (message) => fail('exception', message),
     }
 
     const onAbort = () => fail('abort', abortMessage(plan.signal.reason))
