@@ -114,6 +114,20 @@ describe('schema checks within their deadline and the run\'s budget', () => {
     expect(await tagged.namespace.functions.put!({ field: 1 }, call)).toBe(121 - refused)
   })
 
+  it("the calls a program makes together are started in slices of the host's thread, not all in one turn", async () => {
+    // Forty patterns, each matched against every property name: a few ms of checking per call.
+    const patternProperties = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}y`, { type: 'number' }]))
+    const tagged = defineToolGroup({ global: 'tagged', maxSchemaCheckMsPerRun: 60_000, tools: { put: { inputSchema: { type: 'object', patternProperties }, run: () => 'put' } } })
+    const program = `const fields = Object.fromEntries(Array.from({ length: 400 }, (_, i) => ['field_' + String(i).padStart(24, '0'), 1]))
+      const settled = await Promise.all(Array.from({ length: 120 }, () => tagged.put(fields)))
+      return settled.length`
+    const { result, stallMs } = await longestStall(() => env.run(program, { bindings: [tagged.namespace], maxCalls: 200 }))
+    expect(result.error).toBeUndefined()
+    expect(result.value).toBe(120)
+    // All 120 checks in the turn of their message held the loop about 0.2 s; a slice is 10 ms and one check.
+    expect(stallMs).toBeLessThan(100)
+  })
+
   it('a large flat argument is checked without being walked first', async () => {
     const flat = defineToolGroup({ global: 'flat', tools: { take: { inputSchema: { type: 'object' }, run: ({ values }) => values.length } } })
     // Three million zeros (6 MB): an earlier count of their values held the host's thread about 0.45 s.

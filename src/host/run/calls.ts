@@ -29,6 +29,7 @@ import type {
   PtcJsonValue,
   PtcRunLedger,
 } from '../../seam/types.js'
+import { CallTurns } from './call-turns.js'
 import { foreignMessage } from './foreign-message.js'
 import { type ResultBudget, convertResult, encodeResult, overBudget } from './json-conversion.js'
 import { decidedHold } from './holds.js'
@@ -122,6 +123,8 @@ export class CallDispatcher {
   private readonly _origin = performance.now()
   /** What this run's calls have cost the host's thread, handed to each (a tool group's schema checks charge it). */
   private readonly _ledger: PtcRunLedger = { schemaCheckMs: 0 }
+  /** The tools' invocations, started within a slice of each turn of the host's thread. */
+  private readonly _turns = new CallTurns()
 
   constructor(
     private readonly _run: number,
@@ -138,6 +141,7 @@ export class CallDispatcher {
    */
   close(reason = 'the run ended before this call settled'): void {
     this._open = false
+    this._turns.close()
     for (const entry of this._trace) if (!entry.finished) this._finish(entry, 'aborted', reason)
     this._controller?.abort(new Error('the run has settled'))
   }
@@ -197,7 +201,7 @@ export class CallDispatcher {
     // program and its arguments are dropped here, never passed on or kept.
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
-    void this._invoke(call, fn, args, bytes, entry!, limits, decisions, namespace!.convertResults === true)
+    this._turns.run(() => void this._invoke(call, fn, args, bytes, entry!, limits, decisions, namespace!.convertResults === true))
   }
 
   /** Answers call `id` with the reply a durable run's record gave it: its tool does not run again. */
