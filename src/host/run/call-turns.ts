@@ -6,21 +6,36 @@
  * next turn, in the order they came, and timers, I/O and other conversations get in between.
  */
 
-/** The longest one run's invocations hold the host's thread in one turn before the rest yield. */
+/** The longest the runs' invocations hold the host's thread in one turn before the rest yield. */
 const SLICE_MS = 10
+
+/**
+ * When this turn's first invocation started, whichever run's; undefined once the turn is over.
+ * One for the host: several runs, or one run's calls in many messages (a port delivers up to a
+ * thousand in one callback, with microtasks between them), share a turn's slice.
+ */
+let sliceStart: number | undefined
+
+function withinSlice(): boolean {
+  const now = performance.now()
+  if (sliceStart === undefined) {
+    sliceStart = now
+    // A fresh immediate runs in the next iteration of the event loop: the turn is over by then.
+    setImmediate(() => (sliceStart = undefined))
+  }
+  return now - sliceStart < SLICE_MS
+}
 
 export class CallTurns {
   /** Invocations waiting for a later turn, from `_next` on. */
   private _waiting: Array<() => void> = []
   private _next = 0
-  /** When this turn's first invocation started; undefined once the turn is over. */
-  private _sliceStart: number | undefined
   private _closed = false
 
   /** Runs `invoke` now, or after the invocations already waiting, in a later turn. */
   run(invoke: () => void): void {
     if (this._closed) return
-    if (this._next === this._waiting.length && this._withinSlice()) return invoke()
+    if (this._next === this._waiting.length && withinSlice()) return invoke()
     this._waiting.push(invoke)
     if (this._waiting.length - this._next === 1) setImmediate(() => this._drain())
   }
@@ -30,16 +45,6 @@ export class CallTurns {
     this._closed = true
     this._waiting = []
     this._next = 0
-  }
-
-  private _withinSlice(): boolean {
-    const now = performance.now()
-    if (this._sliceStart === undefined) {
-      this._sliceStart = now
-      // Dispatching a message's calls is synchronous: its turn is over once its microtasks run.
-      queueMicrotask(() => (this._sliceStart = undefined))
-    }
-    return now - this._sliceStart < SLICE_MS
   }
 
   private _drain(): void {
