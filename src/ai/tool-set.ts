@@ -127,14 +127,26 @@ function standardValidate(schema: unknown): ((value: unknown) => StandardResult 
  * The schema's own parse, which a program's argument can make slow whatever the JSON Schema says
  * (Zod's formats, refinements and unions run here, not in Ajv), checked as the group's checks
  * are: under the watchdog, charged to the run's budget and refused once it is spent. A parse
- * that returns a promise (async refinements) is watched and charged for its synchronous part
- * only: the watchdog cannot follow it past its first await. A schema that runs out of stack or
+ * that returns a promise (async refinements) is watched for its synchronous part only, as the
+ * watchdog cannot follow it past its first await, but charged for all its time until it settles
+ * (an async refinement's own I/O included: raise the budget for such tools). A schema that runs out of stack or
  * string length (Zod overflows its stack on a million failing items) refuses the call too: the
  * tool did not fail.
  */
 async function watchedParse<T>(label: string, allowance: CheckAllowance, check: () => T | PromiseLike<T>): Promise<T> {
+  const { ledger } = allowance
+  const started = performance.now()
+  const chargedBefore = ledger?.schemaCheckMs ?? 0
   try {
-    return await withinDeadline(true, 0, allowance, check)
+    const parsed = withinDeadline(true, 0, allowance, check)
+    if (ledger === undefined || !isPromiseLike(parsed)) return await parsed
+    const syncMs = ledger.schemaCheckMs - chargedBefore
+    try {
+      return await parsed
+    } finally {
+      // What ran until it settled was mostly the parse's own microtasks: charged by the clock.
+      ledger.schemaCheckMs += Math.max(0, performance.now() - started - syncMs)
+    }
   } catch (error) {
     if (error instanceof RangeError) throw new PtcCallRefusal(`${label}: invalid arguments: the schema could not check them (${error.message}); pass a smaller or shallower argument`)
     throw deadlineRefusal(label, error) ?? error
@@ -149,6 +161,10 @@ function firstIssue(issues: ReadonlyArray<StandardIssue>): string {
   const where = path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more ${issues.length === 2 ? 'issue' : 'issues'})` : ''
   return `$${where}: ${first.message}${more}`
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -52,4 +52,29 @@ describe("an AI SDK tool's own schema parse", () => {
     expect(next.value).toBe(1)
     expect(executed).toBe(1)
   })
+
+  it("charges a parse that goes on past its first await (an async refinement) for all its time until it settles, which the watchdog cannot follow", async () => {
+    let tagged = 0
+    const asyncTools = {
+      tagAll: tool({
+        // Zod finishes each item's refinement after an await: past the watchdog, in microtasks of the same turn.
+        inputSchema: z.object({ tags: z.array(z.string().refine(async (tag) => tag.length > 0, 'empty tag')) }),
+        execute: ({ tags }) => (tagged++, tags.length),
+      }),
+    }
+    const budgetMs = 600
+    const group = await fromAiSdkTools(asyncTools, { global: 'web', maxSchemaCheckMsPerRun: budgetMs })
+    const program = `const tags = new Array(60_000).fill('')
+      const answers = []
+      for (let i = 0; i < ${CALLS}; i++) answers.push(await web.tagAll({ tags }).then(() => 'ok', (error) => error.message))
+      return answers`
+    const { result, heldMs } = await longestStall(() => runtime.run(runtime.resolve({ program, bindings: [group.namespace], timeoutMs: 30_000 })))
+    expect(result.error).toBeUndefined()
+    const answers = result.value as string[]
+    const spent = new RegExp(budgetSpent.source.replace('fetchAll', 'tagAll').replace(`${BUDGET_MS} ms`, `${budgetMs} ms`))
+    expect(answers.filter((answer) => spent.test(answer)).length).toBeGreaterThanOrEqual(CALLS / 2)
+    expect(tagged).toBe(0)
+    // Most of a parse's time comes after its first await: charged for its first part only, the run held the host's thread about four times its budget.
+    expect(heldMs).toBeLessThan(budgetMs + 800)
+  })
 })
