@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { type PtcBindingNamespace, type PtcRunResult, type WorkerPtcRuntimeOptions, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
+import { longestStall } from '../helpers/stall.js'
 
 type Runtime = Awaited<ReturnType<typeof startRuntime>>
 
@@ -75,6 +76,20 @@ describe('durable pauses within bounds', () => {
       expect(second.error).toBeUndefined()
       expect(second.value).toEqual([100_000, { sent: 1 }])
     })
+  }, 90_000)
+
+  it("a call's argument both wide and deep is journaled without holding the host's event loop for long", async () => {
+    const taken = defineToolGroup({ global: 'store', tools: { take: { inputSchema: {}, run: async () => 'taken' } } })
+    // Three million zeros beside a list nested 100 000 deep: JSON.stringify gives up on the depth, and
+    // the writer that takes over pushed every element on a stack of its own, holding the loop 0.75 s or more.
+    const program = `let deep = []; for (let i = 0; i < 100_000; i++) deep = [deep]
+      return await store.take({ wide: new Array(3_000_000).fill(0), deep })`
+    await withRuntime(async ({ run }) => {
+      const { result, stallMs } = await longestStall(() => run(program, { bindings: [taken.namespace], pause: 'durable', timeoutMs: 60_000 }))
+      expect(result.error).toBeUndefined()
+      expect(result.value).toBe('taken')
+      expect(stallMs).toBeLessThan(500)
+    }, { maxJournalBytes: 64 * 1024 * 1024 })
   }, 90_000)
 
   it('a genuine token whose recorded call had an argument nested 2 000 deep resumes, and the call is answered from the record', async () => {

@@ -149,11 +149,18 @@ export class CallJournal {
     return this._awaiting !== 0
   }
 
-  /** Call number `id` (from 1) arrived, calling `tool` with `args`. */
-  call(id: number, tool: string, args: PtcJsonValue | undefined): JournalStep {
+  /**
+   * Call number `id` (from 1) arrived, calling `tool` with `args` of `argumentBytes` JSON bytes
+   * (as they arrived): a new call's are counted against the budget before any text is written.
+   */
+  call(id: number, tool: string, args: PtcJsonValue | undefined, argumentBytes: number): JournalStep {
     if (id === this._awaiting) this._awaiting = 0
-    const text = args === undefined ? undefined : jsonText(args)
     const entry = this._calls[id - 1]
+    if (!entry) {
+      const over = this._over(ENTRY_BYTES + stringBytes(tool) + argumentBytes, `call #${id} to ${tool}`)
+      if (over) return { kind: 'fail', message: over }
+    }
+    const text = args === undefined ? undefined : jsonText(args)
     if (!entry) {
       const over = this._charge(this._entryBytes(text === undefined ? { tool } : { tool, args: text }), `call #${id} to ${tool}`)
       if (over) return { kind: 'fail', message: over }
@@ -200,11 +207,15 @@ export class CallJournal {
 
   /** Counts `bytes` more into the journal, or says why they do not fit. */
   private _charge(bytes: number, what: string): string | undefined {
-    if (this._size + bytes > this._maxBytes) {
-      return `the durable journal of this run is over its budget of ${this._maxBytes} bytes (${BUDGET}): a run that pauses durably keeps every call's argument and reply for its token, and ${what} would make it ${this._size + bytes} bytes. Make fewer or smaller calls`
-    }
-    this._size += bytes
-    return undefined
+    const over = this._over(bytes, what)
+    if (over === undefined) this._size += bytes
+    return over
+  }
+
+  /** Why `bytes` more would not fit in the journal, if they would not. */
+  private _over(bytes: number, what: string): string | undefined {
+    if (this._size + bytes <= this._maxBytes) return undefined
+    return `the durable journal of this run is over its budget of ${this._maxBytes} bytes (${BUDGET}): a run that pauses durably keeps every call's argument and reply for its token, and ${what} would make it ${this._size + bytes} bytes. Make fewer or smaller calls`
   }
 
   /** The worker reported values its clocks and randomness answered. */

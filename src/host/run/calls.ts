@@ -178,7 +178,7 @@ export class CallDispatcher {
     const { maxCalls, maxPendingBytes } = this._budget
     let decisions: PtcHoldDecision[] = []
     if (this._journal && call.id <= maxCalls) {
-      const step = this._journal.call(call.id, label, args as PtcJsonValue | undefined)
+      const step = this._journal.call(call.id, label, args as PtcJsonValue | undefined, bytes)
       if (step.kind === 'fail') {
         this._finish(entry, 'refused', step.message)
         return this._host.end(step.message)
