@@ -85,10 +85,11 @@ describe('durable pauses within bounds', () => {
     const program = `let deep = []; for (let i = 0; i < 100_000; i++) deep = [deep]
       return await store.take({ wide: new Array(3_000_000).fill(0), deep })`
     await withRuntime(async ({ run }) => {
-      const { result, stallMs } = await longestStall(() => run(program, { bindings: [taken.namespace], pause: 'durable', timeoutMs: 60_000 }))
-      expect(result.error).toBeUndefined()
-      expect(result.value).toBe('taken')
-      expect(stallMs).toBeLessThan(500)
+      // The same run without a journal, measured beside it: what the machine's load adds to both.
+      const live = await longestStall(() => run(program, { bindings: [taken.namespace], pause: 'live', timeoutMs: 60_000 }))
+      const durable = await longestStall(() => run(program, { bindings: [taken.namespace], pause: 'durable', timeoutMs: 60_000 }))
+      expect([live.result.value, durable.result.error, durable.result.value]).toEqual(['taken', undefined, 'taken'])
+      expect(durable.stallMs - live.stallMs).toBeLessThan(400)
     }, { maxJournalBytes: 64 * 1024 * 1024 })
   }, 90_000)
 
