@@ -80,10 +80,13 @@ describe('durable pauses within bounds', () => {
 
   it("a call's argument both wide and deep is journaled without holding the host's event loop for long", async () => {
     const taken = defineToolGroup({ global: 'store', tools: { take: { inputSchema: {}, run: async () => 'taken' } } })
-    // Three million zeros beside a list nested 100 000 deep: JSON.stringify gives up on the depth, and
-    // the writer that takes over pushed every element on a stack of its own, holding the loop 0.75 s or more.
+    // Three million zeros (and an object after them) beside a list nested 100 000 deep: JSON.stringify
+    // gives up on the depth, and the writer that takes over pushed every element on a stack of its
+    // own, holding the loop 0.75 s or more.
     const program = `let deep = []; for (let i = 0; i < 100_000; i++) deep = [deep]
-      return await store.take({ wide: new Array(3_000_000).fill(0), deep })`
+      const wide = new Array(3_000_000).fill(0)
+      wide.push({})
+      return await store.take({ wide, deep })`
     await withRuntime(async ({ run }) => {
       // The same run without a journal, measured beside it: what the machine's load adds to both.
       const live = await longestStall(() => run(program, { bindings: [taken.namespace], pause: 'live', timeoutMs: 60_000 }))
