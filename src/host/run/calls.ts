@@ -162,6 +162,11 @@ export class CallDispatcher {
     if (++this._pending > this._budget.maxPending) {
       return this._host.violation(tooManyPendingCallsMessage(this._budget.maxPending))
     }
+    const { maxCalls, maxPendingBytes } = this._budget
+    // Ended before it is recorded: the trace holds at most maxCalls + REFUSED_PAST_BUDGET calls.
+    if (call.id > maxCalls + REFUSED_PAST_BUDGET) {
+      return this._host.end(`the program made ${REFUSED_PAST_BUDGET} more calls after its ${maxCalls} calls (maxCalls) were used up and each was refused, so the run was ended; do more per call or finish the work in another run`)
+    }
     const label = `${call.global}.${call.name}`
     const entry = this._start(label)
     const namespace = this._bindings.find((candidate) => candidate.global === call.global)
@@ -174,8 +179,7 @@ export class CallDispatcher {
     const args = call.args
     // Counted as the arguments arrived (json-lines.ts): a large value is not walked again here.
     const bytes = args === undefined ? 0 : (ARRIVED_BYTES.get(args as object) ?? jsonByteLength(args))
-    if (entry) entry.record.argumentBytes = bytes
-    const { maxCalls, maxPendingBytes } = this._budget
+    entry.record.argumentBytes = bytes
     let decisions: PtcHoldDecision[] = []
     if (this._journal && call.id <= maxCalls) {
       const step = this._journal.call(call.id, label, args as PtcJsonValue | undefined, bytes)
@@ -185,9 +189,6 @@ export class CallDispatcher {
       }
       if (step.kind === 'replay') return this._replay(call.id, entry, step.reply)
       decisions = step.decisions
-    }
-    if (call.id > maxCalls + REFUSED_PAST_BUDGET) {
-      return this._host.end(`the program made ${REFUSED_PAST_BUDGET} more calls after its ${maxCalls} calls (maxCalls) were used up and each was refused, so the run was ended; do more per call or finish the work in another run`)
     }
     if (call.id > maxCalls) {
       const message = `${label}: this run has made its ${maxCalls} calls (maxCalls); do more per call or finish the work in another run`
@@ -201,11 +202,11 @@ export class CallDispatcher {
     // program and its arguments are dropped here, never passed on or kept.
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     this._pendingBytes += bytes
-    this._turns.run(() => void this._invoke(call, fn, args, bytes, entry!, limits, decisions, namespace!.convertResults === true))
+    this._turns.run(() => void this._invoke(call, fn, args, bytes, entry, limits, decisions, namespace!.convertResults === true))
   }
 
   /** Answers call `id` with the reply a durable run's record gave it: its tool does not run again. */
-  private _replay(id: number, entry: TraceEntry | undefined, recorded: RecordedReply): void {
+  private _replay(id: number, entry: TraceEntry, recorded: RecordedReply): void {
     if (!recorded.ok) {
       this._finish(entry, recorded.outcome, recorded.message)
       return this._queue({ type: 'reply', run: this._run, id, ok: false, message: recorded.message }, 0)
@@ -221,8 +222,8 @@ export class CallDispatcher {
   }
 
   /** A durable run's journal records the reply call `id` got; one it cannot keep fails the run. */
-  private _record(id: number, reply: ReplyMessage, entry: TraceEntry | undefined): void {
-    if (!this._journal || !entry || id > this._budget.maxCalls) return
+  private _record(id: number, reply: ReplyMessage, entry: TraceEntry): void {
+    if (!this._journal || id > this._budget.maxCalls) return
     const over = this._journal.settled(id, reply, entry.record.outcome, entry.record.resultBytes)
     if (over !== undefined) this._host.end(over)
   }
@@ -307,9 +308,8 @@ export class CallDispatcher {
   }
 
 
-  /** A record for a call that just arrived; none for the call that ends the run past the budget's allowance. */
-  private _start(tool: string): TraceEntry | undefined {
-    if (this._trace.length >= this._budget.maxCalls + REFUSED_PAST_BUDGET) return undefined
+  /** A record for a call that just arrived. */
+  private _start(tool: string): TraceEntry {
     const started = performance.now()
     const record: PtcCallRecord = { tool, startMs: round(started - this._origin), durationMs: 0, outcome: 'ok', argumentBytes: 0 }
     const entry: TraceEntry = { record, started, finished: false, timedOut: false, span: this._telemetry?.call(tool) }
@@ -317,8 +317,8 @@ export class CallDispatcher {
     return entry
   }
 
-  private _finish(entry: TraceEntry | undefined, outcome: PtcCallOutcome, error?: string, resultBytes?: number): void {
-    if (entry === undefined || entry.finished) return
+  private _finish(entry: TraceEntry, outcome: PtcCallOutcome, error?: string, resultBytes?: number): void {
+    if (entry.finished) return
     entry.finished = true
     const { record } = entry
     record.durationMs = round(performance.now() - entry.started)
@@ -328,7 +328,7 @@ export class CallDispatcher {
     entry.span?.end(record)
   }
 
-  private _refuse(id: number, entry: TraceEntry | undefined, message: string): void {
+  private _refuse(id: number, entry: TraceEntry, message: string): void {
     this._finish(entry, 'refused', message)
     const reply: ReplyMessage = { type: 'reply', run: this._run, id, ok: false, message }
     this._record(id, reply, entry)
