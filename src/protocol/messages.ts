@@ -29,6 +29,26 @@ export interface NamespaceShape {
 export const PTC_FETCH_MAX_REQUEST_BODY_BYTES = 1024 * 1024
 
 /**
+ * The request line and headers of a brokered `fetch`: headers it may send, bytes of their names
+ * and values together, and characters of its URL (both sides refuse more, the host before it
+ * walks them). Well past what servers take (Node's own HTTP server takes 16 KiB of request line
+ * and headers together); what they bound is the host's work on one request.
+ */
+export const PTC_FETCH_MAX_REQUEST_HEADERS = 256
+export const PTC_FETCH_MAX_REQUEST_HEADER_BYTES = 64 * 1024
+export const PTC_FETCH_MAX_URL_LENGTH = 64 * 1024
+
+/** The refusal of request headers past either cap, in the same words on both sides. */
+export function fetchHeadersRefusal(): string {
+  return 'fetch: the request may have at most ' + PTC_FETCH_MAX_REQUEST_HEADERS + ' headers, of at most ' + PTC_FETCH_MAX_REQUEST_HEADER_BYTES + ' bytes of names and values together'
+}
+
+/** The refusal of a URL past its cap, in the same words on both sides. */
+export function fetchUrlRefusal(length: number): string {
+  return 'fetch: the URL has ' + length + ' characters, over the cap of ' + PTC_FETCH_MAX_URL_LENGTH
+}
+
+/**
  * The methods the program's brokered `fetch` may use, written as they go on the wire. The
  * worker's `fetch` refuses any other before it sends, and the broker refuses any other it is
  * sent (a program can post the broker's call itself). Fetch's forbidden methods are not here:

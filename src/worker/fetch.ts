@@ -11,7 +11,17 @@
  * is consumed): Node's classes are captured through their lazy getters (web-fetch.ts), which
  * load Node's fetch implementation only when a program first fetches.
  */
-import { type PtcFetchAnswer, PTC_FETCH_MAX_REQUEST_BODY_BYTES, fetchMethodRefusal, isFetchMethod } from '../protocol/messages.js'
+import {
+  type PtcFetchAnswer,
+  PTC_FETCH_MAX_REQUEST_BODY_BYTES,
+  PTC_FETCH_MAX_REQUEST_HEADERS,
+  PTC_FETCH_MAX_REQUEST_HEADER_BYTES,
+  PTC_FETCH_MAX_URL_LENGTH,
+  fetchHeadersRefusal,
+  fetchMethodRefusal,
+  fetchUrlRefusal,
+  isFetchMethod,
+} from '../protocol/messages.js'
 import { ErrorOf, PromiseOf, StringOf, TypeErrorOf, create, dataProperty, defineProperty, getOwnPropertyDescriptor, uncurryThis } from './intrinsics.js'
 import { webFetch } from './web-fetch.js'
 
@@ -39,12 +49,18 @@ export function programFetch(send: Send): (input: unknown, init?: unknown) => Pr
       // The broker takes only these methods (it checks again): refused here, the program learns why at once.
       if (!isFetchMethod(method)) throw new TypeErrorOf(fetchMethodRefusal(method))
       message.method = method
-      message.url = requestUrl(request)
+      const url = requestUrl(request)
+      if (url.length > PTC_FETCH_MAX_URL_LENGTH) throw new TypeErrorOf(fetchUrlRefusal(url.length))
+      message.url = url
       message.redirect = requestRedirect(request)
       const signal = requestSignal(request)
       if (signalAborted(signal)) throw signalReason(signal)
       const headers: [string, string][] = []
+      let headerBytes = 0
+      // Refused at the first header past a cap (the broker refuses them too), before any more are read.
       headersForEach(requestHeaders(request), (value, name) => {
+        headerBytes += name.length + value.length
+        if (headers.length === PTC_FETCH_MAX_REQUEST_HEADERS || headerBytes > PTC_FETCH_MAX_REQUEST_HEADER_BYTES) throw new TypeErrorOf(fetchHeadersRefusal())
         headers[headers.length] = [name, value]
       })
       message.headers = headers

@@ -28,6 +28,10 @@ async function serve(): Promise<{ server: http.Server; port: number; seen: Seen[
       if (request.url === '/redirect') return response.writeHead(302, { location: '/hello' }).end()
       if (request.url === '/away') return response.writeHead(302, { location: 'http://127.0.0.2:9/' }).end()
       if (request.url === '/slow') return void setTimeout(() => response.writeHead(200).end('late'), 2000)
+      // `/late/MS`: 4 MiB, after MS milliseconds.
+      const late = /^\/late\/(\d+)$/.exec(request.url!)
+      if (late) return void setTimeout(() => response.writeHead(200).end(Buffer.alloc(4 * 1024 * 1024, 120)), Number(late[1]))
+      if (request.url === '/locate') return response.writeHead(302, { location: `/p/${request.headers.authorization?.split(' ').pop()}` }).end()
       if (request.url === '/headers') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(request.headers))
       if (request.url === '/echo') return response.writeHead(201, { 'content-type': 'text/plain', 'x-served': 'yes' }).end(`got ${body}`)
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hello: 'from the host' }))
@@ -167,6 +171,54 @@ describe.skipIf(!bwrap)('brokered egress: fetch through the host to allowed host
     expect(result.value).toEqual({ rejected: 'TypeError', message: `fetch to ${origin} refused: the answer carries the value of the authorization header the host adds for it, which never reaches the program` })
     expect(JSON.stringify(result)).not.toContain('host-secret')
     expect(host.seen.at(-1)!.headers['accept-encoding']).toBe('identity')
+  })
+
+  it('refuses a redirect whose Location carries the injected header: the secret reaches neither the program nor the call trace', async () => {
+    const result = await env.run(attempt(`const response = await fetch('http://${origin}/locate'); return response.url`))
+    expect(result.value).toEqual({ rejected: 'TypeError', message: `fetch to ${origin} refused: the Location it redirected to carries the value of the authorization header the host adds for it, which never reaches the program` })
+    expect(result.calls.map((call) => call.outcome)).toEqual(['refused'])
+    expect(JSON.stringify(result)).not.toContain('host-secret')
+  })
+
+  it('refuses more headers than the cap, and a longer URL, in the program, naming the rule, without calling the broker', async () => {
+    const result = await env.run(`const refused = (promise) => promise.then(() => 'sent', (error) => error.constructor.name + ': ' + error.message)
+      const headers = Object.fromEntries(Array.from({ length: 257 }, (_, index) => ['x-' + index, '1']))
+      return [await refused(fetch('http://${origin}/hello', { headers })), await refused(fetch('http://${origin}/' + 'a'.repeat(65536)))]`)
+    expect(result.value).toEqual([
+      'TypeError: fetch: the request may have at most 256 headers, of at most 65536 bytes of names and values together',
+      `TypeError: fetch: the URL has ${`http://${origin}/`.length + 65_536} characters, over the cap of 65536`,
+    ])
+    expect(result.calls).toEqual([])
+  })
+
+  // A program that stops reading its replies leaves them unwritten; their bytes stay charged to
+  // maxFetchBytesInFlight (16 MiB), so the host holds four 4 MiB answers for it, not six.
+  it("keeps a fetch's bytes charged until its reply is written, so a program that does not read its replies gets no more", async () => {
+    const result = await env.run(`const outcomes = Array.from({ length: 6 }, (_, index) => fetch('http://${origin}/late/' + (300 + index * 200)).then((response) => response.status, (error) => error.message))
+      await new Promise((resolve) => setTimeout(resolve, 50)) // the calls go out
+      const started = Date.now()
+      while (Date.now() - started < 2500) {}
+      return await Promise.all(outcomes)`)
+    const outcomes = result.value as unknown[]
+    expect(outcomes.filter((outcome) => outcome === 200)).toHaveLength(4)
+    expect(outcomes.filter((outcome) => typeof outcome === 'string' && /maxFetchBytesInFlight/.test(outcome))).toHaveLength(2)
+  })
+
+  it('gives the bytes of replies never written back to the host when the run ends', async () => {
+    const small = await startRuntime({ maxHostFetchBytesInFlight: 8 * 1024 * 1024, sandbox: { mode: 'workspace-write', network: { allow: [origin] } } })
+    try {
+      // Ends while its two answers are charged and unread: the host's whole budget.
+      const first = await small.run(`for (const delay of [100, 200]) fetch('http://${origin}/late/' + delay).catch(() => {})
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const started = Date.now()
+        while (Date.now() - started < 1000) {}
+        return 'left'`)
+      expect(first.value).toBe('left')
+      const second = await small.run(`return await Promise.all([0, 0].map(() => fetch('http://${origin}/late/0').then((response) => response.status, (error) => error.message)))`)
+      expect(second.value).toEqual([200, 200])
+    } finally {
+      await small.dispose()
+    }
   })
 
   it("refuses a method outside the broker's list in the program, with the same words the broker uses", async () => {

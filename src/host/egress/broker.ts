@@ -8,22 +8,27 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises'
 import net from 'node:net'
-import { PTC_FETCH_MAX_REQUEST_BODY_BYTES, type PtcFetchAnswer, fetchMethodRefusal, isFetchMethod } from '../../protocol/messages.js'
+import { PTC_FETCH_MAX_REQUEST_BODY_BYTES, type PtcFetchAnswer } from '../../protocol/messages.js'
 import { PtcCallRefusal } from '../../seam/refusal.js'
+import { RELEASE_ON_WRITE } from '../../seam/release-on-write.js'
 import type { PtcBindingNamespace, PtcJsonValue, SandboxEgress } from '../../seam/types.js'
 import { ByteBudget } from './byte-budget.js'
-import { echoIn, secretsOf } from './echo.js'
-import { DEFAULT_PORTS, type EgressBudgets, MAX_RESPONSE_BODY_BYTES, exchange } from './exchange.js'
+import { carried, echoIn, echoInText, secretsOf } from './echo.js'
+import { DEFAULT_PORTS, type EgressBudgets, FETCH_IDLE_TIMEOUT_MS, MAX_RESPONSE_BODY_BYTES, exchange } from './exchange.js'
 import { AbortFanOut } from './abort-fan-out.js'
+import { type EgressRequest, checkRequest, headerFault } from './request.js'
 
 /** The global the worker replaces with the program's `fetch` (a name no binding may take). */
 export const EGRESS_GLOBAL = 'fetch'
 /** Redirects followed per fetch, each checked like the first request. */
 export const MAX_REDIRECTS = 5
+/** How long a host name may take to resolve before its fetch fails. */
+export const DNS_TIMEOUT_MS = 10_000
+const REDIRECT_STATUSES = [301, 302, 303, 307, 308]
 
 const ENTRY = /^(\*\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/
 /** Headers the broker sets itself from the request it makes. */
-const OWN_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade'])
+const OWN_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'te', 'keep-alive', 'upgrade'])
 /** A program's headers that do not follow a redirect to another origin (as fetch does). */
 const CREDENTIALS = new Set(['authorization', 'cookie', 'proxy-authorization'])
 
@@ -73,6 +78,8 @@ export function checkEgress(network: Record<string, unknown>, field: string): Sa
     const own: Record<string, string> = Object.create(null)
     for (const [name, value] of Object.entries(values)) {
       if (typeof value !== 'string') throw new TypeError(`${field}.headers[${JSON.stringify(host)}][${JSON.stringify(name)}] must be a string`)
+      const fault = headerFault(name, value)
+      if (fault !== undefined) throw new TypeError(`${field}.headers[${JSON.stringify(host)}][${JSON.stringify(name)}] ${fault}`)
       own[name.toLowerCase()] = value
     }
     copy[host.toLowerCase()] = own
@@ -113,19 +120,6 @@ function refuseUnreachable(entry: string, host: string, field: string): void {
   if (written !== host) throw new TypeError(`${never}: a URL writes that host as ${written}; write the entry that way`)
 }
 
-/** What the program sends: `fetch`'s request, serialized by the worker. */
-interface EgressRequest {
-  method: string
-  url: string
-  headers: [string, string][]
-  body?: string
-  /** The request's redirect mode: `follow` (re-checked per hop), `manual` (the 3xx is the answer) or `error`. */
-  redirect: RedirectMode
-}
-
-type RedirectMode = 'follow' | 'manual' | 'error'
-const REDIRECT_MODES: readonly string[] = ['follow', 'manual', 'error'] satisfies RedirectMode[]
-
 /** What the host gives the broker beside the policy. */
 export interface EgressOptions {
   /** A resolver in place of the system's (tests). */
@@ -135,6 +129,8 @@ export interface EgressOptions {
    * flight, and the host's. Absent: a budget of one fetch's cap each (tests).
    */
   budgets?: EgressBudgets
+  /** Milliseconds a fetch may go without a byte from its server; `FETCH_IDLE_TIMEOUT_MS` when absent (tests set less). */
+  idleTimeoutMs?: number
 }
 
 /**
@@ -164,22 +160,40 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
     if (rule === undefined) throw new PtcCallRefusal(`${what} refused: host ${url.host} is not in the network allow list (${listed})`)
     return rule
   }
+  const idleTimeoutMs = options.idleTimeoutMs ?? FETCH_IDLE_TIMEOUT_MS
   const addressFor = async (url: URL, rule: Rule): Promise<{ address: string; family: number }> => {
     const bare = url.hostname.replace(/^\[|\]$/g, '')
     // The deployer named this address: it is allowed even when private (a service on the host).
     if (rule.literal) return { address: bare, family: net.isIP(bare) }
     if (net.isIP(bare) !== 0) throw new PtcCallRefusal(`fetch to ${url.host} refused: an IP address is allowed only when an allow entry names it`)
-    const answers = await lookup(bare)
+    const answers = await resolveWithin(lookup(bare), `fetch to ${url.host} failed: the name did not resolve within ${DNS_TIMEOUT_MS / 1000} s`)
     if (answers.length === 0) throw new Error(`fetch to ${url.host} failed: the name did not resolve`)
-    const bad = answers.find((answer) => isPrivateAddress(answer.address))
-    if (bad) throw new PtcCallRefusal(`fetch to ${url.host} refused: it resolves to ${bad.address}, a private, loopback or link-local address, and allow entry ${rule.entry} is not an IP literal`)
+    // The address itself is not named: it would tell the program about the host's network.
+    if (answers.some((answer) => isPrivateAddress(answer.address))) {
+      throw new PtcCallRefusal(`fetch to ${url.host} refused: it resolves to a private, loopback or link-local address, and allow entry ${rule.entry} is not an IP literal`)
+    }
     return answers[0]!
+  }
+  /**
+   * The headers the policy injects into a request to `url`: those of an entry naming its host and
+   * port, on either scheme (a deployer's service on a port of its own), or those of an entry
+   * naming the host alone, on https: only, so that a secret never crosses the network in clear.
+   */
+  const injectedFor = (url: URL): Record<string, string> => {
+    const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port)
+    return egress.headers?.[`${url.hostname}:${port}`] ?? (url.protocol === 'https:' ? egress.headers?.[url.hostname] : undefined) ?? {}
   }
   const send = async (args: unknown, { signal }: { signal: AbortSignal }): Promise<PtcJsonValue> => {
     const request = checkRequest(args)
     const own = aborts.follow(signal)
     try {
       return await fetchThrough(request, own.signal)
+    } catch (error) {
+      // A failure's message may quote what a server sent (Node's errors, a redirect's host).
+      const header = echoInText(String((error as Error)?.message), secrets)
+      if (header === undefined) throw error
+      const message = `fetch to ${new URL(request.url).host} failed: its error ${carried(header)}`
+      throw PtcCallRefusal.is(error) ? new PtcCallRefusal(message) : new Error(message)
     } finally {
       own.done()
     }
@@ -196,25 +210,31 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
     for (let redirects = 0; ; redirects++) {
       const rule = ruleFor(url)
       const pinned = await addressFor(url, rule)
-      const injected = egress.headers?.[url.host] ?? egress.headers?.[url.hostname] ?? {}
+      const injected = injectedFor(url)
       const outgoing: [string, string][] = headers.filter(([name]) => !Object.hasOwn(injected, name.toLowerCase()))
       for (const [name, value] of Object.entries(injected)) outgoing.push([name, value])
-      const answer = await exchange(url, method, outgoing, body, { pinned, budgets, signal })
-      const location = answer.location
-      if (location === undefined || ![301, 302, 303, 307, 308].includes(answer.status) || request.redirect === 'manual') {
-        try {
-          const echo = echoIn(answer, secrets)
-          if (echo !== undefined) throw new PtcCallRefusal(`fetch to ${url.host} refused: ${echo}`)
-          const reply: PtcFetchAnswer = { status: answer.status, statusText: answer.statusText, headers: answer.headers, body: answer.body.toString('base64'), url: url.href, redirected: redirects > 0 }
-          return reply as unknown as PtcJsonValue
-        } finally {
-          answer.release()
-        }
+      const answer = await exchange(url, method, outgoing, body, { pinned, budgets, signal, idleTimeoutMs })
+      const { location } = answer
+      // Searched before it is followed, quoted or answered: the program could read it percent-decoded.
+      const echo = (location === undefined ? undefined : echoedLocation(location)) ?? echoIn(answer, secrets)
+      if (echo !== undefined) {
+        answer.release()
+        throw new PtcCallRefusal(`fetch to ${url.host} refused: ${echo}`)
+      }
+      if (location === undefined || !REDIRECT_STATUSES.includes(answer.status) || request.redirect === 'manual') {
+        const reply: PtcFetchAnswer = { status: answer.status, statusText: answer.statusText, headers: answer.headers, body: answer.body.toString('base64'), url: url.href, redirected: redirects > 0 }
+        // The body's bytes stay charged until the reply has left the host (the run's call dispatcher releases them).
+        RELEASE_ON_WRITE.set(reply, answer.release)
+        return reply as unknown as PtcJsonValue
       }
       answer.release()
       if (request.redirect === 'error') throw new Error(`fetch to ${request.url} failed: it redirected (status ${answer.status}) and the request's redirect mode is 'error'`)
       if (redirects === MAX_REDIRECTS) throw new Error(`fetch to ${request.url} failed: more than ${MAX_REDIRECTS} redirects`)
+      if (!URL.canParse(location, url.href)) throw new PtcCallRefusal(`fetch to ${url.host} refused: it redirected (status ${answer.status}) to a Location that is not a URL`)
       const next = new URL(location, url)
+      // What the program would read as `response.url`: the Location as the URL parser wrote it.
+      const resolved = echoedLocation(next.href)
+      if (resolved !== undefined) throw new PtcCallRefusal(`fetch to ${url.host} refused: ${resolved}`)
       try {
         ruleFor(next)
       } catch (error) {
@@ -229,19 +249,19 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
       url = next
     }
   }
+  /** Why a redirect's Location may not reach the program, or be followed. */
+  const echoedLocation = (location: string): string | undefined => {
+    const header = echoInText(location, secrets)
+    return header === undefined ? undefined : `the Location it redirected to ${carried(header)}`
+  }
   return { global: EGRESS_GLOBAL, functions: { send } }
 }
 
-/** The worker's request, re-checked: it is hostile input like every call's arguments. */
-function checkRequest(args: unknown): EgressRequest {
-  const { method, url, headers, body, redirect = 'follow' } = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>
-  if (typeof method !== 'string' || !/^[A-Za-z]{1,20}$/.test(method)) throw new PtcCallRefusal('fetch: the request method must be a token')
-  if (!isFetchMethod(method)) throw new PtcCallRefusal(fetchMethodRefusal(method))
-  if (typeof url !== 'string' || !URL.canParse(url)) throw new PtcCallRefusal(`fetch: invalid URL ${JSON.stringify(url)}`)
-  if (!Array.isArray(headers) || !headers.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string')) {
-    throw new PtcCallRefusal('fetch: the request headers must be [name, value] pairs')
-  }
-  if (body !== undefined && typeof body !== 'string') throw new PtcCallRefusal('fetch: the request body must be base64')
-  if (typeof redirect !== 'string' || !REDIRECT_MODES.includes(redirect)) throw new PtcCallRefusal(`fetch: the redirect mode must be one of ${REDIRECT_MODES.join(', ')}`)
-  return { method, url, headers: headers as [string, string][], redirect: redirect as RedirectMode, ...(body === undefined ? {} : { body }) }
+/** `pending`, or a failure with `message` once `DNS_TIMEOUT_MS` have passed (a lookup cannot be cancelled). */
+function resolveWithin<T>(pending: Promise<T>, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), DNS_TIMEOUT_MS)
+  })
+  return Promise.race([pending, late]).finally(() => clearTimeout(timer))
 }

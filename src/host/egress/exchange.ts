@@ -11,6 +11,13 @@ import type { ByteBudget } from './byte-budget.js'
 /** Bytes of a response body the program may receive; a longer body fails the fetch. */
 export const MAX_RESPONSE_BODY_BYTES = 4 * 1024 * 1024
 
+/**
+ * Seconds a fetch may go without a byte from its server (while connecting, before the answer,
+ * within its body) before it fails: a stalled answer would hold its bytes against the byte
+ * budgets, the host's among them, until the run ends.
+ */
+export const FETCH_IDLE_TIMEOUT_MS = 30_000
+
 export const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 }
 
 /** An answer as the broker read it: its body is held against `budgets` until `release`. */
@@ -30,15 +37,16 @@ export interface EgressBudgets {
   host: ByteBudget
 }
 
-/** What an exchange needs beside the request: the pinned address, the budgets, an abort. */
+/** What an exchange needs beside the request: the pinned address, the budgets, an abort, the idle timeout. */
 export interface ExchangeContext {
   pinned: { address: string; family: number }
   budgets: EgressBudgets
   signal: AbortSignal
+  idleTimeoutMs: number
 }
 
 /** One HTTP exchange with `url`'s host at the address already checked, and no other. */
-export function exchange(url: URL, method: string, headers: [string, string][], body: Buffer | undefined, { pinned, budgets, signal }: ExchangeContext): Promise<Answer> {
+export function exchange(url: URL, method: string, headers: [string, string][], body: Buffer | undefined, { pinned, budgets, signal, idleTimeoutMs }: ExchangeContext): Promise<Answer> {
   const pin: LookupFunction = (_host, options, callback) => {
     if (options.all) (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, [pinned])
     else callback(null, pinned.address, pinned.family)
@@ -64,8 +72,12 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
     return undefined
   }
   return new Promise((resolve, reject) => {
+    let settled = false
     const fail = (message: string) => {
+      if (settled) return
+      settled = true
       release()
+      request.destroy()
       reject(new Error(`fetch to ${url.host} failed: ${message}`))
     }
     const client = url.protocol === 'https:' ? https : http
@@ -98,10 +110,19 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
         const raw = response.rawHeaders
         for (let index = 0; index + 1 < raw.length; index += 2) pairs.push([raw[index]!, raw[index + 1]!])
         const location = response.headers.location
+        settled = true
         resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: pairs, body: Buffer.concat(chunks), location, release })
       })
     })
     request.on('error', (error) => fail(error.message))
+    // Without these, a 101 answer, or a 1xx followed by the end of the connection, would leave
+    // the fetch waiting until the run ends.
+    request.on('upgrade', (_response, socket) => {
+      socket.destroy()
+      fail('the server switched protocols (status 101), which fetch does not support')
+    })
+    request.on('close', () => fail('the connection closed before the answer ended'))
+    request.setTimeout(idleTimeoutMs, () => fail(`no byte arrived for ${idleTimeoutMs / 1000} s (the idle timeout of a fetch)`))
     request.end(body)
   })
 }

@@ -16,6 +16,7 @@ import { tooManyPendingCallsMessage } from '../connection/frame-bounds.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../../protocol/messages.js'
 import { PtcImage } from '../../seam/image.js'
 import { PtcCallRefusal } from '../../seam/refusal.js'
+import { releaseOf } from '../../seam/release-on-write.js'
 import type {
   ImageAttachmentRef,
   PtcBindingCall,
@@ -116,7 +117,13 @@ export class CallDispatcher {
    * argument bytes of their calls: a call counts as pending until its reply has been written,
    * so a program that stops reading its replies cannot make the host buffer them without bound.
    */
-  private _outbox: Array<{ reply: ReplyMessage; bytes: number }> = []
+  private _outbox: Array<{ reply: ReplyMessage; bytes: number; release: (() => void) | undefined }> = []
+  /**
+   * What the host holds for replies handed to the environment and not yet written
+   * (`RELEASE_ON_WRITE`): given back as each is written, or all at once when the run closes,
+   * since an environment that died never writes them.
+   */
+  private readonly _unwritten = new Set<() => void>()
   /** Every call this run started, in start order. */
   private readonly _trace: TraceEntry[] = []
   /** Made as the program is sent: call offsets count from here. */
@@ -142,6 +149,8 @@ export class CallDispatcher {
   close(reason = 'the run ended before this call settled'): void {
     this._open = false
     this._turns.close()
+    for (const release of this._unwritten) release()
+    this._unwritten.clear()
     for (const entry of this._trace) if (!entry.finished) this._finish(entry, 'aborted', reason)
     this._controller?.abort(new Error('the run has settled'))
   }
@@ -231,6 +240,7 @@ export class CallDispatcher {
   private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
+    let release: (() => void) | undefined
     let inFlight = true
     const hold = (payload: PtcJsonValue) => {
       if (!inFlight) return Promise.reject(new Error(`${label} has settled; only a call in flight can be held`))
@@ -240,6 +250,7 @@ export class CallDispatcher {
     }
     try {
       const value = await this._call(fn, args, bytes, label, entry, limits?.timeoutMs, hold)
+      release = releaseOf(value)
       reply = this._resolution(call.id, label, value, entry, resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes), convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
@@ -251,7 +262,7 @@ export class CallDispatcher {
     }
     inFlight = false
     this._record(call.id, reply, entry)
-    this._queue(reply, bytes)
+    this._queue(reply, bytes, release)
   }
 
   /**
@@ -300,7 +311,11 @@ export class CallDispatcher {
       start()
       try {
         // A binding function of the caller's own may answer synchronously.
-        Promise.resolve(invoke(AbortSignal.any([controller.signal, own.signal]), timedHold)).then(settle(resolve), settle(reject))
+        Promise.resolve(invoke(AbortSignal.any([controller.signal, own.signal]), timedHold)).then((value) => {
+          // Past its time budget the value is dropped, and what it holds with it.
+          if (entry.timedOut) releaseOf(value)?.()
+          settle(resolve)(value)
+        }, settle(reject))
       } catch (error) {
         settle(reject)(error)
       }
@@ -335,20 +350,26 @@ export class CallDispatcher {
     this._queue(reply, 0)
   }
 
-  private _queue(reply: ReplyMessage, bytes: number): void {
-    if (!this._open) return
-    this._outbox.push({ reply, bytes })
+  private _queue(reply: ReplyMessage, bytes: number, release?: () => void): void {
+    if (!this._open) return release?.()
+    this._outbox.push({ reply, bytes, release })
     if (this._outbox.length === 1) queueMicrotask(() => this._flush())
   }
 
   private _flush(): void {
     const entries = this._outbox
     this._outbox = []
-    if (!this._open) return
+    if (!this._open) {
+      for (const { release } of entries) release?.()
+      return
+    }
+    const releases = entries.flatMap(({ release }) => (release ? [release] : []))
+    for (const release of releases) this._unwritten.add(release)
     const replies = entries.map((entry) => entry.reply)
     this._host.environment.send(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies }, () => {
       this._pending -= entries.length
       for (const { bytes } of entries) this._pendingBytes -= bytes
+      for (const release of releases) if (this._unwritten.delete(release)) release()
     })
   }
 
