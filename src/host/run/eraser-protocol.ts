@@ -11,8 +11,11 @@ export const ERASER_SIGNAL = {
   posted: 1,
 } as const
 
-/** The thread's first message: SWC is loaded, or why it could not be. */
-export type EraserLoad = { loaded: true } | { missing: string }
+/**
+ * The thread's first message: SWC is loaded (with the thread's id in this process, where Linux
+ * tells it, so the host can read the CPU time it spends), or why it could not be.
+ */
+export type EraserLoad = { loaded: true; thread?: number } | { missing: string }
 
 /** One answer: the erased code, the eraser's own syntax error (with its position), or a trap. */
 export type EraserReply = { code: string } | { syntax: object } | { trap: string }

@@ -5,6 +5,7 @@
  * this thread and starts another. A host waiting blocked (initializer-eraser.ts) also gets
  * `signal`, set as each message is posted.
  */
+import { readlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { type MessagePort, workerData } from 'node:worker_threads'
 import { ERASER_SIGNAL, type EraserLoad, type EraserReply } from './eraser-protocol.js'
@@ -41,7 +42,19 @@ if (swc) {
     }
     post(reply)
   })
-  post({ loaded: true })
+  // Its first transform compiles much of SWC's code: done here, it is not charged to a program.
+  eraser.transformSync('const warm: number = 1', { mode: 'strip-only', deprecatedTsModuleAsError: true })
+  post({ loaded: true, thread: threadId() })
+}
+
+/** This thread's id in its process (`/proc/thread-self` is `<pid>/task/<tid>`); undefined off Linux. */
+function threadId(): number | undefined {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop())
+    return Number.isSafeInteger(id) ? id : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The eraser's own refusal of a program: an object with a `code` and the failure's position. */
