@@ -55,6 +55,10 @@ export class WorkerPtcRuntime extends PtcRuntime {
     return this[CORE].timeout
   }
 
+  override get maxProgramBytes() {
+    return this[CORE].maxProgramBytes
+  }
+
   override get executionInstructions() {
     return this[CORE].executionInstructions
   }

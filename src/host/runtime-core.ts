@@ -105,6 +105,10 @@ export class RuntimeCore {
     return this._admission.timeout
   }
 
+  get maxProgramBytes(): number {
+    return this._config.maxProgramBytes
+  }
+
   get executionInstructions(): string {
     return executionInstructions({
       format: this._config.programFormat,

@@ -25,6 +25,8 @@ export interface PtcRuntime {
   readonly sandboxMode: SandboxMode | undefined
   /** Elapsed default and cap, when per-call numeric overrides are supported. */
   readonly timeout: { defaultMs: number; maxMs: number } | undefined
+  /** UTF-8 bytes a program may have (a longer one fails its run unread); `undefined` when the provider states none. */
+  readonly maxProgramBytes: number | undefined
   /** Validates options and applies defaults. Throws on an invalid or unsupported choice. */
   resolve(request: PtcRunRequest): PtcRunSpec
   /** Executes a resolved spec. Rejects only on caller misuse. */

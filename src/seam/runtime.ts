@@ -63,6 +63,11 @@ export abstract class PtcRuntime extends Service implements PtcRuntimeApi {
     return undefined
   }
 
+  /** UTF-8 bytes a program may have (a longer one fails its run unread); `undefined` when the provider states none. */
+  get maxProgramBytes(): number | undefined {
+    return undefined
+  }
+
   /** Validates options and applies defaults. Throws on an invalid or unsupported choice. */
   abstract resolve(request: PtcRunRequest): PtcRunSpec
 

@@ -6,7 +6,7 @@
  */
 import type { PtcRuntime } from '../seam/api.js'
 import { validateBindings } from '../seam/names.js'
-import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
+import type { PtcBindingErrorReport, PtcBindingNamespace, PtcHoldDecision, PtcPause, PtcRunFailure, PtcRunResult } from '../seam/types.js'
 import { DURABLE_TOKEN_PREFIX } from '../seam/types.js'
 import { CATALOG_DECLARATION, CATALOG_GLOBAL, ToolCatalog, catalogNamespace } from './catalog.js'
 import { docComment } from './doc-comment.js'
@@ -16,6 +16,7 @@ import { type ResultTextBudget, resultText } from './result-text.js'
 import { ImageRecord, type RunCodeImage } from './shown-images.js'
 import { pythonCatalogGroups, pythonToolsText } from './python-declarations.js'
 import { createProgramChecker } from './typecheck.js'
+import { overlongProgram } from '../transform/program-size.js'
 
 /** What `createRunCodeTool` needs. */
 export interface RunCodeToolOptions {
@@ -212,11 +213,15 @@ export function createRunCodeTool(options: RunCodeToolOptions): RunCodeTool {
     })
     let spec = request(timeoutMs)
     if (checker) {
+      const failed = (kind: PtcRunFailure['kind'], message: string) => answer({ output: [], calls: [], error: { kind, message } }, images, call.onPause)
+      // The run refuses an overlong program unread; its check would read it all, in the compiler, first.
+      const tooLong = runtime.maxProgramBytes === undefined ? undefined : overlongProgram(program, runtime.maxProgramBytes)
+      if (tooLong) return failed('exception', tooLong)
       // The check spends the run's time budget; the run gets what is left.
       const started = performance.now()
       const checked = await checker.check(program, { timeoutMs: spec.timeoutMs ?? Number.POSITIVE_INFINITY, signal: call.signal, owner: call.stateOwner })
-      if (!checked.ok) return answer({ output: [], calls: [], error: { kind: checked.kind, message: checked.message } }, images, call.onPause)
-      if (checked.mistakes !== undefined) return answer({ output: [], calls: [], error: { kind: 'exception', message: checked.mistakes } }, images, call.onPause)
+      if (!checked.ok) return failed(checked.kind, checked.message)
+      if (checked.mistakes !== undefined) return failed('exception', checked.mistakes)
       if (spec.timeoutMs !== null) spec = request(Math.max(1, Math.round(spec.timeoutMs - (performance.now() - started))))
     }
     return answer(await runtime.run(spec), images, call.onPause)

@@ -36,6 +36,13 @@ const LEFT_TO_RUN_TIME = new Set([2304, 2552, 2580, 2582, 2583, 2584, 2591, 2307
 
 /** Diagnostics quoted in one failure, so a program with a systematic mistake stays readable. */
 const MAX_DIAGNOSTICS = 10
+/**
+ * Characters of one quoted message, and of all of them: a message quotes the program's names
+ * and types, so twelve uses of a 1 MB name made a 1 MB failure, most of it past what the model
+ * reads (10 000 characters by default) and all of it in the host's memory and result.
+ */
+const MAX_MESSAGE_CHARS = 2_000
+const MAX_QUOTED_CHARS = 8_000
 
 /**
  * The program as the checked file: the body of an async function, or a module with top-level
@@ -54,15 +61,26 @@ export function describeDiagnostics(found: readonly FoundDiagnostic[], text: str
   const diagnostics = found.filter((diagnostic) => !LEFT_TO_RUN_TIME.has(diagnostic.code) && !(repl && diagnostic.code === 2448))
   if (diagnostics.length === 0) return undefined
   const firstLineEnd = text.indexOf('\n') + 1
-  const lines = diagnostics.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => {
+  const lines: string[] = []
+  let quoted = 0
+  for (const diagnostic of diagnostics.slice(0, MAX_DIAGNOSTICS)) {
     const start = Math.min(Math.max(diagnostic.start, firstLineEnd), text.length)
     const lineStart = text.lastIndexOf('\n', start - 1) + 1
     let line = 0
     for (let index = text.indexOf('\n'); index !== -1 && index < start; index = text.indexOf('\n', index + 1)) line++
-    return `TS${diagnostic.code}: ${diagnostic.message} (line ${line}, column ${start - lineStart + 1})`
-  })
-  if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`…and ${diagnostics.length - MAX_DIAGNOSTICS} more`)
+    const next = `TS${diagnostic.code}: ${cut(diagnostic.message)} (line ${line}, column ${start - lineStart + 1})`
+    // The first is always quoted, so a failure says at least one thing.
+    if (lines.length > 0 && quoted + next.length > MAX_QUOTED_CHARS) break
+    lines.push(next)
+    quoted += next.length
+  }
+  if (diagnostics.length > lines.length) lines.push(`…and ${diagnostics.length - lines.length} more`)
   return `The program does not type-check against the declared tools; nothing ran.\n${lines.join('\n')}`
+}
+
+/** `message` within MAX_MESSAGE_CHARS, saying how much was cut. */
+function cut(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS ? message : `${message.slice(0, MAX_MESSAGE_CHARS)}…[${message.length - MAX_MESSAGE_CHARS} characters cut]`
 }
 
 /**

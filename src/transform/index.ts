@@ -7,6 +7,7 @@ export { createProgramHooks, createProgramState } from './hooks.js'
 export { PositionMap } from './position-map.js'
 export { ProgramSyntaxError } from './syntax-error.js'
 export { eraseTypes, eraseTypesAwaiting } from './typescript.js'
+export { overlongProgram } from './program-size.js'
 
 export type { LoweredProgram } from './lower.js'
 export type { AsyncTypeEraser, TypeEraser } from './typescript.js'

@@ -79,6 +79,20 @@ describe(`typecheck with TypeScript ${version}`, () => {
     await tool.close()
   })
 
+  it('refuses a program over maxProgramBytes before checking it, as the run itself would', async () => {
+    const checked = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
+    const unchecked = createRunCodeTool({ runtime: env.runtime, groups: [weather] })
+    // It would not check either: the refusal it gets says it is too long, not that.
+    const program = `const n: string = 5\n// ${'x'.repeat(70_000)}\nreturn n`
+    try {
+      const answer = await checked.execute({ program })
+      expect(answer).toBe('Error (exception): The program is over 65536 bytes; a program may be at most 65536 bytes (maxProgramBytes). Keep data out of the program: have it fetched by a tool call.')
+      expect(answer).toBe(await unchecked.execute({ program }))
+    } finally {
+      await checked.close()
+    }
+  })
+
   it('checks the arguments of a tool without an outputSchema and lets its result be used', async () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
     const program = "const now = await weather.conditions({ city: 'Oslo' })\nreturn `${now.sky}: ${now.wind.speedKmh.toFixed(0)} km/h`"

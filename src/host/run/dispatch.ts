@@ -6,7 +6,7 @@
  * or coming back here between the steps.
  */
 import type { PtcRunFailure, PtcRunResult, PtcRunSpec, SandboxExecutionPolicy } from '../../seam/types.js'
-import { ProgramSyntaxError } from '../../transform/index.js'
+import { ProgramSyntaxError, overlongProgram } from '../../transform/index.js'
 import type { WorkerPtcRuntimeConfig } from '../config.js'
 import type { CallJournal } from '../durable/journal.js'
 import { ByteBudget } from '../egress/byte-budget.js'
@@ -20,7 +20,7 @@ import { abortMessage } from './foreign-message.js'
 import type { HeldRuns, SessionPause } from './holds.js'
 import { OutputLedger } from './output-ledger.js'
 import { OwnerQueues } from './owners.js'
-import { type ProgramCache, type ProgramText, declaredBy, overlongProgram } from './programs.js'
+import { type ProgramCache, type ProgramText, declaredBy } from './programs.js'
 import { type RunPlan, type Settlement, runSession } from './session.js'
 import { runTelemetry } from './telemetry.js'
 import { untilAborted } from './until-aborted.js'

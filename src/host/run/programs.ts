@@ -101,17 +101,6 @@ export function declaredBy(environment: Carrying, program: LoweredProgram, initi
   return [...(environment.runs === 0 ? (initializer?.declared ?? []) : []), ...program.declared]
 }
 
-/**
- * Why `program` is too long to lower, or undefined. Its length in UTF-16 units never exceeds its
- * UTF-8 bytes, so an overlong program is refused without reading it.
- */
-export function overlongProgram(program: string, maxProgramBytes: number): string | undefined {
-  const refusal = (size: string) => `The program is ${size}; a program may be at most ${maxProgramBytes} bytes (maxProgramBytes). Keep data out of the program: have it fetched by a tool call.`
-  if (program.length > maxProgramBytes) return refusal(`over ${maxProgramBytes} bytes`)
-  const bytes = Buffer.byteLength(program)
-  return bytes > maxProgramBytes ? refusal(`${bytes} bytes`) : undefined
-}
-
 /** A private script of the runtime's own, lowered on first use and kept. */
 export function privateScript(source: string): () => ProgramCode {
   let lowered: ProgramCode | undefined
