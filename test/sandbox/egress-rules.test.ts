@@ -100,6 +100,7 @@ async function echoServer(): Promise<{ server: http.Server; origin: string; meth
     // An answer that never comes: a switch of protocols, or an informational status and the end of the connection.
     if (url.pathname === '/switch') return void request.socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n')
     if (url.pathname === '/hint') return void request.socket.end('HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n')
+    if (url.pathname === '/odd-status') return void request.socket.end('HTTP/1.1 999 Odd\r\nContent-Length: 0\r\n\r\n')
     if (url.pathname === '/bad-location') return void response.writeHead(302, { location: 'http://[' }).end()
     response.writeHead(200, { 'content-type': 'application/json' }).end(sent)
   })
@@ -179,6 +180,10 @@ describe('the egress broker keeps what it adds and what it holds bounded', () =>
     expect(await outcome(send, request('/switch'))).toBe(`fetch to ${echo.origin} failed: the server switched protocols (status 101), which fetch does not support`)
     expect(await outcome(send, request('/hint'))).toMatch(new RegExp(`^fetch to ${echo.origin.replace(/\./g, '\\.')} failed: `))
     expect(Date.now() - started).toBeLessThan(2_000)
+  })
+
+  it('fails a fetch answered with a status a Response cannot carry, naming it and the range', async () => {
+    expect(await outcome(broker(), request('/odd-status'))).toBe(`fetch to ${echo.origin} failed: the server answered status 999, outside the 200-599 a Response can carry`)
   })
 
   it('refuses a request header Node would not send, naming it and the rule, before connecting', async () => {

@@ -92,6 +92,13 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
       agent: false,
       signal,
     }, (response) => {
+      // The worker's Response would throw a bare RangeError for any other status.
+      const status = response.statusCode ?? 0
+      if (status < 200 || status > 599) {
+        response.destroy()
+        fail(`the server answered status ${status}, outside the 200-599 a Response can carry`)
+        return
+      }
       const chunks: Buffer[] = []
       let size = 0
       response.on('data', (chunk: Buffer) => {
@@ -111,7 +118,7 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
         for (let index = 0; index + 1 < raw.length; index += 2) pairs.push([raw[index]!, raw[index + 1]!])
         const location = response.headers.location
         settled = true
-        resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: pairs, body: Buffer.concat(chunks), location, release })
+        resolve({ status, statusText: response.statusMessage ?? '', headers: pairs, body: Buffer.concat(chunks), location, release })
       })
     })
     request.on('error', (error) => fail(error.message))
