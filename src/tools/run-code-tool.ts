@@ -45,8 +45,10 @@ export interface RunCodeToolOptions {
    * time. The check runs in a worker thread of its own, never on the host's thread, within the
    * run's time budget and a memory budget (`maxMemoryMb`, default 512); a check that runs out
    * of either fails the run saying so. A check never takes longer than `maxCheckMs` (default
-   * 10 000), whatever the run's budget, and a conversation (`stateOwner`) waiting for a checker
-   * goes before one that already has a check running. An object turns it on with options:
+   * 10 000), whatever the run's budget. Checks wait for one of two checkers by conversation
+   * (`stateOwner`; checks without one count as one conversation): one whose check ran out of a
+   * bound in the last minute waits behind the others, and one may have 4 checks waiting, its
+   * next refused. An object turns it on with options:
    * `typescript`, the TypeScript package directory to use (5.x, 6 or 7; default: the one this
    * package resolves). Default `false`.
    */

@@ -11,8 +11,8 @@
  * program is bounded too (`maxCheckMs`): a model's program checks in well under a second, so a
  * bomb holds a worker seconds, not the run's minutes. A warm worker is kept between checks (the
  * standard library and the declarations stay parsed); a second check while one runs gets a
- * worker of its own, up to MAX_WORKERS, and a waiting conversation goes before one that already
- * has a check running, so one conversation's bombs cannot take every worker from the others.
+ * worker of its own, up to MAX_WORKERS; which waiting check gets the next one is check-slots.ts's
+ * rule, so conversations sending bombs cannot take every worker from the others.
  * TypeScript is an optional peer dependency (5.x, 6 or 7), loaded by the worker.
  */
 import { existsSync, readFileSync } from 'node:fs'
@@ -20,6 +20,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { PtcProgramFormat } from '../seam/types.js'
+import { CheckSlots } from './check-slots.js'
 import { type CheckerSetup, type WorkerMessage, lenientDeclarations } from './typecheck-protocol.js'
 import { type TypescriptLocation, locateTypescript } from './typescript-location.js'
 
@@ -39,14 +40,15 @@ const WORKER_FILE = new URL('./typecheck-worker.js', import.meta.url)
 /** How one check ended: the compiler's messages (`mistakes`), or a failure of the check itself. */
 export type CheckOutcome =
   | { ok: true; mistakes: string | undefined }
-  | { ok: false; kind: 'timeout' | 'abort' | 'exception'; message: string }
+  /** `overran`: the check held its worker until a time or memory bound. */
+  | { ok: false; kind: 'timeout' | 'abort' | 'exception'; message: string; overran?: true }
 
 /** What bounds one check. */
 export interface CheckLimits {
   /** The run's budget, in ms (Infinity for none): waiting for a checker and checking together. */
   timeoutMs: number
   signal?: AbortSignal | undefined
-  /** Whose check this is (the conversation); checks of different owners go first in turn. */
+  /** Whose check this is (the conversation), for the order of waiting checks (check-slots.ts). */
   owner?: object | undefined
 }
 
@@ -65,14 +67,6 @@ export interface ProgramChecker {
   check(program: string, limits: CheckLimits): Promise<CheckOutcome>
   /** Ends the warm workers; a later check starts a new one. */
   close(): Promise<void>
-}
-
-/** A check waiting for a worker slot; `owner` is undefined for a check of no conversation. */
-interface Waiter {
-  owner: object | undefined
-  /** Set when a slot was handed to it. */
-  handed: boolean
-  wake: () => void
 }
 
 interface Checking {
@@ -94,11 +88,7 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
   }
   const setup: CheckerSetup = { declarations: lenientDeclarations(declarations), format, typescript: typescriptOf(options.typescript) }
   const idle: Checking[] = []
-  /** Checks waiting for a worker slot, in arrival order. */
-  const waiting: Waiter[] = []
-  /** Worker slots held per owner (starting or checking). */
-  const running = new Map<object, number>()
-  let busy = 0
+  const slots = new CheckSlots(MAX_WORKERS)
   let nextId = 0
   /** Counts close() calls: a check that began before the last one leaves no worker parked. */
   let closes = 0
@@ -125,25 +115,12 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
     return started
   }
 
-  /** A worker slot for `owner`'s check: a free one, or one handed over when a check ends. */
+  /** A worker for `owner`'s check, in a slot of its own (see check-slots.ts). */
   async function acquire(owner: object | undefined, deadline: Promise<CheckOutcome>): Promise<Checking | CheckOutcome> {
-    if (busy < MAX_WORKERS) {
-      busy++
-      enter(owner)
-    } else {
-      const waiter: Waiter = { owner, handed: false, wake: () => {} }
-      const handed = new Promise<undefined>((resolve) => {
-        waiter.wake = () => resolve(undefined)
-      })
-      waiting.push(waiter)
-      const outcome = await Promise.race([handed, deadline])
-      if (outcome) {
-        // A slot handed over as the deadline came goes on to the next waiter.
-        if (waiter.handed) release(owner)
-        else waiting.splice(waiting.indexOf(waiter), 1)
-        return outcome
-      }
-    }
+    const refused = slots.refusal(owner)
+    if (refused !== undefined) return { ok: false, kind: 'exception', message: refused }
+    const stopped = await slots.take(owner, deadline)
+    if (stopped) return stopped
     const warm = idle.pop()
     if (warm) {
       clearTimeout(warm.idle)
@@ -151,43 +128,14 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
       return warm
     }
     const started = await start(deadline)
-    if (!('worker' in started)) release(owner)
+    if (!('worker' in started)) slots.give(owner, false)
     return started
-  }
-
-  /**
-   * Frees `owner`'s slot. It goes to the first waiter whose conversation holds no slot, else to
-   * the first waiter, counted as that waiter's at once (so a second slot freed in the same turn
-   * goes to another conversation).
-   */
-  function release(owner: object | undefined): void {
-    leave(owner)
-    const next = waiting.findIndex((waiter) => waiter.owner === undefined || !running.has(waiter.owner))
-    const waiter = waiting.splice(Math.max(next, 0), 1)[0]
-    if (!waiter) {
-      busy--
-      return
-    }
-    enter(waiter.owner)
-    waiter.handed = true
-    waiter.wake()
-  }
-
-  function enter(owner: object | undefined): void {
-    if (owner !== undefined) running.set(owner, (running.get(owner) ?? 0) + 1)
-  }
-
-  function leave(owner: object | undefined): void {
-    if (owner === undefined) return
-    const left = running.get(owner)! - 1
-    if (left === 0) running.delete(owner)
-    else running.set(owner, left)
   }
 
   function park(checking: Checking, owner: object | undefined, closesAtStart: number): void {
     if (closes !== closesAtStart) {
       void end(checking)
-      release(owner)
+      slots.give(owner, false)
       return
     }
     checking.worker.unref()
@@ -196,7 +144,7 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
       void end(checking)
     }, IDLE_MS).unref()
     idle.push(checking)
-    release(owner)
+    slots.give(owner, false)
   }
 
   return {
@@ -214,7 +162,7 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
         if (outcome.ok) park(checking, owner, closesAtStart)
         else {
           await end(checking)
-          release(owner)
+          slots.give(owner, outcome.overran === true)
         }
         return outcome
       } finally {
@@ -325,11 +273,11 @@ function stopwatch(maxCheckMs: number): { promise: Promise<CheckOutcome>; cancel
 }
 
 function overtime(ms: number, bound: string): CheckOutcome {
-  return { ok: false, kind: 'timeout', message: `The type check did not finish within ${ms} ms (${bound}); nothing ran. Simplify the program's types.` }
+  return { ok: false, kind: 'timeout', message: `The type check did not finish within ${ms} ms (${bound}); nothing ran. Simplify the program's types.`, overran: true }
 }
 
 function memoryFailure(maxMemoryMb: number): CheckOutcome {
-  return { ok: false, kind: 'exception', message: `The type check ran out of its memory budget (${maxMemoryMb} MB); nothing ran. Simplify the program's types.` }
+  return { ok: false, kind: 'exception', message: `The type check ran out of its memory budget (${maxMemoryMb} MB); nothing ran. Simplify the program's types.`, overran: true }
 }
 
 function workerFailure(error: Error, maxMemoryMb: number): CheckOutcome {

@@ -153,6 +153,49 @@ describe(`typecheck with TypeScript ${version}`, () => {
     }
   }, 30_000)
 
+  it('checks a conversation whose checks stay in bounds before those of conversations whose checks overran', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { ...timeBound, maxCheckMs: 1500 }, timeoutMs: 60_000 })
+    let stop = false
+    let ended = 0
+    // Four conversations each send a bomb after the last: two hold the checkers, two wait.
+    const attackers = [1, 2, 3, 4].map(async () => {
+      const owner = {}
+      while (!stop) {
+        expect(await tool.execute({ program: TIME_BOMB }, { stateOwner: owner })).toMatch(/^Error \(timeout\): The type check did not finish within 1500 ms/)
+        ended++
+      }
+    })
+    try {
+      // Once each has overrun, the other conversation arrives, behind two waiting bombs.
+      while (ended < 4) await new Promise((resolve) => setTimeout(resolve, 50))
+      const before = ended
+      expect(await tool.execute({ program: GOOD }, { stateOwner: {} })).toBe('Result:\n14')
+      // It took the first checker freed (and the other one may have ended meanwhile); behind the two waiting bombs, it took the third.
+      expect(ended - before).toBeLessThan(3)
+    } finally {
+      stop = true
+      await Promise.all(attackers)
+      await tool.close()
+    }
+  }, 90_000)
+
+  it('refuses a conversation’s check past the checks it may have waiting, naming the rule; checks of no conversation count as one', async () => {
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
+    const refusal = 'Error (exception): This conversation already has 4 programs waiting for their type check, the most one conversation may have waiting (typecheck: 4 per stateOwner); nothing ran. Send the next program when one has finished.'
+    try {
+      for (const owner of [{}, undefined]) {
+        // Two take the checkers, four wait, the seventh is refused; another conversation's is not.
+        const answers = await Promise.all([
+          ...Array.from({ length: 7 }, () => tool.execute({ program: GOOD }, owner ? { stateOwner: owner } : {})),
+          tool.execute({ program: GOOD }, { stateOwner: {} }),
+        ])
+        expect(answers).toEqual([...Array.from({ length: 6 }, () => 'Result:\n14'), refusal, 'Result:\n14'])
+      }
+    } finally {
+      await tool.close()
+    }
+  })
+
   it('fails a check that outgrows its memory budget, saying so, and the next check works', async () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck: { ...(TYPESCRIPT ? { typescript: TYPESCRIPT } : {}), maxMemoryMb: 128, maxCheckMs: 600_000 }, timeoutMs: 60_000 })
     try {
