@@ -38,9 +38,10 @@ class TextPieces {
 /**
  * `value` as JSON text, as `JSON.stringify` writes it for records, lists, strings, finite numbers,
  * booleans and null; a record's `undefined` fields are left out. Any depth; the writer keeps one
- * entry per open container, whatever its width.
+ * entry per open container, whatever its width. `leaf` gives the record or list written in place
+ * of each object met (itself, or e.g. an image's fields), as a replacer does for `JSON.stringify`.
  */
-export function jsonText(value: unknown): string {
+export function jsonText(value: unknown, leaf?: (value: object) => object): string {
   const text = new TextPieces()
   // The open containers, innermost last: each with its keys (a record's) and the next position.
   const containers = blankList() as object[]
@@ -54,9 +55,10 @@ export function jsonText(value: unknown): string {
       if (typeof next !== 'object' || next === null) {
         text.add(typeof next === 'string' || typeof next === 'number' ? stringify(next) : next === true ? 'true' : next === false ? 'false' : 'null')
       } else {
-        const keys = isArray(next) ? null : objectKeys(next)
+        const container = leaf === undefined ? next : leaf(next)
+        const keys = isArray(container) ? null : objectKeys(container)
         text.add(keys === null ? '[' : '{')
-        containers[depth] = next
+        containers[depth] = container
         keyLists[depth] = keys
         positions[depth] = 0
         written[depth++] = false

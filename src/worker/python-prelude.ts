@@ -3,18 +3,35 @@
  * `_ptc`: lossless JSON text in both directions, the tool namespaces as Python objects, the four
  * program formats, and failures rendered with the program's own `program:line:col` positions.
  * Values cross to JavaScript only as JSON text (never as FFI proxies), so the refusals are the
- * same as JavaScript's at any depth, and nothing Python holds aliases a JavaScript object.
+ * same as JavaScript's, and nothing Python holds aliases a JavaScript object.
  * Images, `inspect` and `fetch` are in python-prelude-io.ts, run in the same module after this.
  */
+/**
+ * How deep a value crossing between Python and the host may nest. Pyodide's C code recurses on
+ * nesting (reading JSON, freeing a list) on the worker's stack, which overflows at about 25 000
+ * levels and leaves Pyodide unusable; the bound keeps more than half of that stack free.
+ */
+export const PYTHON_MAX_DEPTH = 10_000
+/** What follows the path of a value nested past {@link PYTHON_MAX_DEPTH}. */
+export const PAST_PYTHON_DEPTH = `is nested past ${PYTHON_MAX_DEPTH} levels, the most a value crossing between Python and the host may nest`
+
 export const PYTHON_PRELUDE = String.raw`
 import ast, builtins, json, math, sys, traceback
 
 MAX_EXACT_INTEGER = 2 ** 53
+MAX_DEPTH = ${PYTHON_MAX_DEPTH}
+PAST_DEPTH = ${JSON.stringify(PAST_PYTHON_DEPTH)}
+# Deep paths keep this many segments at each end around an ellipsis, as the host's do.
+KEPT_SEGMENTS = 8
 PROGRAM_FILES = ('program', 'initializer')
 _NOTHING = object()
 
 
 class NotLossless(TypeError):
+    pass
+
+
+class TooDeep(ValueError):
     pass
 
 
@@ -24,9 +41,13 @@ def _render_path(path):
         path, key = path
         parts.append(key)
     parts.reverse()
+    if len(parts) > 2 * KEPT_SEGMENTS:
+        parts[KEPT_SEGMENTS:-KEPT_SEGMENTS] = [_NOTHING]
     text = '$'
     for key in parts:
-        if type(key) is int:
+        if key is _NOTHING:
+            text += '…'
+        elif type(key) is int:
             text += '[' + str(key) + ']'
         elif key.isidentifier():
             text += '.' + key
@@ -36,7 +57,7 @@ def _render_path(path):
 
 
 def dumps(value):
-    """JSON text of value, or NotLossless naming the first offending path. Iterative: any depth."""
+    """JSON text of value, or NotLossless (TooDeep past MAX_DEPTH) naming the first offending path. Iterative."""
     out = []
     on_path = set()
     stack = []
@@ -66,6 +87,8 @@ def dumps(value):
             elif kind is str:
                 out.append(json.dumps(item))
             elif kind is dict or kind is list or kind is tuple:
+                if len(stack) == MAX_DEPTH:
+                    raise TooDeep(_render_path(path) + ' ' + PAST_DEPTH)
                 if id(item) in on_path:
                     raise NotLossless(_render_path(path) + ' contains itself (a cycle)')
                 on_path.add(id(item))
@@ -143,12 +166,16 @@ def _member(label, member, positional, call, error_class, member_property):
             text = None if payload is _NOTHING else dumps(payload)
         except NotLossless as refusal:
             raise TypeError(label + ': arguments must be lossless JSON (' + str(refusal) + ')') from None
+        except TooDeep as refusal:
+            raise ValueError(label + ': arguments nest too deep (' + str(refusal) + ')') from None
         answer = await call(text, positional)
         tag, body = answer[0], answer[1:]
         if tag == 'v':
             return loads(body)
         if tag == 'u':
             return None
+        if tag == 'd':
+            raise ValueError(body)
         if error_class is None:
             raise RuntimeError(body)
         error = error_class(body)
@@ -245,6 +272,8 @@ async def run(source, filename, format):
         return dumps(value)
     except NotLossless as refusal:
         raise ValueError('the completion value is not lossless JSON: ' + str(refusal)) from None
+    except TooDeep as refusal:
+        raise ValueError('the completion value nests too deep (' + str(refusal) + ')') from None
 
 
 _sources = {}

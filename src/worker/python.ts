@@ -13,9 +13,12 @@ import { createRequire } from 'node:module'
 import type { NamespaceShape, ProgramCode, PythonProgram, PythonSnapshot } from '../protocol/messages.js'
 import { ErrorOf, PromiseOf, Uint8ArrayOf, apply, create, realmGlobal, uncurryThis } from './intrinsics.js'
 import { type Image, createInspect, isGenuine } from './images.js'
-import { PYTHON_PRELUDE } from './python-prelude.js'
+import { pathPastDepth } from '../json/depth.js'
+import { jsonText } from '../json/text.js'
+import { PAST_PYTHON_DEPTH, PYTHON_MAX_DEPTH, PYTHON_PRELUDE } from './python-prelude.js'
 import { PYTHON_PRELUDE_IO } from './python-prelude-io.js'
 import { type ProgramFetch, type PythonFetch, messageOf, pythonFetch } from './python-fetch.js'
+import { describeThrown } from './stack.js'
 
 // Captured before any program runs: the snapshot's check must not be one a program replaced.
 const readFile = fs.readFileSync
@@ -28,6 +31,7 @@ const webCrypto = globalThis.crypto
 const getRandomValues = uncurryThis(webCrypto.getRandomValues) as (self: typeof webCrypto, array: Uint8Array) => Uint8Array
 const digest = uncurryThis(subtle.digest) as (self: Subtle, algorithm: string, data: Uint8Array) => Promise<ArrayBuffer>
 const numberToString = uncurryThis(Number.prototype.toString) as (self: number, radix: number) => string
+const RangeErrorOf = RangeError
 const jsonParse = JSON.parse
 const jsonStringify = JSON.stringify
 const TextDecoderOf = TextDecoder
@@ -72,9 +76,18 @@ interface Pyodide {
   setStdout(options: { write(buffer: Uint8Array): number }): void
   setStderr(options: { write(buffer: Uint8Array): number }): void
   setStdin(options: { stdin(): undefined }): void
+  /** Pyodide's internals: `on_fatal` is called once, as Pyodide fails fatally. */
+  _api: { on_fatal?: (error: unknown) => void }
 }
 
 let loading: Promise<Interpreter> | undefined
+/**
+ * Why Pyodide failed fatally, once it has (its C code overflowed the stack, say): its
+ * interpreter then throws or hangs on every use, so no Python runs in this worker again.
+ */
+let fatal: string | undefined
+/** Ends the running Python run as unable to go on; between runs, nothing. */
+let endUnusable: ((text: string) => void) | undefined
 /** Where the running program's output goes; between runs it is dropped. */
 let write: Write | undefined
 const decoder = new TextDecoderOf('utf-8')
@@ -146,6 +159,10 @@ async function load({ directory, version }: PythonProgram): Promise<Interpreter>
   pyodide.setStdout({ write: writer })
   pyodide.setStderr({ write: writer })
   pyodide.setStdin({ stdin: () => undefined })
+  pyodide._api.on_fatal = (error) => {
+    fatal = fatalText(error)
+    endUnusable?.(fatal)
+  }
   pyodide.globals.set('__ptc_prelude__', PYTHON_PRELUDE + PYTHON_PRELUDE_IO)
   pyodide.runPython("import sys, types\n_m = types.ModuleType('_ptc')\nexec(__ptc_prelude__, _m.__dict__)\nsys.modules['_ptc'] = _m\ndel _m, __ptc_prelude__")
   const module = pyodide.pyimport('_ptc')
@@ -154,6 +171,13 @@ async function load({ directory, version }: PythonProgram): Promise<Interpreter>
     install: module.install as Interpreter['install'],
     runGlobals: module.run_globals as Interpreter['runGlobals'],
   }
+}
+
+function fatalText(error: unknown): string {
+  const cause = describeThrown(error)
+  // A stack overflow in C code is what nesting tens of thousands of levels deep causes.
+  const hint = error instanceof RangeErrorOf ? `; a value nested past ${PYTHON_MAX_DEPTH} levels cannot cross to or from Python, and one about 25 000 levels deep overflows Pyodide's stack even as Python frees it` : ''
+  return `Python failed fatally in this environment (${cause}) and cannot run in it again${hint}; the next run starts in a fresh environment`
 }
 
 /** The SHA-256 of `bytes`, in hex, computed with what was captured at load. */
@@ -167,10 +191,12 @@ async function digestOf(bytes: Uint8Array): Promise<string> {
 /**
  * Runs a Python program (or initializer) and resolves to its completion value (parsed from the
  * JSON text Python wrote; undefined for no value), or rejects with an error whose message is the
- * failure text the model reads.
+ * failure text the model reads. If Pyodide fails fatally, before or during the run, `unusable`
+ * ends the run with why, and what this returns is never read.
  */
-export async function runPython(program: ProgramCode & { python: PythonProgram }, label: 'program' | 'initializer', namespaces: readonly NamespaceShape[], output: PythonOutput): Promise<unknown> {
+export async function runPython(program: ProgramCode & { python: PythonProgram }, label: 'program' | 'initializer', namespaces: readonly NamespaceShape[], output: PythonOutput, unusable: (text: string) => void): Promise<unknown> {
   const interpreter = await loadInterpreter(program.python)
+  if (fatal !== undefined) return unusable(fatal)
   const format = program.python.format
   const globals = interpreter.runGlobals(format)
   const images: Image[] = []
@@ -184,6 +210,7 @@ export async function runPython(program: ProgramCode & { python: PythonProgram }
   }
   interpreter.install(globals, jsonStringify(pythonNamespaces(namespaces)), toolCaller(namespaces), show, imageKeyOf(), brokeredFetch(namespaces))
   write = (text) => output.text(text)
+  endUnusable = unusable
   let answer: string
   try {
     answer = await interpreter.execute(program.code, label, format)
@@ -191,6 +218,7 @@ export async function runPython(program: ProgramCode & { python: PythonProgram }
     const rest = decodeText(decoder)
     if (rest !== '') output.text(rest)
     write = undefined
+    endUnusable = undefined
     runImages = []
   }
   if (answer[0] === 'u') return undefined
@@ -227,7 +255,8 @@ function pythonNamespaces(namespaces: readonly NamespaceShape[]): NamespaceShape
 /**
  * How Python calls a tool: through the member the binding bridge installed for this run
  * (captured now, before the program runs), with arguments and result as JSON text. The answer
- * is tagged: `v` and the result's JSON, `u` for no value, `e` and the error message.
+ * is tagged: `v` and the result's JSON, `u` for no value, `e` and the error message, `d` and
+ * why the result nests too deep for Python (the prelude raises it as a ValueError).
  */
 function toolCaller(namespaces: readonly NamespaceShape[]): ToolCall {
   const members = create(null) as Record<string, (...args: unknown[]) => Promise<unknown>>
@@ -254,7 +283,12 @@ function toolCaller(namespaces: readonly NamespaceShape[]): ToolCall {
       }
       promiseThen(
         pending,
-        (value) => resolve(value === undefined ? 'u' : `v${jsonStringify(value, imagesForPython)}`),
+        (value) => {
+          if (value === undefined) return resolve('u')
+          // Written without recursion: JSON.stringify with a replacer overflows the worker's stack under 10 000 levels.
+          const deep = pathPastDepth(value, PYTHON_MAX_DEPTH)
+          resolve(deep === null ? `v${jsonText(value, imagesForPython)}` : `d${global}.${member}: its result nests too deep (${deep} ${PAST_PYTHON_DEPTH})`)
+        },
         (error) => resolve(`e${messageOf(error)}`),
       )
     })
@@ -265,7 +299,7 @@ function toolCaller(namespaces: readonly NamespaceShape[]): ToolCall {
  * a handle into this run's images, and the fields a program reads. A result that spells the
  * same object itself can only name an image the run already has.
  */
-function imagesForPython(this: unknown, _key: string, value: unknown): unknown {
+function imagesForPython(value: object): object {
   if (!isGenuine(value)) return value
   const images = runImages
   const handle = images.length

@@ -113,7 +113,10 @@ export class WorkerRun {
   }
 
   private async _evaluate(program: ProgramCode, label: 'program' | 'initializer', state: ProgramState): Promise<unknown> {
-    if (program.python) return await runPython({ ...program, python: program.python }, label, this._message.namespaces, this.output)
+    if (program.python) {
+      const unusable = (text: string) => this.fail('exception', text, { unusable: true })
+      return await runPython({ ...program, python: program.python }, label, this._message.namespaces, this.output, unusable)
+    }
     const filename = registerProgram(program, label, this._message.run)
     const entry = runInThisContext(new Script(program.code, { filename, importModuleDynamically }))
     return await entry(createProgramHooks(state))

@@ -100,7 +100,7 @@ describe('an environment a program made unusable', () => {
       })
       const after = await run('return [Object.isFrozen(globalThis), await tools.echo(2)]', { stateOwner: owner, bindings: [tools] })
       expect(after.value).toEqual([false, 2])
-      expect(textOf(after)).toMatch(/^\[earlier state was lost because its environment ended; this run starts in a fresh environment\]\n$/)
+      expect(textOf(after)).toMatch(/^\[earlier state was lost because its environment became unusable; this run starts in a fresh environment\]\n$/)
     })
   })
 })

@@ -30,12 +30,21 @@ const WEATHER: PtcBindingNamespace = {
       for (let value = args; Array.isArray(value); value = value[0]) depth++
       return depth
     },
+    nest: async ({ depth }: { depth: number }) => {
+      let value: PtcJsonValue = null
+      for (let level = 0; level < depth; level++) value = [value]
+      return value
+    },
     fail: async () => {
       throw new Error('no forecast for Atlantis')
     },
   },
   errorClass: { name: 'WeatherError', memberNameProperty: 'tool' },
 }
+
+/** Where a value nested 10 001 levels deep goes past the bound, and the bound's rule. */
+const DEEP_PATH = `$${'[0]'.repeat(8)}…${'[0]'.repeat(8)}`
+const PAST_BOUND = 'is nested past 10000 levels, the most a value crossing between Python and the host may nest'
 
 // Booting or restoring an interpreter takes seconds on a loaded machine.
 const SLOW = { timeout: 180_000 }
@@ -112,6 +121,31 @@ return refusals`)
     expect(result.value).toBe(5000)
   })
 
+  it('raises a tool result nested past 10 000 levels at its await, naming the bound and the path', SLOW, async () => {
+    const result = await run(`value = await weather.nest(depth=10000)
+depth = 0
+while value is not None:
+    value, depth = value[0], depth + 1
+try:
+    await weather.nest(depth=30000)
+except ValueError as error:
+    return [depth, str(error)]`)
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual([10000, `weather.nest: its result nests too deep (${DEEP_PATH} ${PAST_BOUND})`])
+  })
+
+  it('refuses arguments and a completion nested past 10 000 levels before anything is sent', SLOW, async () => {
+    const nested = (depth: number) => `value = None\nfor _ in range(${depth}):\n    value = [value]\n`
+    const args = await run(`${nested(10001)}try:\n    await weather.depth(value)\nexcept ValueError as error:\n    return [str(error), await weather.depth(value[0])]`)
+    expect(args.value).toEqual([`weather.depth: arguments nest too deep (${DEEP_PATH} ${PAST_BOUND})`, 10000])
+    expect(args.calls).toHaveLength(1)
+    const completion = await run(`${nested(10001)}return value`)
+    expect(completion.error).toEqual({ kind: 'exception', message: `ValueError: the completion value nests too deep (${DEEP_PATH} ${PAST_BOUND})` })
+    let depth = 0
+    for (let value = (await run(`${nested(10000)}return value`)).value; value !== null; value = (value as PtcJsonValue[])[0]!) depth++
+    expect(depth).toBe(10000)
+  })
+
   it('keeps large integers, unicode and floats exact across the boundary', SLOW, async () => {
     const sent = { big: 2 ** 53, negative: -(2 ** 53), text: 'Zürich 東京 🌧', ratio: 0.1, tiny: 5e-324 }
     const result = await run(`return await weather.echo(${JSON.stringify(sent)})`)
@@ -157,6 +191,23 @@ describe('Python per request and in the REPL formats', () => {
       const python = await env.run('import sys\nreturn sys.version_info[0]', { language: 'python', timeoutMs: 120_000 })
       expect(python.value).toBe(3)
       expect((await env.run('return [1, 2].length')).value).toBe(2)
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('fails a run whose Python failed fatally, and starts the owner’s next run in a fresh environment', SLOW, async () => {
+    const env = await startRuntime({ language: 'python', isolation: 'thread', programFormat: 'repl', retainState: true, poolSize: 1 })
+    try {
+      const owner = {}
+      await env.run('kept = 1', { stateOwner: owner, timeoutMs: 120_000 })
+      // Freeing a list nested this deep recurses past the worker's stack: Pyodide cannot go on.
+      const fatal = await env.run('def drop():\n    value = None\n    for _ in range(100000):\n        value = [value]\ndrop()', { stateOwner: owner, timeoutMs: 120_000 })
+      expect(fatal.error?.kind).toBe('exception')
+      expect(fatal.error?.message).toMatch(/^Python failed fatally in this environment \(RangeError: Maximum call stack size exceeded\)/)
+      const next = await env.run('2 + 2', { stateOwner: owner, timeoutMs: 20_000 })
+      expect(next.value).toBe(4)
+      expect(textOf(next)).toBe('[earlier state was lost because its environment became unusable; this run starts in a fresh environment]\n')
     } finally {
       await env.dispose()
     }

@@ -33,6 +33,7 @@ describe('the end of a run', () => {
       expect(verdictOf({ ...kept, kind, byWorker: false })).toEqual({ kind: 'discard', search: true, notice: lostNotice(LOST[kind]!) })
     }
     expect(verdictOf({ ...kept, alive: false })).toEqual({ kind: 'discard', search: false, notice: lostNotice('its environment ended') })
+    expect(verdictOf({ ...kept, kind: 'exception', unusable: true })).toEqual({ kind: 'discard', search: false, notice: lostNotice('its environment became unusable') })
   })
 
   it('keeps the environment, state and all, of a run it refused before any of it reached the worker', () => {

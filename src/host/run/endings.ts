@@ -89,7 +89,7 @@ export function verdictOf(end: RunEnd): Verdict {
   // Kept, or ending itself: what the program reported starting dies before the result is returned.
   if (!discarded || (end.oneShot && end.byWorker)) return { kind: 'tidy', thorough: !end.byWorker, clean: afterTidy(true, end.oneShot), unclean: afterTidy(false, end.oneShot) }
   // Nothing was lost when the program never ran here or only the initializer failed.
-  const notice = !end.sent || end.initializerFailed ? undefined : lostNotice(lost ?? 'its environment ended')
+  const notice = !end.sent || end.initializerFailed ? undefined : lostNotice(lost ?? (end.unusable ? 'its environment became unusable' : 'its environment ended'))
   // The program may still be running, or blocked in a synchronous spawn whose child no report
   // announced: what it started is searched for before the result is returned.
   return { kind: 'discard', search: end.sent && !end.byWorker, ...(notice ? { notice } : {}) }
