@@ -4,6 +4,7 @@
  * fails its run at once, and a token resumes at most once, within its lifetime, under any of the
  * deployment's keys.
  */
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { type PtcBindingNamespace, type PtcRunResult, type WorkerPtcRuntimeOptions, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
@@ -283,6 +284,46 @@ describe('durable tokens resume at most once, within their lifetime, under any o
       await env.dispose()
     }
   })
+
+  it('a token longer than any this runtime can seal is refused at once, naming the bound, before anything of it is read', async () => {
+    const env = await startRuntime({ ...config, maxJournalBytes: 64 * 1024 })
+    try {
+      const mail = mailGroup()
+      // A forged token of 400 MB once filled the durable thread's heap, failing other conversations' pauses with it.
+      const forged = `ptc-durable.2.${'A'.repeat(2_000_000)}.${'B'.repeat(43)}`
+      const [refused, paused] = await Promise.allSettled([
+        env.runtime.resume(forged, { approve: true }, { bindings: [mail.namespace] }),
+        env.run(`await mail.send({}); return 'sent'`, { bindings: [mail.namespace], pause: 'durable' }),
+      ])
+      expect(refused).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/refused the token: the durable token is 2000058 characters long, over the \d+ a token sealed under this runtime's maxJournalBytes \(65536\) can have/) } })
+      expect(paused.status === 'fulfilled' && tokenOf(paused.value)).toEqual(expect.any(String))
+    } finally {
+      await env.dispose()
+    }
+  })
+
+  it('many resumes of large tokens at once are opened one at a time: none fails for the durable thread\'s memory', async () => {
+    const big: PtcBindingNamespace = {
+      global: 'data',
+      functions: {
+        // Random text deflates little: the token is about as large as its record.
+        fetch: async () => randomBytes(3 << 19).toString('base64'),
+        send: async (_args, { hold }) => (await hold({ q: 'ok?' }), 'sent'),
+      },
+    }
+    const env = await startRuntime({ ...config, maxJournalBytes: 8 * 1024 * 1024 })
+    try {
+      const token = tokenOf(await env.run(`for (let i = 0; i < 3; i++) await data.fetch({ i }); return await data.send({})`, { bindings: [big], pause: 'durable' }))
+      expect(token.length).toBeGreaterThan(4_000_000)
+      // Forty opens at once hold far more than the thread's heap, sized for one token: each is
+      // opened, then all but the first are refused as spent.
+      const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => env.runtime.resume(token, { approve: true }, { bindings: [big] })))
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled').map((outcome) => outcome.value.value)).toEqual(['sent'])
+      for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason.message).toMatch(/already resumed/)
+    } finally {
+      await env.dispose()
+    }
+  }, 90_000)
 
   it('the new options are validated, naming the field', async () => {
     await expect(startRuntime({ ...config, durableKey: [] })).rejects.toThrow(/config\.durableKey must list at least one key/)

@@ -4,8 +4,10 @@
  * stays here is copying the record's entries to the thread and the token back, in pieces (an
  * entry, or a megabyte of token, per turn of the event loop), without parsing them. One thread per runtime, started at its first job and kept warm between jobs; it
  * keeps the process alive only while a job runs, and ends after `IDLE_MS` without one. Its heap
- * is bounded (`resourceLimits`) by what a token within `maxJournalBytes` needs: a thread that
- * runs out fails its job clearly, and the next job starts a fresh one.
+ * is bounded (`resourceLimits`) by what one token within `maxJournalBytes` needs, so it serves one
+ * job at a time: the others wait on the host, nothing of them sent yet (six 30 MB tokens opened
+ * at once filled it). A thread that runs out fails its one job clearly, and the next job starts
+ * a fresh one.
  */
 import { Worker } from 'node:worker_threads'
 import type { EntryInTransit, OpenedInTransit, SealRequest } from './codec.js'
@@ -49,6 +51,10 @@ export class DurableThread {
   private readonly _pending = new Map<number, Pending>()
   private _nextId = 0
   private readonly _heapMb: number
+  /** Settles when the last job queued has ended: the next one starts then. */
+  private _queue: Promise<unknown> = Promise.resolve()
+  /** Counts `close` calls: a job queued before one fails instead of starting a thread after it. */
+  private _closes = 0
 
   /** A thread for tokens whose records inflate to at most `maxRecordBytes`. */
   constructor(maxRecordBytes: number) {
@@ -81,7 +87,17 @@ export class DurableThread {
     return (result as { record: OpenedInTransit }).record
   }
 
-  private async _run(post: (send: (part: DurableMessage) => void) => Promise<void>): Promise<{ token: string } | { record: OpenedInTransit }> {
+  private _run(post: (send: (part: DurableMessage) => void) => Promise<void>): Promise<{ token: string } | { record: OpenedInTransit }> {
+    const closes = this._closes
+    const job = this._queue.then(() => {
+      if (this._closes !== closes) throw new Error("the durable token's thread was closed")
+      return this._send(post)
+    })
+    this._queue = job.catch(() => undefined)
+    return job
+  }
+
+  private async _send(post: (send: (part: DurableMessage) => void) => Promise<void>): Promise<{ token: string } | { record: OpenedInTransit }> {
     const worker = this._started()
     clearTimeout(this._idle)
     worker.ref()
@@ -139,8 +155,9 @@ export class DurableThread {
     this._idle = setTimeout(() => this.close(), IDLE_MS).unref()
   }
 
-  /** Ends the thread now (a job after this starts a new one); jobs in progress fail. */
+  /** Ends the thread now (a job after this starts a new one); jobs in progress or queued fail. */
   close(): void {
+    this._closes++
     const worker = this._worker
     if (!worker) return
     clearTimeout(this._idle)

@@ -51,14 +51,27 @@ export function sealRecord({ facts, calls, pauseTool, payloadText, key }: SealRe
   return `${signed}.${createHmac('sha256', key).update(signed).digest('base64url')}`
 }
 
+/** Characters of a token's MAC: HMAC-SHA256 in base64url. */
+const MAC_CHARS = 43
+
+/**
+ * The longest token a record of at most `maxRecordBytes` seals into: zlib's conservative bound
+ * of its deflate (incompressible bytes grow a little), in base64url, between the prefix and the MAC.
+ */
+export function tokenBound(maxRecordBytes: number): number {
+  const deflated = maxRecordBytes + Math.ceil(maxRecordBytes / 8) + Math.ceil(maxRecordBytes / 64) + 5
+  return `${TOKEN_PREFIX}${TOKEN_VERSION}..`.length + Math.ceil((deflated * 4) / 3) + MAC_CHARS
+}
+
 /**
  * The record of `token`, which one of `keys` signed, inflating to at most `maxRecordBytes`
  * (`maxJournalBytes` names where that bound comes from), or a `DurableTokenError` saying what is wrong.
  */
 export function openRecord(token: string, keys: readonly Buffer[], maxRecordBytes: number, maxJournalBytes: number): OpenedInTransit {
   const parts = token.split('.')
-  if (parts.length !== 4 || `${parts[0]}.` !== TOKEN_PREFIX) {
-    throw new DurableTokenError(`the durable token is malformed: it must read ${TOKEN_PREFIX}<version>.<payload>.<signature> (truncated or not a token)`)
+  // A token is base64url between its dots: anything else is refused before the MAC reads it.
+  if (parts.length !== 4 || `${parts[0]}.` !== TOKEN_PREFIX || !parts.slice(1).every((part) => /^[\w-]*$/.test(part))) {
+    throw new DurableTokenError(`the durable token is malformed: it must read ${TOKEN_PREFIX}<version>.<payload>.<signature> in base64url characters (truncated or not a token)`)
   }
   const [, version, payload, signature] = parts as [string, string, string, string]
   const given = Buffer.from(signature, 'base64url')

@@ -10,6 +10,7 @@ import type { WorkerPtcRuntimeConfig } from '../config.js'
 import type { AdmittedPolicy, Sandbox } from '../sandbox/confinement.js'
 import type { CallJournal } from './journal.js'
 import { DurableTokens } from './tokens.js'
+import { DurableTokenError } from './record.js'
 
 /** What a resumed run goes through, as any other: the provider's admission and its dispatch. */
 export interface DurableAdmission {
@@ -68,7 +69,9 @@ export class DurableRuns {
     try {
       record = await tokens.open(token)
     } catch (error) {
-      throw refused(error)
+      if (error instanceof DurableTokenError) throw refused(error)
+      // The thread failed (its memory, say), not the token: the caller must not throw it away.
+      throw new Error(`${NAME}: resume() could not open the token, which is not spent and can be resumed again: ${(error as Error).message}`)
     }
     if (record.format !== this._config.programFormat) {
       throw new Error(`${NAME}: resume() refused the token: its program is in the ${record.format} format, and this runtime runs ${this._config.programFormat} programs`)

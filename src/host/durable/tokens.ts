@@ -7,7 +7,7 @@
  */
 import type { PtcHoldDecision } from '../../seam/types.js'
 import { type DurableFacts, DurableTokenError, type OpenedRecord, durableKeys } from './record.js'
-import { entryFromTransit } from './codec.js'
+import { entryFromTransit, tokenBound } from './codec.js'
 import { MemoryDurableStore, type PtcDurableStore } from './store.js'
 import { DurableThread } from './codec-thread.js'
 import { CallJournal, type Sealer, recordBound } from './journal.js'
@@ -44,11 +44,19 @@ export class DurableTokens {
   }
 
   /**
-   * The record of `token`: its signature checked under every key before anything of it is read,
-   * then its version, its size (its record may inflate to what `maxJournalBytes` allows a token)
-   * and fields, then its age. Rejects with a `DurableTokenError` saying what is wrong.
+   * The record of `token`: its length checked against the longest token `maxJournalBytes` allows,
+   * its signature under every key before anything of it is read, then its version, its size (its
+   * record may inflate to what `maxJournalBytes` allows a token) and fields, then its age. Rejects with a `DurableTokenError` saying what is wrong.
    */
   async open(token: string): Promise<OpenedRecord> {
+    // Checked before any of it is sent to the thread: a forged token of hundreds of megabytes
+    // would fill the thread's heap, sized for the largest genuine token.
+    const bound = tokenBound(recordBound(this._maxBytes))
+    if (token.length > bound) {
+      throw new DurableTokenError(
+        `the durable token is ${token.length} characters long, over the ${bound} a token sealed under this runtime's maxJournalBytes (${this._maxBytes}) can have: it was forged, or sealed by a runtime with a larger maxJournalBytes; resume it with one as large`,
+      )
+    }
     const opened = await this._thread.open(token, this._keys, recordBound(this._maxBytes), this._maxBytes)
     const record: OpenedRecord = { ...opened, calls: opened.calls.map(entryFromTransit) }
     const age = Date.now() - record.issuedAt
