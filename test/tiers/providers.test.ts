@@ -140,6 +140,27 @@ describe('a sandbox provider', () => {
     expect(released.sort()).toEqual(requests.map((request) => request.id).sort())
   })
 
+  it('reads nothing more once the far helper said it ended: a flood of "ended … killed by" lines arms one timer', async () => {
+    const { provider, streams } = recordingProvider()
+    const env = await startRuntime({ isolation: { provider }, poolSize: 0, timeoutMs: 20_000 })
+    try {
+      const signal = startSignal()
+      const running = env.run('await probe.started()\nawait new Promise((resolve) => setTimeout(resolve, 60_000))', { bindings: [signal.namespace] })
+      await signal.running
+      const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+      const before = timers()
+      // Each line armed a 250 ms timer of its own: a million lines held 167 000 at once.
+      ;(streams.at(-1) as Duplex).push('["ended","was killed by SIGKILL",false]\n'.repeat(10_000))
+      await new Promise(setImmediate)
+      expect(timers() - before).toBeLessThan(5)
+      const result = await running
+      expect(result.error?.kind).toBe('worker-exit')
+      expect(result.error?.message).toContain('was killed by SIGKILL')
+    } finally {
+      await env.dispose()
+    }
+  })
+
   it('aborts an acquisition nobody waits for any more, and releases what it acquired anyway', async () => {
     const signals: AbortSignal[] = []
     const released: string[] = []

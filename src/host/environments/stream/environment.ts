@@ -99,7 +99,7 @@ class StreamPipe implements Pipe {
     this._reader = new JsonLines(this._limits.idle, (raw) => {
       const line = parseEntryLine(raw)
       if (line) this._entryLine(line)
-      return line !== undefined && !this._corrupt
+      return line !== undefined && !this._corrupt && !this._over
     })
     this.released = new Promise((resolve) => (this._markReleased = resolve))
     const start: HostLine = ['start', {
@@ -220,11 +220,19 @@ class StreamPipe implements Pipe {
     this._stream.write(encodeLine(line), written && (() => written()))
   }
 
+  /**
+   * The far helper said it ended (or the environment did): the entry sends nothing after that,
+   * so nothing more is read (a far end that repeated its `ended` line armed a timer per line).
+   */
+  private get _over(): boolean {
+    return this._ended || this._farEnded !== undefined
+  }
+
   private _receive(chunk: Uint8Array): void {
-    if (this._corrupt || this._ended) return
+    if (this._corrupt || this._over) return
     if (!this._listening && (this._idleBytes += chunk.length) > IDLE_BYTES) return this._ends.forged()
     const whole = this._reader.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))
-    if (whole) return
+    if (whole || this._over) return
     if (!this._greeted) return this._refuseEntry('is not a stream entry: its first line is not one')
     const why = this._reader.refusal
     if (why === undefined) this._ends.forged()
