@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { ENTRY_ELEMENTS_WHY, MAX_PROTOCOL_KEYS, lineLimits, tooManyPendingCallsMessage } from '../../src/host/connection/frame-bounds.js'
 import { jsonByteLength } from '../../src/json/index.js'
-import { ARRIVED_BYTES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { ARRIVED_BYTES, ARRIVED_CONTAINERS, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
 import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
 
@@ -97,6 +99,27 @@ describe('the host reader of lines of JSON', () => {
     const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
     const [read] = lines(frame, 3, lineLimits('frame', budget)) as [{ message: { args: object } }]
     expect(ARRIVED_BYTES.get(read.message.args)).toBe(jsonByteLength(args))
+  })
+
+  it('counts the lists and objects a call\'s arguments opened, themselves included', () => {
+    const args = { list: [1, 'x', { nested: [[], {}] }], n: 2 }
+    const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
+    const [read] = lines(frame, 3, lineLimits('frame', budget)) as [{ message: { args: object } }]
+    expect(ARRIVED_CONTAINERS.get(read.message.args)).toBe(6)
+  })
+
+  it('holds a list nested a million deep in about 56 bytes a level, not the room V8 gives a list grown by push', () => {
+    setFlagsFromString('--expose-gc')
+    const collect = runInNewContext('gc') as () => void
+    const depth = 1_000_000
+    collect()
+    const before = process.memoryUsage().heapUsed
+    const read = lines(`${'['.repeat(depth)}0${']'.repeat(depth)}\n`, 65_536, { ...open, maxDepth: 2 * depth })
+    collect()
+    const perLevel = (process.memoryUsage().heapUsed - before) / depth
+    expect(read).toHaveLength(1)
+    // 184 bytes a level before: each one-element list kept room for 16.
+    expect(perLevel).toBeLessThan(90)
   })
 
   it('reads a stream entry line with its frame second, and a thread message whole', () => {

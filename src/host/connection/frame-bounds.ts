@@ -43,6 +43,19 @@ export function frameBudget(config: FrameBudget): FrameBudget {
 }
 
 /**
+ * The lists and objects the arguments of one run's calls in flight may hold in all. Bytes alone
+ * do not bound what the host holds for them: a list costs the host 40-60 bytes however short its
+ * JSON, so 16 MiB of arguments nested a million deep held 450 MB, and a few runs of such calls
+ * ran the host out of memory. This holds about 60 MB.
+ */
+export const MAX_PENDING_CONTAINERS = 1 << 20
+
+/** Why a call was refused whose arguments would pass {@link MAX_PENDING_CONTAINERS}. */
+export function tooManyContainersMessage(label: string, containers: number): string {
+  return `${label} was not called: its arguments hold ${containers} lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`
+}
+
+/**
  * Why a run failed with more binding calls in flight than `maxPendingCalls`: the host's one
  * message for it, whether the reader refused a batch or the run's dispatcher the call past it.
  */

@@ -11,8 +11,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { jsonByteLength, snapshotJson } from '../../json/index.js'
-import { ARRIVED_BYTES } from '../connection/json-lines.js'
-import { tooManyPendingCallsMessage } from '../connection/frame-bounds.js'
+import { ARRIVED_BYTES, ARRIVED_CONTAINERS } from '../connection/json-lines.js'
+import { MAX_PENDING_CONTAINERS, tooManyContainersMessage, tooManyPendingCallsMessage } from '../connection/frame-bounds.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../../protocol/messages.js'
 import { PtcImage } from '../../seam/image.js'
 import { PtcCallRefusal } from '../../seam/refusal.js'
@@ -109,6 +109,9 @@ export class CallDispatcher {
   private _pending = 0
   /** JSON bytes of the arguments of the calls in flight. */
   private _pendingBytes = 0
+  /** Lists and objects of the arguments of the calls in flight, by call id (see MAX_PENDING_CONTAINERS). */
+  private readonly _containers = new Map<number, number>()
+  private _pendingContainers = 0
   private _open = true
   /** Aborts `call.signal` of every call in flight when the run settles; made at the first call (a run without calls pays nothing for it). */
   private _controller: AbortController | undefined
@@ -210,7 +213,11 @@ export class CallDispatcher {
     // Arguments the host holds for tools are bounded: over budget, the call fails in the
     // program and its arguments are dropped here, never passed on or kept.
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
+    const containers = args === undefined ? 0 : (ARRIVED_CONTAINERS.get(args as object) ?? 0)
+    if (this._pendingContainers + containers > MAX_PENDING_CONTAINERS) return this._refuse(call.id, entry, tooManyContainersMessage(label, containers))
     this._pendingBytes += bytes
+    this._pendingContainers += containers
+    if (containers > 0) this._containers.set(call.id, containers)
     this._turns.run(() => void this._invoke(call, fn, args, bytes, entry, limits, decisions, namespace!.convertResults === true))
   }
 
@@ -368,7 +375,11 @@ export class CallDispatcher {
     const replies = entries.map((entry) => entry.reply)
     this._host.environment.send(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies }, () => {
       this._pending -= entries.length
-      for (const { bytes } of entries) this._pendingBytes -= bytes
+      for (const { bytes, reply } of entries) {
+        this._pendingBytes -= bytes
+        this._pendingContainers -= this._containers.get(reply.id) ?? 0
+        this._containers.delete(reply.id)
+      }
       for (const release of releases) if (this._unwritten.delete(release)) release()
     })
   }
