@@ -31,9 +31,10 @@ import { describeInstance, isListPrototype, isRecordPrototype } from './realm.js
 
 /**
  * The outcome of validating a value: a detached copy, or why the value is not lossless JSON. A
- * container's copy checked against `maxKeys` says how many keys its objects hold in all (`keys`).
+ * container's copy checked against `maxKeys` says how many keys, lists and objects it holds in
+ * all (`entries`).
  */
-export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; keys?: number } | { ok: false; reason: string; tooManyKeys?: true }
+export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; entries?: number } | { ok: false; reason: string; tooManyKeys?: true }
 
 /** How {@link snapshotJson} treats special objects. */
 export interface SnapshotOptions {
@@ -44,8 +45,8 @@ export interface SnapshotOptions {
    */
   leaf?: (value: object) => object | undefined
   /**
-   * Refuse a value with an object of more than `perObject` keys, or more than `total` keys in
-   * all its objects (the failure then has `tooManyKeys`): what the host would refuse to read.
+   * Refuse a value with an object of more than `perObject` keys, or more than `total` keys,
+   * lists and objects in all (the failure then has `tooManyKeys`): what the host would refuse to read.
    */
   maxKeys?: { perObject: number; total: number }
 }
@@ -129,7 +130,7 @@ function tooManyKeys(what: string, node: PathNode | null, slot: Slot | null): Sn
 
 function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefined): Snapshot {
   const ancestors = new ObjectSet()
-  let keysInAll = 0
+  let entries = 0
   let frame: Frame | null = null
   let slot: Slot | null = null
   let value: unknown = root
@@ -147,11 +148,12 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
           if (ancestors.has(value)) return fail('cycle', frame, slot)
           const opened = open(value, frame, slot)
           if (typeof opened === 'string') return fail(opened, frame, slot)
-          if (opened.keys !== null && maxKeys !== undefined) {
-            keysInAll += opened.length
-            // Checked as each object opens, before its keys are read.
-            if (opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
-            if (keysInAll > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys in all`, frame, slot)
+          if (maxKeys !== undefined) {
+            // Each list and object counts with the keys in all, as the host counts them.
+            entries += opened.keys === null ? 1 : opened.length + 1
+            // Checked as each container opens, before its keys are read.
+            if (opened.keys !== null && opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
+            if (entries > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys, lists and objects in all`, frame, slot)
           }
           ancestors.add(value)
           if (frame === null) rootCopy = opened.copy
@@ -166,7 +168,7 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
 
       // Find the next unread slot, closing every finished container on the way up.
       for (;;) {
-        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, keys: keysInAll }
+        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, entries }
         if (frame.index < frame.length) break
         const { source, keys, copy } = frame
         if (keys === null && (source as unknown[]).length !== frame.length) {

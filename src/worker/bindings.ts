@@ -77,7 +77,7 @@ export class BindingBridge {
   /** Calls made in this tick; posted together once the tick's microtasks have run. */
   private _outbox: CallMessage[] = []
   /** Keys of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all (`_call`). */
-  private _outboxKeys = 0
+  private _outboxEntries = 0
   private _pendingBytes = 0
 
   constructor(
@@ -164,7 +164,7 @@ export class BindingBridge {
         const args = positional ? (second === undefined ? [first] : [first, second]) : first
         let copy: PtcJsonValue | undefined
         let bytes = 0
-        let keys = 0
+        let entries = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args, KEY_BOUNDS)
           if (!snapshot.ok && snapshot.tooManyKeys === true) {
@@ -173,11 +173,11 @@ export class BindingBridge {
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
           copy = snapshot.value
           bytes = jsonByteLength(copy)
-          keys = snapshot.keys ?? 0
+          entries = snapshot.entries ?? 0
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, copy, bytes, keys)).value
+          wire = (await bridge._call(shape.global, member, copy, bytes, entries)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -197,7 +197,7 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, keys: number): Promise<{ value: unknown }> {
+  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, entries: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       // The host would refuse it too (its own count is authoritative); here, no copy of the
@@ -213,11 +213,11 @@ export class BindingBridge {
         ? { type: 'call', run: this._run, id, global, name }
         : { type: 'call', run: this._run, id, global, name, args }
       // The host reads a batch's arguments as one message's program data, which holds at most
-      // MAX_MESSAGE_KEYS keys: a call that would pass it starts the next message.
-      if (this._outboxKeys + keys > MAX_MESSAGE_KEYS) this._flush()
+      // MAX_MESSAGE_KEYS keys, lists and objects: a call that would pass it starts the next message.
+      if (this._outboxEntries + entries > MAX_MESSAGE_KEYS) this._flush()
       const outbox = this._outbox
       outbox[outbox.length] = message
-      this._outboxKeys += keys
+      this._outboxEntries += entries
       if (outbox.length === 1) microtask(() => this._flush())
     })
   }
@@ -226,7 +226,7 @@ export class BindingBridge {
     const calls = this._outbox
     if (calls.length === 0) return // sent early, as the next call would have passed the bound
     this._outbox = []
-    this._outboxKeys = 0
+    this._outboxEntries = 0
     if (this._closed) return // the run ended this tick; its host side no longer listens
     this._post(calls.length === 1 ? calls[0]! : { type: 'calls', run: this._run, calls })
   }

@@ -136,7 +136,7 @@ function entryShape(budget: FrameBudget): JsonShape {
 const DATA_KEYS: JsonLinesLimits['dataKeys'] = {
   perObject: MAX_OBJECT_KEYS,
   perLine: MAX_MESSAGE_KEYS,
-  why: (field, perObject) => `"${field}" holds ${perObject ? `an object of more than ${MAX_OBJECT_KEYS} keys` : `more than ${MAX_MESSAGE_KEYS} keys in all, with the message's other program data`}, and ${KEY_BOUNDS_RULE}`,
+  why: (field, perObject) => `"${field}" holds ${perObject ? `an object of more than ${MAX_OBJECT_KEYS} keys` : `more than ${MAX_MESSAGE_KEYS} keys, lists and objects in all, with the message's other program data`}, and ${KEY_BOUNDS_RULE}`,
 }
 
 const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => JsonShape> = {

@@ -12,9 +12,10 @@
  *   frame is a few fields, and a container where the protocol has none is refused at its first
  *   byte), and how many elements a list or keys an object of the protocol may hold (refused at
  *   the first past it);
- * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold,
- *   in one object and in all together, refused at the first key past either: bytes alone do not
- *   bound the time V8 takes to build objects of millions of distinct keys.
+ * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold
+ *   in one object, and how many keys, lists and objects in all together, refused at the first
+ *   past either: bytes alone do not bound the time V8 takes to build objects of millions of
+ *   distinct keys, nor the memory of millions of short lists.
  *
  * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
@@ -48,7 +49,7 @@ export interface JsonLinesLimits {
   maxDepth: number
   /** The root container's place. */
   shape: JsonShape
-  /** Keys of a line's program data: per object, all of the line's together, and why a line broke either. */
+  /** Keys of a line's program data per object; keys, lists and objects of all of it together; and why a line broke either. */
   dataKeys?: { readonly perObject: number; readonly perLine: number; readonly why: (field: string, perObject: boolean) => string }
 }
 
@@ -130,7 +131,7 @@ export class JsonLines {
   private _boundField = ''
   /** Lists and objects the bounded value open now has opened. */
   private _boundContainers = 0
-  /** Keys of the line's program data so far. */
+  /** Keys, lists and objects of the line's program data so far. */
   private _dataKeys = 0
 
   constructor(
@@ -262,7 +263,12 @@ export class JsonLines {
         shape = undefined
       }
     }
-    if (this._boundDepth >= 0) this._boundContainers++
+    if (this._boundDepth >= 0) {
+      // A list or an object of program data counts with its keys against `dataKeys`.
+      if (this._fullOfData()) return false
+      this._boundContainers++
+      this._dataKeys++
+    }
     stack.push({ value: isArray ? [] : {}, isArray, key: undefined, keys: 0, shape })
     this._expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose
     return true
@@ -290,6 +296,14 @@ export class JsonLines {
     const max = top.shape?.maxKeys
     if (max === undefined || top.keys < max.count) return false
     this._refusal = max.why
+    return true
+  }
+
+  /** Whether the list or object of program data opening now is past `dataKeys` in all. */
+  private _fullOfData(): boolean {
+    const bounds = this.limits.dataKeys
+    if (bounds === undefined || this._dataKeys < bounds.perLine) return false
+    this._refusal = bounds.why(this._boundField, false)
     return true
   }
 
