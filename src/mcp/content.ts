@@ -3,13 +3,9 @@
  * string, images as host-issued `PtcImage`s. `isError` results become rejections carrying the
  * server's own message.
  */
-import { randomUUID } from 'node:crypto'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { PtcImage } from '../seam/image.js'
-import type { ImageAttachmentRef, PtcBindingValue } from '../seam/types.js'
-import { imageSize } from './image-size.js'
+import type { PtcImage } from '../seam/image.js'
+import type { PtcBindingValue } from '../seam/types.js'
+import type { ImageStore } from './image-store.js'
 
 /** One entry of an MCP result's `content`, in the fields this module reads. */
 export interface McpContent {
@@ -25,37 +21,13 @@ export interface McpContent {
 /** The declared result of a tool that has no `outputSchema`; matches `contentValue`. */
 export const CONTENT_RESULT_TYPE = 'string | Array<string | Image>'
 
-const EXTENSIONS: Record<ImageAttachmentRef['mediaType'], string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-}
+/** Image parts one result may carry: each is a file on the host's disk. */
+export const MAX_IMAGES_PER_RESULT = 64
 
-/** Writes image content to files the program can read and the host can show. */
-export class ImageStore {
-  private _directory: Promise<string> | undefined
-
-  constructor(directory: string | undefined) {
-    if (directory !== undefined) {
-      if (!path.isAbsolute(directory)) throw new TypeError(`mcpToolGroup: imageDirectory must be an absolute path, got ${JSON.stringify(directory)}`)
-      this._directory = Promise.resolve(directory)
-    }
-  }
-
-  /** A `PtcImage` whose attachment id is the absolute path of the file written for it. */
-  async save(data: string, mimeType: string | undefined): Promise<PtcImage> {
-    const mediaType = mimeType as ImageAttachmentRef['mediaType']
-    const extension = EXTENSIONS[mediaType]
-    if (extension === undefined) throw new Error(`the tool returned an image of type ${mimeType}; programs receive PNG, JPEG, WebP and GIF only`)
-    const bytes = Buffer.from(data, 'base64')
-    const size = imageSize(bytes, mediaType)
-    if (size === undefined) throw new Error(`the tool returned a ${mediaType} image whose size cannot be read`)
-    this._directory ??= mkdtemp(path.join(tmpdir(), 'ptc-mcp-images-'))
-    const file = path.join(await this._directory, `${randomUUID()}.${extension}`)
-    await writeFile(file, bytes)
-    return new PtcImage(file, { attachmentId: file, mediaType, bytes: bytes.length, ...size })
-  }
+/** The bytes a call may resolve, and the option that set them, for the message. */
+export interface ImageBudget {
+  bytes: number
+  field: string
 }
 
 /**
@@ -63,9 +35,24 @@ export class ImageStore {
  * with a string per text part and an image per image part. Parts a program cannot use (audio,
  * binary resources) become a short bracketed description.
  */
-export async function contentValue(content: readonly McpContent[], images: ImageStore): Promise<PtcBindingValue> {
+export async function contentValue(content: readonly McpContent[], images: ImageStore, budget: ImageBudget | undefined): Promise<PtcBindingValue> {
+  checkImages(content, images, budget)
   const parts = await Promise.all(content.map((part) => contentPart(part, images)))
   return parts.every((part) => typeof part === 'string') ? parts.join('\n') : parts
+}
+
+/**
+ * Refuses, before any is decoded or written, more images than a result may carry, or more bytes
+ * of them than the call may resolve or the group keeps on disk: a `PtcImage` counts only its
+ * path and descriptor in the result's JSON, so its file's bytes are counted here. Clean base64's
+ * length gives its decoded size exactly (any other is smaller).
+ */
+function checkImages(content: readonly McpContent[], images: ImageStore, budget: ImageBudget | undefined): void {
+  const parts = content.filter((part) => part.type === 'image')
+  if (parts.length > MAX_IMAGES_PER_RESULT) throw new Error(`the tool returned ${parts.length} images in one result; a result may carry at most ${MAX_IMAGES_PER_RESULT}`)
+  const bytes = parts.reduce((sum, part) => sum + Buffer.byteLength(part.data ?? '', 'base64'), 0)
+  if (budget !== undefined && bytes > budget.bytes) throw new Error(`the tool returned ${bytes} bytes of images, over the call's budget of ${budget.bytes} (${budget.field})`)
+  if (bytes > images.maxBytes) throw new Error(`the tool returned ${bytes} bytes of images, over the group's maxImageBytes of ${images.maxBytes}`)
 }
 
 async function contentPart(part: McpContent, images: ImageStore): Promise<string | PtcImage> {

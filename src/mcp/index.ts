@@ -8,7 +8,10 @@ import { validateBindings } from '../seam/names.js'
 import type { PtcBindingErrorClass } from '../seam/types.js'
 import { type JsonSchemaTool, type ToolGroup, buildToolGroup } from '../tools/group.js'
 import { pascalCase } from '../tools/schema-types.js'
-import { CONTENT_RESULT_TYPE, ImageStore, type McpContent, contentValue, errorMessage } from './content.js'
+import { whileInFlight } from './call-signal.js'
+import { CONTENT_RESULT_TYPE, type McpContent, contentValue, errorMessage } from './content.js'
+import { ImageStore, disposedMessage } from './image-store.js'
+import { listAllTools } from './tool-list.js'
 
 /** The client methods this module calls; an SDK `Client` has them all. */
 export type McpClient = Pick<Client, 'listTools' | 'callTool' | 'getInstructions'>
@@ -26,10 +29,15 @@ export interface McpToolGroupOptions {
   errorClass?: PtcBindingErrorClass
   /**
    * Absolute directory where image content is written, one file per image, its path also the
-   * attachment id; default: a fresh temporary directory, created at the first image. The host
-   * owns the files: it shows them to the model and deletes them when the conversation ends.
+   * attachment id; default: a fresh temporary directory, created at the first image. The files
+   * outlive the run (the host reads a result's images after it) and are deleted by `dispose()`.
    */
   imageDirectory?: string
+  /**
+   * Bytes of image files the group keeps on disk at once; past it, its oldest images are
+   * deleted first. A positive integer, 256 MiB by default.
+   */
+  maxImageBytes?: number
   /** Time budget of each call, in ms; past it the call rejects in the program, naming the tool. */
   timeoutMs?: number
   /** JSON bytes each call may resolve; a larger result rejects in the program instead. */
@@ -40,6 +48,14 @@ export interface McpToolGroupOptions {
   maxSchemaCheckMsPerRun?: number
 }
 
+/** A tool group of an MCP server's tools, with the image files it wrote. */
+export interface McpToolGroup extends ToolGroup {
+  /** Deletes every image file the group wrote (its temporary directory too); its calls are refused after. */
+  dispose(): Promise<void>
+}
+
+const MAX_IMAGE_BYTES = 256 * 1024 * 1024
+
 /**
  * Lists every tool of `client` (following `nextCursor` across pages) and returns them as one
  * tool group: each tool is a member whose call maps to `callTool`. A result's
@@ -49,16 +65,19 @@ export interface McpToolGroupOptions {
  * the tool's `inputSchema` (checked here, before the server is asked). Tools listed later are
  * not picked up: call again to refresh.
  */
-export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptions): Promise<ToolGroup> {
-  const { global } = options
+export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptions): Promise<McpToolGroup> {
+  const { global, maxImageBytes = MAX_IMAGE_BYTES } = options
   const errorClass = options.errorClass ?? { name: `${pascalCase(String(global))}Error`, memberNameProperty: 'tool' }
-  // Refuse a bad name before talking to the server.
+  // Refuse a bad name or bound before talking to the server.
   validateBindings([{ global, functions: {}, errorClass }])
-  const images = new ImageStore(options.imageDirectory)
+  if (!Number.isSafeInteger(maxImageBytes) || maxImageBytes <= 0) {
+    throw new TypeError(`mcpToolGroup: maxImageBytes must be a positive integer (bytes), got ${JSON.stringify(maxImageBytes)}`)
+  }
+  const images = new ImageStore(global, options.imageDirectory, maxImageBytes)
   const description = options.description ?? client.getInstructions()
 
   const tools: Record<string, JsonSchemaTool> = {}
-  for (const tool of await listAllTools(client)) {
+  for (const tool of await listAllTools(client, global)) {
     const name = tool.name
     tools[name] = {
       ...(tool.description !== undefined ? { description: tool.description } : {}),
@@ -67,39 +86,33 @@ export async function mcpToolGroup(client: McpClient, options: McpToolGroupOptio
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.maxResultBytes !== undefined ? { maxResultBytes: options.maxResultBytes } : {}),
       ...(options.maxArgumentBytes !== undefined ? { maxArgumentBytes: options.maxArgumentBytes } : {}),
-      async run(args, { signal }) {
-        const result = await client.callTool({ name, arguments: args ?? {} }, undefined, { signal })
+      async run(args, { signal, maxResultBytes }) {
+        if (images.disposed) throw new Error(disposedMessage(global))
+        const result = await whileInFlight(signal, (own) => client.callTool({ name, arguments: args ?? {} }, undefined, { signal: own }))
         // Servers before protocol 2024-11-05 answer with `toolResult`.
         if ('toolResult' in result) return result.toolResult as never
         const content = result.content as McpContent[] | undefined
         if (result.isError) throw new Error(errorMessage(content, name))
         if (result.structuredContent !== undefined) return result.structuredContent as never
-        return contentValue(content ?? [], images)
+        return contentValue(content ?? [], images, imageBudget(maxResultBytes, options.maxResultBytes))
       },
     }
   }
   const { maxSchemaCheckMsPerRun } = options
-  return buildToolGroup(
+  const group = buildToolGroup(
     { global, errorClass, tools, ...(description ? { description } : {}), ...(maxSchemaCheckMsPerRun !== undefined ? { maxSchemaCheckMsPerRun } : {}) },
     () => CONTENT_RESULT_TYPE,
   )
+  return Object.assign(group, { dispose: () => images.dispose() })
 }
 
-/** Every page of `tools/list`. A server that repeats a cursor would loop forever: refuse it. */
-async function listAllTools(client: McpClient) {
-  const tools = []
-  const seen = new Set<string>()
-  let cursor: string | undefined
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor })
-    tools.push(...page.tools)
-    cursor = page.nextCursor
-    if (cursor !== undefined) {
-      if (seen.has(cursor)) throw new Error(`mcpToolGroup: the server repeated the tools/list cursor ${JSON.stringify(cursor)}`)
-      seen.add(cursor)
-    }
-  } while (cursor !== undefined)
-  return tools
+/**
+ * The bytes of images a call may resolve: the run's budget for it (the smaller of the group's
+ * `maxResultBytes` and the runtime's `maxCallResultBytes`), or the group's alone outside a run.
+ */
+function imageBudget(call: number | undefined, group: number | undefined) {
+  if (call === undefined) return group === undefined ? undefined : { bytes: group, field: "the group's maxResultBytes" }
+  return { bytes: call, field: call === group ? "the group's maxResultBytes" : "maxCallResultBytes in the runtime's configuration" }
 }
 
 export { CONTENT_RESULT_TYPE }

@@ -62,6 +62,12 @@ export interface PtcBindingCall {
    * its budget. Always set in a run; absent when a host calls the function itself.
    */
   ledger?: PtcRunLedger
+  /**
+   * The JSON bytes this call may resolve: the smaller of its member's `maxResultBytes` and the
+   * run's `maxCallResultBytes`, so a function that writes what it resolves (an image file) can
+   * refuse before it writes. Always set in a run; absent when a host calls the function itself.
+   */
+  maxResultBytes?: number
 }
 
 /** What one run's binding calls have cost the host's thread so far (`PtcBindingCall.ledger`). */

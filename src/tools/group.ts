@@ -63,6 +63,8 @@ export interface ToolCall {
    * does with each tool's own schema. Absent when a host calls the tool itself.
    */
   ledger?: PtcRunLedger
+  /** The JSON bytes this call may resolve (`PtcBindingCall.maxResultBytes`); absent when a host calls the tool itself. */
+  maxResultBytes?: number
 }
 
 /** Tools the program sees as the members of one global object. */
@@ -148,12 +150,12 @@ export function buildToolGroup(definition: ToolGroupDefinition, resultFallback: 
       throw new TypeError(`${field}.needsApproval must be a boolean or a function of the arguments`)
     }
     const check = argumentCheck(`${global}.${name}`, tool.inputSchema, maxSchemaCheckMsPerRun)
-    functions[name] = async (args, { signal, hold, argumentBytes, ledger }) => {
+    functions[name] = async (args, { signal, hold, argumentBytes, ledger, maxResultBytes: resultBytes }) => {
       // Called outside a run, the argument's size is unknown: its check is watched as a large one's, with no run to charge.
       check(args, { argumentBytes: argumentBytes ?? Number.POSITIVE_INFINITY, ledger })
       if (needsApproval === true || (typeof needsApproval === 'function' && Boolean(await needsApproval(args)))) await hold(null)
       // Converted by the host as JSON.stringify would (the namespace's convertResults).
-      return run(args, { signal, interrupt: hold, ...(ledger !== undefined ? { ledger } : {}) }) as PtcBindingValue
+      return run(args, { signal, interrupt: hold, ...(ledger !== undefined ? { ledger } : {}), ...(resultBytes !== undefined ? { maxResultBytes: resultBytes } : {}) }) as PtcBindingValue
     }
     const { timeoutMs, maxResultBytes, maxArgumentBytes } = tool
     if (timeoutMs !== undefined || maxResultBytes !== undefined || maxArgumentBytes !== undefined) {

@@ -212,7 +212,7 @@ describe('an MCP server as a tool group', () => {
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'again', inputSchema: { type: 'object' as const } }], nextCursor: 'same' }))
     const client = await connectInMemory(server)
     try {
-      await expect(mcpToolGroup(client, { global: 'looping' })).rejects.toThrow('mcpToolGroup: the server repeated the tools/list cursor "same"')
+      await expect(mcpToolGroup(client, { global: 'looping' })).rejects.toThrow('mcpToolGroup "looping": the server "looping" repeated the tools/list cursor "same"')
     } finally {
       await client.close()
     }

@@ -256,9 +256,10 @@ export class CallDispatcher {
       return decided ? decidedHold(label, decided) : this._host.hold(label, args, payload, call.id)
     }
     try {
-      const value = await this._call(fn, args, bytes, label, entry, limits?.timeoutMs, hold)
+      const budget = resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes)
+      const value = await this._call(fn, args, bytes, label, entry, limits?.timeoutMs, hold, budget.bytes)
       release = releaseOf(value)
-      reply = this._resolution(call.id, label, value, entry, resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes), convert)
+      reply = this._resolution(call.id, label, value, entry, budget, convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
     } catch (error) {
       const message = foreignMessage(error, 'the tool rejected with')
@@ -276,10 +277,12 @@ export class CallDispatcher {
    * Runs the host function inside its call's span; with a time budget, the call rejects when it
    * runs out, and the function's signal aborts (it may still finish: its result is dropped).
    */
-  private _call(fn: PtcBindingFunction, args: unknown, argumentBytes: number, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold']): Promise<unknown> {
+  private _call(fn: PtcBindingFunction, args: unknown, argumentBytes: number, label: string, entry: TraceEntry, timeoutMs: number | undefined, hold: PtcBindingCall['hold'], maxResultBytes: number): Promise<unknown> {
     const ledger = this._ledger
-    const invoke = (signal: AbortSignal, held: PtcBindingCall['hold']) =>
-      entry.span ? entry.span.within(() => fn(args, { signal, hold: held, argumentBytes, ledger })) : fn(args, { signal, hold: held, argumentBytes, ledger })
+    const invoke = (signal: AbortSignal, held: PtcBindingCall['hold']) => {
+      const context = { signal, hold: held, argumentBytes, ledger, maxResultBytes }
+      return entry.span ? entry.span.within(() => fn(args, context)) : fn(args, context)
+    }
     const controller = (this._controller ??= new AbortController())
     if (timeoutMs === undefined) return invoke(controller.signal, hold)
     const own = new AbortController()
