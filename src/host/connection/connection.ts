@@ -98,6 +98,7 @@ export class Connection {
     this._reader = _limits && new JsonLines(_limits.idle, (raw) => !this.corrupt && (this.receive(raw), !this.corrupt), () => this.violation(this._reader!.refusal))
     this.read = this._reader?.push ?? (() => false)
     this._startTimer = setTimeout(() => {
+      this.startTimedOut = true
       this.failStart(`the helper did not start within ${_hooks.startTimeoutMs / 1000} s`)
       this._hooks.kill()
     }, _hooks.startTimeoutMs)
@@ -109,6 +110,9 @@ export class Connection {
    * process): a field, not a getter, since every step of a run asks.
    */
   alive = true
+
+  /** The helper did not report ready within `startTimeoutMs`. */
+  startTimedOut = false
 
   /** Whether a run listens: its program may be running. */
   get listening(): boolean {

@@ -39,6 +39,8 @@ export interface Environment {
    * sent to it would get because it never will (it could not start). A run waits for it.
    */
   readonly ready: Promise<Refusal | undefined>
+  /** It did not start within its tier's bound: a fresh one would likely wait as long, so a run is not given another. */
+  readonly startTimedOut?: boolean
   /** Resolves once the worker and whatever hosts it have exited. */
   readonly exited: Promise<void>
   readonly alive: boolean

@@ -238,6 +238,10 @@ export class PipeEnvironment implements Environment {
     return this._pipe.audit ? (await this._pipe.audit()) && this.alive : !this._spawned
   }
 
+  get startTimedOut(): boolean {
+    return this._connection.startTimedOut
+  }
+
   busyMs(): number {
     return this._ended ? 0 : this._pipe.busyMs()
   }

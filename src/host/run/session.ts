@@ -133,6 +133,8 @@ export function runSession(environment: Environment, history: EnvironmentHistory
     let byWorker = false
     /** From the program's send (the budget is the program's, so a slow start does not eat it). */
     let budget: TimeBudget | undefined
+    /** Until the environment is ready: how long the run waits for it. */
+    let waiting: NodeJS.Timeout | undefined
     /** From the first hold. */
     let holds: HoldQueue | undefined
     const telemetry = plan.telemetry?.()
@@ -163,6 +165,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
     function settle(outcome: Parameters<OutputLedger['finish']>[0]): void {
       if (settled) return
       settled = true
+      clearTimeout(waiting)
       budget?.stop()
       holds?.close()
       plan.signal.removeEventListener('abort', onAbort)
@@ -280,6 +283,7 @@ export function runSession(environment: Environment, history: EnvironmentHistory
 
     function start(): void {
       if (settled) return
+      clearTimeout(waiting)
       const namespaces = plan.bindings.map(shapeOf)
       // Before the listener: attaching may settle the run at once (its environment ended).
       calls = new CallDispatcher(run, plan.bindings, {
@@ -322,12 +326,18 @@ export function runSession(environment: Environment, history: EnvironmentHistory
 
     if (plan.signal.aborted) return onAbort()
     plan.signal.addEventListener('abort', onAbort, { once: true })
+    // A start is not charged to the program's budget, but the run waits for it no longer than
+    // that budget: its caller asked for an answer by then (a silent remote sandbox held a 3 s
+    // run for two 60 s starts). Not unref'd: the caller's await must keep the process alive.
+    waiting = plan.timeoutMs === null ? undefined : setTimeout(() => {
+      fail('timeout', `the program did not start within its time budget of ${plan.timeoutMs} ms (timeoutMs): its environment was not ready after ${plan.timeoutMs} ms (a start is not charged to the budget, but a run waits for one no longer than it)`)
+    }, plan.timeoutMs)
     void environment.ready.then((refusal) => {
       if (!refusal) return start()
       // An environment that could not start (killed while starting, say) ran nothing: the run
       // may be given another. A sandbox that cannot be set up fails the same way again, and
-      // that second failure is the result.
-      endedUnstarted = true
+      // that second failure is the result. One that timed out is not waited for twice.
+      endedUnstarted = !environment.startTimedOut
       settle({ error: refusal })
     })
   })

@@ -52,7 +52,10 @@ export class StreamTier implements Tier {
     }
     this._baselineKb = await dataBaseline(config.maxOldGenerationSizeMb)
     const first = this._environment()
-    const refusal = await first.ready
+    // The start's own bound is unref'd (a spare nobody awaits must not keep the host alive), and a
+    // deployer's stream may hold nothing (an in-memory Duplex): this await must, or the host exits mid-start.
+    const held = setInterval(() => undefined, 3_600_000)
+    const refusal = await first.ready.finally(() => clearInterval(held))
     // Kept only where the pool takes it at once: as its first spare, while there is room for one.
     if (refusal === undefined && config.poolSize > 0 && this.capacity() > 0) return void (this._first = first)
     await first.dispose()
