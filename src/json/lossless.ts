@@ -31,10 +31,10 @@ import { describeInstance, isListPrototype, isRecordPrototype } from './realm.js
 
 /**
  * The outcome of validating a value: a detached copy, or why the value is not lossless JSON. A
- * container's copy checked against `maxKeys` says how many keys, lists and objects it holds in
- * all (`entries`).
+ * container's copy checked against `maxKeys` says how many keys its objects hold in all (`keys`)
+ * and how many lists and objects it holds, itself included (`containers`).
  */
-export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; entries?: number } | { ok: false; reason: string; tooManyKeys?: true }
+export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; keys?: number; containers?: number } | { ok: false; reason: string; tooManyKeys?: true }
 
 /** How {@link snapshotJson} treats special objects. */
 export interface SnapshotOptions {
@@ -45,10 +45,11 @@ export interface SnapshotOptions {
    */
   leaf?: (value: object) => object | undefined
   /**
-   * Refuse a value with an object of more than `perObject` keys, or more than `total` keys,
-   * lists and objects in all (the failure then has `tooManyKeys`): what the host would refuse to read.
+   * Refuse a value with an object of more than `perObject` keys, more than `total` keys in all
+   * its objects, or more than `containers` lists and objects (the failure then has
+   * `tooManyKeys`): what the host would refuse to read.
    */
-  maxKeys?: { perObject: number; total: number }
+  maxKeys?: { perObject: number; total: number; containers: number }
 }
 
 type KeyBounds = NonNullable<SnapshotOptions['maxKeys']>
@@ -130,7 +131,8 @@ function tooManyKeys(what: string, node: PathNode | null, slot: Slot | null): Sn
 
 function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefined): Snapshot {
   const ancestors = new ObjectSet()
-  let entries = 0
+  let keysInAll = 0
+  let containers = 0
   let frame: Frame | null = null
   let slot: Slot | null = null
   let value: unknown = root
@@ -148,12 +150,12 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
           if (ancestors.has(value)) return fail('cycle', frame, slot)
           const opened = open(value, frame, slot)
           if (typeof opened === 'string') return fail(opened, frame, slot)
-          if (maxKeys !== undefined) {
-            // Each list and object counts with the keys in all, as the host counts them.
-            entries += opened.keys === null ? 1 : opened.length + 1
-            // Checked as each container opens, before its keys are read.
-            if (opened.keys !== null && opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
-            if (entries > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys, lists and objects in all`, frame, slot)
+          // Checked as each container opens, before its keys are read.
+          if (maxKeys !== undefined && ++containers > maxKeys.containers) return tooManyKeys(`more than ${maxKeys.containers} lists and objects in all`, frame, slot)
+          if (opened.keys !== null && maxKeys !== undefined) {
+            keysInAll += opened.length
+            if (opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
+            if (keysInAll > maxKeys.total) return tooManyKeys(`more than ${maxKeys.total} keys in all`, frame, slot)
           }
           ancestors.add(value)
           if (frame === null) rootCopy = opened.copy
@@ -168,7 +170,7 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
 
       // Find the next unread slot, closing every finished container on the way up.
       for (;;) {
-        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, entries }
+        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, keys: keysInAll, containers }
         if (frame.index < frame.length) break
         const { source, keys, copy } = frame
         if (keys === null && (source as unknown[]).length !== frame.length) {

@@ -218,9 +218,7 @@ export const MAX_DRAW_BYTES = 65_536
 
 /**
  * The most keys the host reads in one object of program data (a call's arguments, a completion),
- * and the most keys, lists and objects in all of a message's program data together (each list
- * and object costs the host 40-60 bytes however short its JSON: 16 MiB of `[],` are 5.6 million
- * lists). Bytes alone do not bound keys: V8 builds an
+ * and in all of a message's program data together. Bytes alone do not bound keys: V8 builds an
  * object of millions of distinct keys in time that grows faster than its keys, in steps that
  * hold the host's event loop (1.5 million keys, which 16 MiB of arguments hold, took 1.9 s of
  * the host's CPU and stalled it 277 ms), and interns every distinct key. Genuine data of 100 000
@@ -229,12 +227,18 @@ export const MAX_DRAW_BYTES = 65_536
  */
 export const MAX_OBJECT_KEYS = 262_144
 export const MAX_MESSAGE_KEYS = 1_048_576
+/**
+ * The most lists and objects the host reads in all of a message's program data. A list or an
+ * object costs the host 40-60 bytes however short its JSON (16 MiB of `[],` are 5.6 million lists,
+ * 240 MB of its heap); a legitimate call of 1.3 million empty objects fits.
+ */
+export const MAX_MESSAGE_CONTAINERS = 2_097_152
 
 /** The options of `snapshotJson` that refuse, in the worker, what the host would not read. */
-export const KEY_BOUNDS = { maxKeys: { perObject: MAX_OBJECT_KEYS, total: MAX_MESSAGE_KEYS } } as const
+export const KEY_BOUNDS = { maxKeys: { perObject: MAX_OBJECT_KEYS, total: MAX_MESSAGE_KEYS, containers: MAX_MESSAGE_CONTAINERS } } as const
 
 /** The rule a value with too many keys breaks, as the program and the model read it. */
-export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object and ${MAX_MESSAGE_KEYS} keys, lists and objects in a completion or a call's arguments`
+export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object, and ${MAX_MESSAGE_KEYS} keys and ${MAX_MESSAGE_CONTAINERS} lists and objects in a completion or a call's arguments`
 
 /** Why a call over the budget of arguments in flight was refused, in the worker or the host. */
 export function overBudgetCallMessage(label: string, bytes: number, maxPendingCallBytes: number): string {

@@ -5,7 +5,7 @@
  */
 import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, MAX_MESSAGE_KEYS, overBudgetCallMessage } from '../protocol/messages.js'
+import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, MAX_MESSAGE_CONTAINERS, MAX_MESSAGE_KEYS, overBudgetCallMessage } from '../protocol/messages.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { hasOwn, isArray } from '../intrinsics.js'
@@ -76,8 +76,9 @@ export class BindingBridge {
   private _closed = false
   /** Calls made in this tick; posted together once the tick's microtasks have run. */
   private _outbox: CallMessage[] = []
-  /** Keys of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all (`_call`). */
-  private _outboxEntries = 0
+  /** Keys, and lists and objects, of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all (`_call`). */
+  private _outboxKeys = 0
+  private _outboxContainers = 0
   private _pendingBytes = 0
 
   constructor(
@@ -164,7 +165,8 @@ export class BindingBridge {
         const args = positional ? (second === undefined ? [first] : [first, second]) : first
         let copy: PtcJsonValue | undefined
         let bytes = 0
-        let entries = 0
+        let keys = 0
+        let containers = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args, KEY_BOUNDS)
           if (!snapshot.ok && snapshot.tooManyKeys === true) {
@@ -173,11 +175,12 @@ export class BindingBridge {
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
           copy = snapshot.value
           bytes = jsonByteLength(copy)
-          entries = snapshot.entries ?? 0
+          keys = snapshot.keys ?? 0
+          containers = snapshot.containers ?? 0
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, copy, bytes, entries)).value
+          wire = (await bridge._call(shape.global, member, copy, bytes, keys, containers)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -197,7 +200,7 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, entries: number): Promise<{ value: unknown }> {
+  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, keys: number, containers: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       // The host would refuse it too (its own count is authoritative); here, no copy of the
@@ -213,11 +216,13 @@ export class BindingBridge {
         ? { type: 'call', run: this._run, id, global, name }
         : { type: 'call', run: this._run, id, global, name, args }
       // The host reads a batch's arguments as one message's program data, which holds at most
-      // MAX_MESSAGE_KEYS keys, lists and objects: a call that would pass it starts the next message.
-      if (this._outboxEntries + entries > MAX_MESSAGE_KEYS) this._flush()
+      // MAX_MESSAGE_KEYS keys and MAX_MESSAGE_CONTAINERS lists and objects: a call that would
+      // pass either starts the next message.
+      if (this._outboxKeys + keys > MAX_MESSAGE_KEYS || this._outboxContainers + containers > MAX_MESSAGE_CONTAINERS) this._flush()
       const outbox = this._outbox
       outbox[outbox.length] = message
-      this._outboxEntries += entries
+      this._outboxKeys += keys
+      this._outboxContainers += containers
       if (outbox.length === 1) microtask(() => this._flush())
     })
   }
@@ -226,7 +231,8 @@ export class BindingBridge {
     const calls = this._outbox
     if (calls.length === 0) return // sent early, as the next call would have passed the bound
     this._outbox = []
-    this._outboxEntries = 0
+    this._outboxKeys = 0
+    this._outboxContainers = 0
     if (this._closed) return // the run ended this tick; its host side no longer listens
     this._post(calls.length === 1 ? calls[0]! : { type: 'calls', run: this._run, calls })
   }

@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { ARRIVED_BYTES, ARRIVED_CONTAINERS, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
-import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_CONTAINERS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
 
 /** The budgets frames are read with here, unless a test says otherwise. */
 const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20, maxPendingCalls: 128 }
@@ -252,36 +252,31 @@ describe('the host reader of lines of JSON', () => {
     })
 
     const objects = MAX_MESSAGE_KEYS / MAX_OBJECT_KEYS
-    /** An object of `count` distinct keys. */
-    const object = (count: number, prefix: string) => `{${keys(count, prefix).slice(0, -1)}}`
-    /** `objects` objects of two keys short of the bound each, as the elements of a list: with the list, 5 short of MAX_MESSAGE_KEYS. */
-    const nearlyFull = (prefix: string) => Array.from({ length: objects }, (_, index) => object(MAX_OBJECT_KEYS - 2, `${prefix}${index}.`)).join(',')
-    const inAll = (field: string) => `"${field}" holds more than ${MAX_MESSAGE_KEYS} keys, lists and objects in all, with the message's other program data, and ${KEY_BOUNDS_RULE}`
+    /** `objects` full objects of distinct keys, as the elements of a list (the first of them opened by the head). */
+    const fullObjects = (prefix: string) => Array.from({ length: objects }, (_, index) => `{${keys(MAX_OBJECT_KEYS, `${prefix}${index}.`).slice(0, -1)}}`).join(',')
+    const inAll = (field: string) => `"${field}" holds more than ${MAX_MESSAGE_KEYS} keys in all, with the message's other program data, and ${KEY_BOUNDS_RULE}`
 
-    it('refuses a message at its first key past MAX_MESSAGE_KEYS across objects, each within MAX_OBJECT_KEYS, counting each list and object', () => {
-      // The list, four objects of 262 142 keys, a fifth object and two keys: MAX_MESSAGE_KEYS.
-      const head = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${nearlyFull('k')},{${keys(2, 'x')}`
+    it('refuses a message at its first key past MAX_MESSAGE_KEYS across objects, each within MAX_OBJECT_KEYS', () => {
+      const head = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${fullObjects('k')},{`
       expect(refusalAfter(head, lineLimits('frame', roomy))).toEqual({ tookHead: true, tookKey: false, why: inAll('args') })
     })
 
-    it('counts the keys, lists and objects of a batch\'s calls together, as one message\'s', () => {
-      // Four objects of 262 143 keys: MAX_MESSAGE_KEYS with their objects.
-      const calls = Array.from({ length: objects }, (_, index) => call(index + 1, object(MAX_OBJECT_KEYS - 1, `${index}.`))).join(',')
+    it('counts the keys of a batch\'s calls together, as one message\'s', () => {
+      const calls = Array.from({ length: objects }, (_, index) => call(index + 1, `{${keys(MAX_OBJECT_KEYS, `${index}.`).slice(0, -1)}}`)).join(',')
       const full = `{"type":"calls","run":1,"calls":[${calls}]}`
       expect(readMessage(full, lineLimits('message', roomy))).toEqual({ value: JSON.parse(full) })
-      const past = new JsonLines(lineLimits('message', roomy), () => true)
-      expect(past.push(Buffer.from(`{"type":"calls","run":1,"calls":[${calls},{"type":"call","run":1,"id":${objects + 1},"global":"g","name":"f","args":`))).toBe(true)
-      expect(past.push(Buffer.from('['))).toBe(false)
-      expect(past.refusal).toBe(inAll('args'))
+      const head = `{"type":"calls","run":1,"calls":[${calls},{"type":"call","run":1,"id":${objects + 1},"global":"g","name":"f","args":{`
+      expect(refusalAfter(head, lineLimits('message', roomy))).toEqual({ tookHead: true, tookKey: false, why: inAll('args') })
     })
+  })
 
-    it('refuses a message at its first list past MAX_MESSAGE_KEYS lists, though lists hold no keys', () => {
-      const reader = new JsonLines(lineLimits('frame', roomy), () => true)
-      // The arguments' list and MAX_MESSAGE_KEYS - 1 empty lists in it.
-      expect(reader.push(Buffer.from(`{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'[],'.repeat(MAX_MESSAGE_KEYS - 1)}`))).toBe(true)
-      expect(reader.push(Buffer.from('['))).toBe(false)
-      expect(reader.refusal).toBe(inAll('args'))
-    })
+  it('refuses a message at its first list past MAX_MESSAGE_CONTAINERS lists and objects, though lists hold no keys', () => {
+    const roomy = { ...budget, maxPendingCallBytes: 1 << 25 }
+    const reader = new JsonLines(lineLimits('frame', roomy), () => true)
+    // The arguments' list and MAX_MESSAGE_CONTAINERS - 1 empty lists in it.
+    expect(reader.push(Buffer.from(`{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'[],'.repeat(MAX_MESSAGE_CONTAINERS - 1)}`))).toBe(true)
+    expect(reader.push(Buffer.from('['))).toBe(false)
+    expect(reader.refusal).toBe(`"args" holds more than ${MAX_MESSAGE_CONTAINERS} lists and objects in all, with the message's other program data, and ${KEY_BOUNDS_RULE}`)
   })
 
   it('stays refused after a refusal, whatever follows, and says so once', () => {

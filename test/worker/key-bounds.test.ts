@@ -5,7 +5,8 @@ import { startRuntime } from '../helpers/runtime.js'
 // The bounds of src/protocol/messages.ts, as the program reads them.
 const MAX_OBJECT_KEYS = 262_144
 const MAX_MESSAGE_KEYS = 1_048_576
-const RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object and ${MAX_MESSAGE_KEYS} keys, lists and objects in a completion or a call's arguments`
+const MAX_MESSAGE_CONTAINERS = 2_097_152
+const RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object, and ${MAX_MESSAGE_KEYS} keys and ${MAX_MESSAGE_CONTAINERS} lists and objects in a completion or a call's arguments`
 
 /** A program expression: an object of `count` distinct keys, each starting with the string `tag` (an expression). */
 const table = (count: number, tag = "'k'") => `Object.fromEntries(Array.from({ length: ${count} }, (_, i) => [${tag} + i.toString(36), 0]))`
@@ -46,19 +47,19 @@ describe.each([
     expect(called).toEqual([MAX_OBJECT_KEYS])
   })
 
-  it('rejects a call whose argument holds more than MAX_MESSAGE_KEYS lists in all, counting each list as the host does', async () => {
+  it('rejects a call whose argument holds more than MAX_MESSAGE_CONTAINERS lists, counting each list as the host does', async () => {
     called = []
-    // The arguments' list and MAX_MESSAGE_KEYS empty lists: one past the bound.
+    // The arguments' list and MAX_MESSAGE_CONTAINERS empty lists: one past the bound.
     const result = await run(`
       const lists = (count) => Array.from({ length: count }, () => [])
-      const refused = await tools.count(lists(${MAX_MESSAGE_KEYS})).then(() => 'called', (error) => [error instanceof TypeError, error.message])
-      return { refused, fits: await tools.count(lists(${MAX_MESSAGE_KEYS - 1})) }`)
+      const refused = await tools.count(lists(${MAX_MESSAGE_CONTAINERS})).then(() => 'called', (error) => [error instanceof TypeError, error.message])
+      return { refused, fits: await tools.count(lists(${MAX_MESSAGE_CONTAINERS - 1})) }`)
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
-      refused: [true, `tools.count: the arguments hold more than ${MAX_MESSAGE_KEYS} keys, lists and objects in all at $[${MAX_MESSAGE_KEYS - 1}], and ${RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`],
-      fits: MAX_MESSAGE_KEYS - 1,
+      refused: [true, `tools.count: the arguments hold more than ${MAX_MESSAGE_CONTAINERS} lists and objects in all at $[${MAX_MESSAGE_CONTAINERS - 1}], and ${RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`],
+      fits: MAX_MESSAGE_CONTAINERS - 1,
     })
-    expect(called).toEqual([MAX_MESSAGE_KEYS - 1])
+    expect(called).toEqual([MAX_MESSAGE_CONTAINERS - 1])
   })
 
   it('fails a completion holding an object past MAX_OBJECT_KEYS with invalid-output, naming the path and the rule, and keeps the owner\'s environment', async () => {

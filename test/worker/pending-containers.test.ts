@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 
-const MAX_PENDING_CONTAINERS = 1_048_576
+const MAX_PENDING_CONTAINERS = 2_097_152
 
 describe.each([
   ['the thread tier', { isolation: 'thread' as const }],
@@ -29,14 +29,14 @@ describe.each([
 
   it('refuses the call that would take them past the bound, naming it, and takes another once those in flight settled', async () => {
     const result = await env.run(`
-      const lists = () => Array.from({ length: 400_000 }, () => [])
+      const lists = () => Array.from({ length: 800_000 }, () => [])
       const settled = await Promise.allSettled([tools.slow(lists()), tools.slow(lists()), tools.slow(lists())])
       const after = await tools.slow(lists())
       return { settled: settled.map((outcome) => outcome.status === 'fulfilled' ? outcome.value : outcome.reason.message), after }`, { bindings: [tools] })
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
-      settled: [400_000, 400_000, `tools.slow was not called: its arguments hold 400001 lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`],
-      after: 400_000,
+      settled: [800_000, 800_000, `tools.slow was not called: its arguments hold 800001 lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`],
+      after: 800_000,
     })
   })
 })

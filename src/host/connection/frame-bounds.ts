@@ -11,7 +11,7 @@
  * of a message. Its objects are refused at their first key past MAX_PROTOCOL_KEYS likewise, and
  * its program data at its first key past MAX_OBJECT_KEYS in one object or MAX_MESSAGE_KEYS in all.
  */
-import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_CONTAINERS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
 import type { JsonLinesLimits, JsonShape } from './json-lines.js'
 
 /** The budgets a frame's bounds derive from (the runtime's configuration). */
@@ -43,12 +43,12 @@ export function frameBudget(config: FrameBudget): FrameBudget {
 }
 
 /**
- * The lists and objects the arguments of one run's calls in flight may hold in all. Bytes alone
- * do not bound what the host holds for them: a list costs the host 40-60 bytes however short its
- * JSON, so 16 MiB of arguments nested a million deep held 450 MB, and a few runs of such calls
- * ran the host out of memory. This holds about 60 MB.
+ * The lists and objects the arguments of one run's calls in flight may hold in all, as many as
+ * one message may carry. Bytes alone do not bound what the host holds for them: a list costs the
+ * host 40-60 bytes however short its JSON, so 16 MiB of arguments nested a million deep held 450
+ * MB, and a few runs of such calls ran the host out of memory. This holds about 120 MB.
  */
-export const MAX_PENDING_CONTAINERS = 1 << 20
+export const MAX_PENDING_CONTAINERS = MAX_MESSAGE_CONTAINERS
 
 /** Why a call was refused whose arguments would pass {@link MAX_PENDING_CONTAINERS}. */
 export function tooManyContainersMessage(label: string, containers: number): string {
@@ -133,10 +133,17 @@ function entryShape(budget: FrameBudget): JsonShape {
 }
 
 /** The keys a message's program data may hold (the worker refuses a value past them first). */
+const BROKE = {
+  object: `an object of more than ${MAX_OBJECT_KEYS} keys`,
+  keys: `more than ${MAX_MESSAGE_KEYS} keys in all, with the message's other program data`,
+  containers: `more than ${MAX_MESSAGE_CONTAINERS} lists and objects in all, with the message's other program data`,
+}
+
 const DATA_KEYS: JsonLinesLimits['dataKeys'] = {
   perObject: MAX_OBJECT_KEYS,
   perLine: MAX_MESSAGE_KEYS,
-  why: (field, perObject) => `"${field}" holds ${perObject ? `an object of more than ${MAX_OBJECT_KEYS} keys` : `more than ${MAX_MESSAGE_KEYS} keys, lists and objects in all, with the message's other program data`}, and ${KEY_BOUNDS_RULE}`,
+  containersPerLine: MAX_MESSAGE_CONTAINERS,
+  why: (field, broke) => `"${field}" holds ${BROKE[broke]}, and ${KEY_BOUNDS_RULE}`,
 }
 
 const SHAPES: Record<'message' | 'frame' | 'entry', (budget: FrameBudget) => JsonShape> = {

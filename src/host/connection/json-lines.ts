@@ -12,10 +12,10 @@
  *   frame is a few fields, and a container where the protocol has none is refused at its first
  *   byte), and how many elements a list or keys an object of the protocol may hold (refused at
  *   the first past it);
- * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold
- *   in one object, and how many keys, lists and objects in all together, refused at the first
- *   past either: bytes alone do not bound the time V8 takes to build objects of millions of
- *   distinct keys, nor the memory of millions of short lists.
+ * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold,
+ *   in one object and in all together, and how many lists and objects, refused at the first past
+ *   any: bytes alone do not bound the time V8 takes to build objects of millions of distinct
+ *   keys, nor the memory of millions of short lists.
  *
  * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
@@ -49,8 +49,13 @@ export interface JsonLinesLimits {
   maxDepth: number
   /** The root container's place. */
   shape: JsonShape
-  /** Keys of a line's program data per object; keys, lists and objects of all of it together; and why a line broke either. */
-  dataKeys?: { readonly perObject: number; readonly perLine: number; readonly why: (field: string, perObject: boolean) => string }
+  /** Keys of a line's program data: per object, all of the line's together, and why a line broke either. */
+  dataKeys?: {
+    readonly perObject: number
+    readonly perLine: number
+    readonly containersPerLine: number
+    readonly why: (field: string, broke: 'object' | 'keys' | 'containers') => string
+  }
 }
 
 /**
@@ -131,8 +136,10 @@ export class JsonLines {
   private _boundField = ''
   /** Lists and objects the bounded value open now has opened. */
   private _boundContainers = 0
-  /** Keys, lists and objects of the line's program data so far. */
+  /** Keys of the line's program data so far. */
   private _dataKeys = 0
+  /** Lists and objects of the line's program data so far. */
+  private _dataContainers = 0
 
   constructor(
     limits: JsonLinesLimits,
@@ -193,6 +200,7 @@ export class JsonLines {
         const value = this._root
         this._lineStart = at + 1
         this._dataKeys = 0
+        this._dataContainers = 0
         this._expect = Expect.Value
         this._root = undefined
         if (!line(value)) return false
@@ -264,10 +272,9 @@ export class JsonLines {
       }
     }
     if (this._boundDepth >= 0) {
-      // A list or an object of program data counts with its keys against `dataKeys`.
-      if (this._fullOfData()) return false
+      if (this._fullOfContainers()) return false
       this._boundContainers++
-      this._dataKeys++
+      this._dataContainers++
     }
     stack.push({ value: isArray ? [] : {}, isArray, key: undefined, keys: 0, shape })
     this._expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose
@@ -299,21 +306,21 @@ export class JsonLines {
     return true
   }
 
-  /** Whether the list or object of program data opening now is past `dataKeys` in all. */
-  private _fullOfData(): boolean {
-    const bounds = this.limits.dataKeys
-    if (bounds === undefined || this._dataKeys < bounds.perLine) return false
-    this._refusal = bounds.why(this._boundField, false)
-    return true
-  }
-
   /** Whether the key starting now in `top`, an object of program data, is past `dataKeys`. */
   private _fullData(top: Open): boolean {
     const bounds = this.limits.dataKeys
     if (bounds === undefined) return false
     const perObject = top.keys >= bounds.perObject
     if (!perObject && this._dataKeys < bounds.perLine) return false
-    this._refusal = bounds.why(this._boundField, perObject)
+    this._refusal = bounds.why(this._boundField, perObject ? 'object' : 'keys')
+    return true
+  }
+
+  /** Whether the list or object of program data opening now is past `dataKeys`' lists and objects. */
+  private _fullOfContainers(): boolean {
+    const bounds = this.limits.dataKeys
+    if (bounds === undefined || this._dataContainers < bounds.containersPerLine) return false
+    this._refusal = bounds.why(this._boundField, 'containers')
     return true
   }
 
