@@ -1,8 +1,9 @@
 /**
- * A value as `JSON.stringify(value, null, 2)` writes it, up to a length. Indentation grows with
- * the square of the nesting depth (30 copies of 3 000 nested arrays, 180 KB of JSON, indent past
- * the longest string V8 makes), so a value a reader sees in part is written only that far, and
- * the rest is never walked.
+ * A value as `JSON.stringify(value, null, indent)` writes it, up to a length, and without
+ * recursion: a program chooses how deep its values nest, and the native writer overflows the
+ * stack at a few thousand levels. Indentation grows with the square of the nesting depth (30
+ * copies of 3 000 nested arrays, 180 KB of JSON, indent past the longest string V8 makes), so
+ * a value a reader sees in part is written only that far, and the rest is never walked.
  */
 import type { PtcJsonValue } from '../seam/types.js'
 
@@ -13,8 +14,6 @@ export interface IndentedJson {
   complete: boolean
 }
 
-const INDENT = 2
-
 /** A container being written: its entries (an object's through its keys) and the next one. */
 interface Open {
   container: PtcJsonValue[] | { [key: string]: PtcJsonValue }
@@ -24,8 +23,8 @@ interface Open {
   depth: number
 }
 
-/** `value` indented by two spaces, cut at `maxChars`; written without recursion. */
-export function indentedJson(value: PtcJsonValue, maxChars: number): IndentedJson {
+/** `value` indented by `indent` spaces (0: compact, on one line), cut at `maxChars`. */
+export function indentedJson(value: PtcJsonValue, maxChars: number, indent = 2): IndentedJson {
   const pieces: string[] = []
   let written = 0
   /** Adds `text` as far as it fits; false when some of it did not. */
@@ -36,12 +35,14 @@ export function indentedJson(value: PtcJsonValue, maxChars: number): IndentedJso
     return text.length <= room
   }
   const newline = (depth: number): boolean => {
+    if (indent === 0) return true
     if (!add('\n')) return false
     const room = maxChars - written
-    pieces.push(' '.repeat(Math.min(INDENT * depth, room)))
-    written += Math.min(INDENT * depth, room)
-    return INDENT * depth <= room
+    pieces.push(' '.repeat(Math.min(indent * depth, room)))
+    written += Math.min(indent * depth, room)
+    return indent * depth <= room
   }
+  const colon = indent === 0 ? ':' : ': '
   const stack: Open[] = []
   /** Writes a scalar, or a container's opening (its whole text when it is empty). */
   const begin = (entry: PtcJsonValue, depth: number): boolean => {
@@ -67,7 +68,7 @@ export function indentedJson(value: PtcJsonValue, maxChars: number): IndentedJso
       fits = begin((open.container as PtcJsonValue[])[at]!, open.depth + 1)
     } else {
       const key = open.keys[at]!
-      fits = add(`${JSON.stringify(key)}: `) && begin((open.container as { [key: string]: PtcJsonValue })[key]!, open.depth + 1)
+      fits = add(`${JSON.stringify(key)}${colon}`) && begin((open.container as { [key: string]: PtcJsonValue })[key]!, open.depth + 1)
     }
   }
   return { text: pieces.join(''), complete: fits }

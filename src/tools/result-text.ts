@@ -31,10 +31,12 @@ export function resultText(result: PtcRunResult, budget: ResultTextBudget): stri
   if (output !== '') sections.push(`Output:\n${keepEnds(output, budget.maxOutputChars)}`)
   if (result.paused) {
     const { tool, args, payload } = result.paused
-    const call = `${tool}(${args === undefined ? '' : JSON.stringify(args)})`
-    const awaits = payload === null ? 'approval by a person' : `a decision on ${JSON.stringify(payload)}`
+    const max = budget.maxValueChars
+    // The program chooses how deep and long these nest: each is written only as far as it is read.
+    const call = `${tool}(${args === undefined ? '' : indentedJson(args, max, 0).text})`
+    const awaits = payload === null ? 'approval by a person' : `a decision on ${indentedJson(payload, max, 0).text}`
     sections.push(
-      `Paused: the call ${cutEnd(call, budget.maxValueChars, 'call')} awaits ${cutEnd(awaits, budget.maxValueChars, 'request')}. ` +
+      `Paused: the call ${cutEnd(call, max, 'call')} awaits ${cutEnd(awaits, max, 'request')}. ` +
         'The program is waiting with its variables intact; you will read how it goes on once this is decided.',
     )
   } else if (result.error) sections.push(`Error (${result.error.kind}): ${cutEnd(result.error.message, budget.maxValueChars, 'message')}`)
@@ -61,9 +63,10 @@ function tally(calls: readonly PtcCallRecord[]): string {
   return [...counts].map(([tool, count]) => (count === 1 ? tool : `${tool} ×${count}`)).join(', ')
 }
 
+/** `text` cut at `max`; the marker does not say of how many, as a value's text stops being written where it is cut. */
 function cutEnd(text: string, max: number, what: string): string {
   if (text.length <= max) return text
-  return `${text.slice(0, max)}\n[… ${what} cut at ${max} of ${text.length} characters; return less or summarise …]`
+  return `${text.slice(0, max)}\n[… ${what} cut at ${max} characters; return less or summarise …]`
 }
 
 /** Keeps whole lines from the start and the end of `text`, within `max` characters. */

@@ -39,6 +39,28 @@ describe('indentedJson', () => {
     expect(indentedJson(list, 50)).toEqual({ text: `[\n  "${'x'.repeat(45)}`, complete: false })
   })
 
+  it('with indent 0, writes what JSON.stringify(value) writes, and stops at the length asked', () => {
+    fc.assert(
+      fc.property(jsonValue, (value) => {
+        expect(indentedJson(value as PtcJsonValue, Infinity, 0)).toEqual({ text: JSON.stringify(value), complete: true })
+      }),
+      { numRuns: 1000 },
+    )
+    const value = { a: [1, 'two', { three: [null, true] }], 'b "c"': {}, d: [] }
+    const whole = JSON.stringify(value)
+    for (let max = 0; max <= whole.length + 1; max++) {
+      expect(indentedJson(value, max, 0)).toEqual({ text: whole.slice(0, max), complete: max >= whole.length })
+    }
+  })
+
+  it('writes a value nested deeper than the stack, as far as asked', () => {
+    // JSON.stringify overflows the stack at a few thousand levels.
+    const deep = nested(200_000)
+    expect(indentedJson(deep, 100, 0)).toEqual({ text: '['.repeat(100), complete: false })
+    expect(indentedJson(deep, Infinity, 0)).toEqual({ text: `${'['.repeat(200_001)}${']'.repeat(200_001)}`, complete: true })
+    expect(indentedJson(deep, 100)).toEqual({ text: JSON.stringify(nested(20), null, 2).slice(0, 100), complete: false })
+  })
+
   it('cuts a value indented longer than any string can be', () => {
     // 30 copies of 3 000 nested arrays: 180 KB of JSON, indented past the longest string V8 makes.
     const copies = (count: number) => Array.from({ length: count }, () => nested(3000))

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PtcPause, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
+import { type PtcJsonValue, type PtcPause, createRunCodeTool, defineToolGroup } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 import { typecheck } from '../helpers/typecheck.js'
 
@@ -120,6 +120,41 @@ describe('the ready run_code tool', () => {
     const second = await tool.resume(pauses[0]!.id, { approve: true }, { onPause })
     expect(second).toMatch(/^Paused: the call mail.ask\(\) awaits a decision on \{"question":"Which folder\?"\}\. /)
     expect(await tool.resume(pauses[1]!.id, { approve: true, value: 'Inbox' })).toBe('Result:\n[\n  "sent",\n  "Inbox"\n]')
+  })
+
+  it('says a call awaits a decision however deep its argument and request nest, and the hold is answered', async () => {
+    // 200 000 levels: JSON.stringify overflows the host's stack at a few thousand.
+    const mail = defineToolGroup({
+      global: 'mail',
+      tools: {
+        send: { inputSchema: { type: 'object' }, needsApproval: true, run: () => 'sent' },
+        ask: { inputSchema: {}, run: async (args, call) => (await call.interrupt(args as PtcJsonValue)) ?? null },
+      },
+    })
+    const tool = createRunCodeTool({ runtime: env.runtime, groups: [mail], maxValueChars: 40 })
+    const pauses: PtcPause[] = []
+    const onPause = (paused: PtcPause) => void pauses.push(paused)
+    const program = "let deep = 0\nfor (let i = 0; i < 200000; i++) deep = [deep]\nconst refused = await mail.send({ deep }).catch((error) => error.message);\n[refused, await mail.ask(deep)]"
+    const cut = (text: string, what: string) => `${text.padEnd(40, '[')}\n[… ${what} cut at 40 characters; return less or summarise …]`
+    const waiting = 'The program is waiting with its variables intact; you will read how it goes on once this is decided.'
+    expect(await tool.execute({ program }, { onPause })).toBe(`Paused: the call ${cut('mail.send({"deep":', 'call')} awaits approval by a person. ${waiting}`)
+    const asked = await tool.resume(pauses[0]!.id, { approve: false, reason: 'too deep to read' }, { onPause })
+    expect(asked).toBe(`Paused: the call ${cut('mail.ask(', 'call')} awaits ${cut('a decision on ', 'request')}. ${waiting}`)
+    expect(await tool.resume(pauses[1]!.id, { approve: true, value: 'Inbox' })).toMatch(/^Result:\n\[\n {2}".*too deep to read.*",\n {2}"Inbox"\n\]$/)
+  })
+
+  it('says a durable call awaits a decision however deep its argument nests, and the token is answered', async () => {
+    const durable = await startRuntime({ pause: 'durable', durableKey: 'a durable key of at least thirty-two bytes, for tests', timeoutMs: 10_000 })
+    try {
+      const mail = defineToolGroup({ global: 'mail', tools: { send: { inputSchema: { type: 'object' }, needsApproval: true, run: () => 'sent' } } })
+      const tool = createRunCodeTool({ runtime: durable.runtime, groups: [mail], maxValueChars: 40 })
+      const pauses: PtcPause[] = []
+      const program = 'let deep = 0\nfor (let i = 0; i < 200000; i++) deep = [deep]\nreturn await mail.send({ deep })'
+      expect(await tool.execute({ program }, { onPause: (paused) => void pauses.push(paused) })).toMatch(/^Paused: the call mail\.send\(\{"deep":\[{22}\n\[… call cut at 40 characters/)
+      expect(await tool.resume(pauses[0]!.token!, { approve: true })).toBe('Result:\n"sent"')
+    } finally {
+      await durable.dispose()
+    }
   })
 
   it('refuses a program that is not a string, colliding groups and bad budgets', async () => {
