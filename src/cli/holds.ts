@@ -5,15 +5,29 @@
  */
 import type { PtcRuntime } from '../seam/api.js'
 import type { PtcHoldDecision, PtcPause, PtcRunResult } from '../seam/types.js'
+import { indentedJson } from '../tools/indented-json.js'
 import { printResult, type Sink } from './print.js'
 
 /** Asks a person one question and resolves with the line they typed. */
 export type Ask = (question: string) => Promise<string>
 
+/**
+ * How much of a held call, and of what it asks, a terminal shows. The program chose how long
+ * and how deep they are, so each is written only that far.
+ */
+const MAX_CALL_CHARS = 500
+const MAX_REQUEST_CHARS = 10_000
+
 /** `tools.send({"to":"ana"})`, cut for a terminal line. */
 function callText({ tool, args }: PtcPause): string {
-  const text = `${tool}(${args === undefined ? '' : JSON.stringify(args)})`
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text
+  const text = `${tool}(${args === undefined ? '' : indentedJson(args, MAX_CALL_CHARS, 0).text})`
+  return text.length > MAX_CALL_CHARS ? `${text.slice(0, MAX_CALL_CHARS)}…` : text
+}
+
+/** What a tool's `hold` asks, as compact JSON, marked when cut. */
+function requestText({ payload }: PtcPause): string {
+  const { text, complete } = indentedJson(payload, MAX_REQUEST_CHARS, 0)
+  return complete ? text : `${text}…`
 }
 
 async function decide(paused: PtcPause, ask: Ask | undefined, err: Sink): Promise<PtcHoldDecision> {
@@ -25,7 +39,7 @@ async function decide(paused: PtcPause, ask: Ask | undefined, err: Sink): Promis
     const answer = await ask(`${callText(paused)} awaits approval. Approve? [y/N] `)
     return /^y(es)?$/i.test(answer.trim()) ? { approve: true } : { approve: false, reason: 'refused at the terminal' }
   }
-  const answer = await ask(`${callText(paused)} asks ${JSON.stringify(paused.payload)}\nAnswer (empty refuses): `)
+  const answer = await ask(`${callText(paused)} asks ${requestText(paused)}\nAnswer (empty refuses): `)
   return answer === '' ? { approve: false, reason: 'refused at the terminal' } : { approve: true, value: answer }
 }
 

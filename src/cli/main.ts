@@ -11,6 +11,7 @@ import { WorkerPtcRuntime } from '../host/provider.js'
 import type { WorkerPtcRuntimeOptions } from '../host/options.js'
 import type { PtcRunResult } from '../seam/types.js'
 import { type Access, type Command, USAGE, UsageError, parseCommand } from './args.js'
+import { jsonText } from '../json/text.js'
 import { toolsChecker } from './typecheck.js'
 import { answerHolds } from './holds.js'
 import { printResult } from './print.js'
@@ -66,7 +67,7 @@ async function main(argv: readonly string[]): Promise<number> {
       const error = !checked.ok ? { kind: checked.kind, message: checked.message } : checked.mistakes !== undefined ? { kind: 'exception' as const, message: checked.mistakes } : undefined
       if (error !== undefined) {
         const failed: PtcRunResult = { output: [], calls: [], error }
-        if (command.json) process.stdout.write(`${JSON.stringify(failed)}\n`)
+        if (command.json) process.stdout.write(`${jsonText(failed)}\n`)
         else printResult(failed, process.stdout, process.stderr)
         return 1
       }
@@ -82,7 +83,8 @@ async function main(argv: readonly string[]): Promise<number> {
     } finally {
       process.off('SIGINT', interrupt)
     }
-    if (command.json) process.stdout.write(`${JSON.stringify(result)}\n`)
+    // The program chose how deep its value nests: JSON.stringify overflows at a few thousand levels.
+    if (command.json) process.stdout.write(`${jsonText(result)}\n`)
     else printResult(result, process.stdout, process.stderr)
     // Set now: if disposal leaves nothing that keeps the event loop alive, Node exits with this code.
     process.exitCode = result.error ? 1 : 0

@@ -3,6 +3,7 @@
  * bracketed line each, then the completion value as JSON or the failure on standard error.
  */
 import type { PtcJsonValue, PtcOutput, PtcRunResult } from '../seam/types.js'
+import { jsonText } from '../json/text.js'
 import { indentedJson } from '../tools/indented-json.js'
 
 export interface Sink {
@@ -27,12 +28,15 @@ export function printResult(result: PtcRunResult, out: Sink, err: Sink): void {
  */
 const MAX_INDENTED_CHARS = 64 * 1024 * 1024
 
-/** `value` as indented JSON, or as compact JSON with a note on `err` when indenting would be too long. */
+/**
+ * `value` as indented JSON, or as compact JSON with a note on `err` when indenting would be too
+ * long: such a value may nest deeper than `JSON.stringify` can recurse, so it is written without.
+ */
 function valueText(value: PtcJsonValue, err: Sink): string {
   const indented = indentedJson(value, MAX_INDENTED_CHARS)
   if (indented.complete) return indented.text
   err.write(`the value is printed without indentation: indented, it would pass ${MAX_INDENTED_CHARS} characters\n`)
-  return JSON.stringify(value)
+  return jsonText(value)
 }
 
 function renderEntry(entry: PtcOutput): string {

@@ -101,6 +101,16 @@ describe('ptc-run', () => {
     expect(result.stderr).toBe('the value is printed without indentation: indented, it would pass 67108864 characters\n')
   })
 
+  it('prints a value nested deeper than the stack as exact compact JSON', async () => {
+    // 200 000 levels: JSON.stringify overflows the stack at a few thousand.
+    const result = await ptcRun(['-'], 'let deep = []\nfor (let i = 0; i < 200000; i++) deep = [deep]\nreturn deep')
+    expect(result).toEqual({
+      code: 0,
+      stdout: `${'['.repeat(200_001)}${']'.repeat(200_001)}\n`,
+      stderr: 'the value is printed without indentation: indented, it would pass 67108864 characters\n',
+    })
+  })
+
   it('prints a program failure on standard error and exits 1', async () => {
     const result = await ptcRun(['fails.js'])
     expect(result).toEqual({
@@ -123,6 +133,14 @@ describe('ptc-run', () => {
       calls: [expect.objectContaining({ tool: 'weather.forecast', outcome: 'ok' }), expect.objectContaining({ tool: 'weather.forecast', outcome: 'ok' })],
       sandbox: CONFINED,
     })
+  })
+
+  it('--json prints a value nested deeper than the stack as exact JSON', async () => {
+    const result = await ptcRun(['-', '--json'], 'let deep = []\nfor (let i = 0; i < 6000; i++) deep = [deep]\nreturn deep')
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('')
+    expect(result.stdout).toContain(`"value":${'['.repeat(6001)}${']'.repeat(6001)},`)
+    expect(JSON.parse(result.stdout)).toMatchObject({ output: [], calls: [], sandbox: CONFINED })
   })
 
   it('--json still exits 1 for a failed program', async () => {
@@ -317,12 +335,36 @@ describe('ptc-run', () => {
       expect(await terminal.exit).toBe(0)
     })
 
+    it.skipIf(!hasScript)('at a terminal, a held call asks whatever its request nests, cut', async () => {
+      const terminal = atTerminal(['--repl', '--tools', './approvals.mjs'])
+      await terminal.shows(/\n> $/)
+      terminal.type('let deep = 0; for (let i = 0; i < 200000; i++) deep = [deep]; await mail.echo(deep).catch((error) => error.message)\n')
+      await terminal.shows(/\nmail\.echo\(\[{490}… asks \[{10000}…\nAnswer \(empty refuses\): $/)
+      terminal.type('\n')
+      await terminal.shows(/\n"refused at the terminal"\n> $/)
+      terminal.type('.exit\n')
+      expect(await terminal.exit).toBe(0)
+    })
+
     it('without a terminal, a held call is refused at once and the refusal is named on stderr', async () => {
       const result = await ptcRun(['-', '--tools', './approvals.mjs'], "return await mail.send({ to: 'ana' }).catch((error) => error.message)")
       expect(result).toEqual({
         code: 0,
         stdout: '"nobody could approve this call (ptc-run without a terminal)"\n',
         stderr: 'ptc-run: refused mail.send({"to":"ana"}): it needs a decision and nobody can answer here (use --repl at a terminal)\n',
+      })
+    })
+
+    it('names a held call whatever its argument nests, refuses it, and the session goes on', async () => {
+      const deep = 'const deep = (() => { let value = 0; for (let i = 0; i < 200000; i++) value = [value]; return value })()'
+      const input = [deep, 'await mail.send({ deep }).catch((error) => error.message)', 'deep', '1 + 1', ''].join('\n')
+      const result = await ptcRun(['--repl', '--tools', './approvals.mjs'], input)
+      expect(result).toEqual({
+        code: 0,
+        stdout: `"nobody could approve this call (ptc-run without a terminal)"\n${'['.repeat(200_000)}0${']'.repeat(200_000)}\n2\n`,
+        stderr:
+          `ptc-run: refused ${'mail.send({"deep":'.padEnd(500, '[')}…: it needs a decision and nobody can answer here (use --repl at a terminal)\n` +
+          'the value is printed without indentation: indented, it would pass 67108864 characters\n',
       })
     })
 
