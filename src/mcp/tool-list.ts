@@ -3,8 +3,6 @@
  * tools it sends, and each becomes a member the host declares and checks arguments against.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { jsonByteLength } from '../json/index.js'
-import type { PtcJsonValue } from '../seam/types.js'
 
 type ListingClient = Pick<Client, 'listTools'> & Partial<Pick<Client, 'getServerVersion'>>
 
@@ -26,7 +24,7 @@ export async function listAllTools(client: ListingClient, global: string) {
     tools.push(...page.tools)
     if (tools.length > MAX_TOOLS) throw refuse(`listed more than ${MAX_TOOLS} tools, the most a group takes`)
     cursor = page.nextCursor
-    bytes += jsonByteLength(page.tools as unknown as PtcJsonValue) + (cursor?.length ?? 0)
+    bytes += jsonBytes(page.tools, refuse) + (cursor?.length ?? 0)
     if (bytes > MAX_TOOL_LIST_BYTES) throw refuse(`listed tools of more than ${MAX_TOOL_LIST_BYTES} bytes of JSON (names, descriptions and schemas), the most a group takes`)
     if (cursor !== undefined) {
       // A repeated cursor would loop for ever.
@@ -35,4 +33,16 @@ export async function listAllTools(client: ListingClient, global: string) {
     }
   } while (cursor !== undefined)
   return tools
+}
+
+/**
+ * The JSON bytes of a page's tools as the server wrote them: fields the SDK leaves `undefined`
+ * (an in-memory transport passes objects as they are) write nothing, as on the wire.
+ */
+function jsonBytes(tools: unknown, refuse: (what: string) => Error): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(tools))
+  } catch {
+    throw refuse('listed a tool definition nested too deep to read')
+  }
 }

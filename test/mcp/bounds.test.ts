@@ -171,6 +171,16 @@ describe('listing an MCP server', () => {
     return { client, pages: () => pages }
   }
 
+  it('lists tools whose optional fields an in-memory server leaves undefined', async () => {
+    const server = new Server({ name: 'sparse', version: '1.0.0' }, { capabilities: { tools: {} } })
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'echo', description: undefined, annotations: undefined, inputSchema: any }] }))
+    const { client } = await connect(server)
+    const group = await mcpToolGroup(client, { global: 'sparse' })
+    expect(Object.keys(group.namespace.functions)).toEqual(['echo'])
+    await group.dispose()
+    await client.close()
+  })
+
   it('refuses a server whose pages never end, naming it and the bound', async () => {
     const server = await endless(0)
     await expect(mcpToolGroup(server.client, { global: 'evil' })).rejects.toThrow('mcpToolGroup "evil": the server "endless" sent more than 100 pages of tools/list, the most a group follows')
