@@ -13,29 +13,40 @@ describe.each([
   ['the default tier', {}],
 ])('lists and objects of calls in flight, on %s', (_tier, config) => {
   let env: Awaited<ReturnType<typeof startRuntime>>
+  // Calls wait for the gate, so those in flight stay in flight however slowly the program builds the next.
+  let open!: () => void
+  let gate = new Promise<void>((resolve) => (open = resolve))
   const tools: PtcBindingNamespace = {
     global: 'tools',
     functions: {
-      slow: async (args: unknown) => {
-        await new Promise((resolve) => setTimeout(resolve, 300))
+      held: async (args: unknown) => {
+        await gate
         return Array.isArray(args) ? args.length : 0
+      },
+      open: () => {
+        open()
+        return null
       },
     },
   }
   beforeAll(async () => {
-    env = await startRuntime({ ...config, timeoutMs: 20_000 })
+    env = await startRuntime({ ...config, timeoutMs: 30_000 })
   })
   afterAll(() => env.dispose())
 
   it('refuses the call that would take them past the bound, naming it, and takes another once those in flight settled', async () => {
+    gate = new Promise<void>((resolve) => (open = resolve))
     const result = await env.run(`
       const lists = () => Array.from({ length: 800_000 }, () => [])
-      const settled = await Promise.allSettled([tools.slow(lists()), tools.slow(lists()), tools.slow(lists())])
-      const after = await tools.slow(lists())
-      return { settled: settled.map((outcome) => outcome.status === 'fulfilled' ? outcome.value : outcome.reason.message), after }`, { bindings: [tools] })
+      const first = tools.held(lists())
+      const second = tools.held(lists())
+      const third = await tools.held(lists()).catch((error) => error.message)
+      await tools.open()
+      const after = await tools.held(lists())
+      return { settled: [await first, await second, third], after }`, { bindings: [tools] })
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
-      settled: [800_000, 800_000, `tools.slow was not called: its arguments hold 800001 lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`],
+      settled: [800_000, 800_000, `tools.held was not called: its arguments hold 800001 lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`],
       after: 800_000,
     })
   })
