@@ -8,10 +8,11 @@
  */
 /**
  * How deep a value crossing between Python and the host may nest. Pyodide's C code recurses on
- * nesting (reading JSON, freeing a list) on the worker's stack, which overflows at about 25 000
- * levels and leaves Pyodide unusable; the bound keeps more than half of that stack free.
+ * nesting (reading JSON, freeing a list) on the worker's stack, which overflows and leaves
+ * Pyodide unusable: at about 25 000 levels on Node 20, and at 6 000 in a thread-tier worker on
+ * Node 24 and 26; the bound keeps half of the smaller free.
  */
-export const PYTHON_MAX_DEPTH = 10_000
+export const PYTHON_MAX_DEPTH = 3_000
 /** What follows the path of a value nested past {@link PYTHON_MAX_DEPTH}. */
 export const PAST_PYTHON_DEPTH = `is nested past ${PYTHON_MAX_DEPTH} levels, the most a value crossing between Python and the host may nest`
 

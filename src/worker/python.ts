@@ -176,7 +176,7 @@ async function load({ directory, version }: PythonProgram): Promise<Interpreter>
 function fatalText(error: unknown): string {
   const cause = describeThrown(error)
   // A stack overflow in C code is what nesting tens of thousands of levels deep causes.
-  const hint = error instanceof RangeErrorOf ? `; a value nested past ${PYTHON_MAX_DEPTH} levels cannot cross to or from Python, and one about 25 000 levels deep overflows Pyodide's stack even as Python frees it` : ''
+  const hint = error instanceof RangeErrorOf ? `; a value nested past ${PYTHON_MAX_DEPTH} levels cannot cross to or from Python, and one a few thousand levels deeper overflows Pyodide's stack even as Python frees it` : ''
   return `Python failed fatally in this environment (${cause}) and cannot run in it again${hint}; the next run starts in a fresh environment`
 }
 

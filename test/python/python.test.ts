@@ -42,9 +42,9 @@ const WEATHER: PtcBindingNamespace = {
   errorClass: { name: 'WeatherError', memberNameProperty: 'tool' },
 }
 
-/** Where a value nested 10 001 levels deep goes past the bound, and the bound's rule. */
+/** Where a value nested 3 001 levels deep goes past the bound, and the bound's rule. */
 const DEEP_PATH = `$${'[0]'.repeat(8)}…${'[0]'.repeat(8)}`
-const PAST_BOUND = 'is nested past 10000 levels, the most a value crossing between Python and the host may nest'
+const PAST_BOUND = 'is nested past 3000 levels, the most a value crossing between Python and the host may nest'
 
 // Booting or restoring an interpreter takes seconds on a loaded machine.
 const SLOW = { timeout: 180_000 }
@@ -117,12 +117,12 @@ return refusals`)
   })
 
   it('sends arguments nested far deeper than Python’s recursion limit', SLOW, async () => {
-    const result = await run('value = 0\nfor _ in range(5000):\n    value = [value]\nreturn await weather.depth(value)')
-    expect(result.value).toBe(5000)
+    const result = await run('value = 0\nfor _ in range(2999):\n    value = [value]\nreturn await weather.depth(value)')
+    expect(result.value).toBe(2999)
   })
 
-  it('raises a tool result nested past 10 000 levels at its await, naming the bound and the path', SLOW, async () => {
-    const result = await run(`value = await weather.nest(depth=10000)
+  it('raises a tool result nested past 3 000 levels at its await, naming the bound and the path', SLOW, async () => {
+    const result = await run(`value = await weather.nest(depth=3000)
 depth = 0
 while value is not None:
     value, depth = value[0], depth + 1
@@ -131,19 +131,19 @@ try:
 except ValueError as error:
     return [depth, str(error)]`)
     expect(result.error).toBeUndefined()
-    expect(result.value).toEqual([10000, `weather.nest: its result nests too deep (${DEEP_PATH} ${PAST_BOUND})`])
+    expect(result.value).toEqual([3000, `weather.nest: its result nests too deep (${DEEP_PATH} ${PAST_BOUND})`])
   })
 
-  it('refuses arguments and a completion nested past 10 000 levels before anything is sent', SLOW, async () => {
+  it('refuses arguments and a completion nested past 3 000 levels before anything is sent', SLOW, async () => {
     const nested = (depth: number) => `value = None\nfor _ in range(${depth}):\n    value = [value]\n`
-    const args = await run(`${nested(10001)}try:\n    await weather.depth(value)\nexcept ValueError as error:\n    return [str(error), await weather.depth(value[0])]`)
-    expect(args.value).toEqual([`weather.depth: arguments nest too deep (${DEEP_PATH} ${PAST_BOUND})`, 10000])
+    const args = await run(`${nested(3001)}try:\n    await weather.depth(value)\nexcept ValueError as error:\n    return [str(error), await weather.depth(value[0])]`)
+    expect(args.value).toEqual([`weather.depth: arguments nest too deep (${DEEP_PATH} ${PAST_BOUND})`, 3000])
     expect(args.calls).toHaveLength(1)
-    const completion = await run(`${nested(10001)}return value`)
+    const completion = await run(`${nested(3001)}return value`)
     expect(completion.error).toEqual({ kind: 'exception', message: `ValueError: the completion value nests too deep (${DEEP_PATH} ${PAST_BOUND})` })
     let depth = 0
-    for (let value = (await run(`${nested(10000)}return value`)).value; value !== null; value = (value as PtcJsonValue[])[0]!) depth++
-    expect(depth).toBe(10000)
+    for (let value = (await run(`${nested(3000)}return value`)).value; value !== null; value = (value as PtcJsonValue[])[0]!) depth++
+    expect(depth).toBe(3000)
   })
 
   it('keeps large integers, unicode and floats exact across the boundary', SLOW, async () => {
