@@ -23,7 +23,7 @@ describe.each([
         await gate
         return Array.isArray(args) ? args.length : 0
       },
-      open: () => {
+      open: async () => {
         open()
         return null
       },

@@ -20,7 +20,9 @@ describe('environments that cannot end', () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'ptc-stuck-'))
     const fifo = path.join(directory, 'fifo')
     execFileSync('mkfifo', [fifo])
-    const stuck = await startRuntime({ isolation: 'thread', timeoutMs: 300, cwd: directory })
+    // Long enough for nine fresh environments to start on a loaded machine (a run waits for its
+    // environment within its budget), so every program reaches the FIFO and blocks there.
+    const stuck = await startRuntime({ isolation: 'thread', timeoutMs: 3_000, cwd: directory })
     let other: Awaited<ReturnType<typeof startRuntime>> | undefined
     try {
       const program = `const fs = await import('node:fs'); fs.readFileSync(${JSON.stringify(fifo)})`
@@ -37,8 +39,13 @@ describe('environments that cannot end', () => {
       expect(childProcesses().filter((pid) => !before.includes(pid))).toEqual([])
     } finally {
       await other?.dispose()
-      // A writer lets every stuck open return: the threads end, and so can their runtime.
-      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+      // A writer lets every stuck open return: the threads end, and so can their runtime. With no
+      // reader left (ENXIO) there is nothing to release.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error
+      }
       await stuck.dispose()
       rmSync(directory, { recursive: true, force: true })
     }
