@@ -161,15 +161,15 @@ describe('a sandbox provider', () => {
     }
   })
 
-  it('a run waits for its environment\'s start no longer than its time budget, and fails as timeout saying so', async () => {
+  it('a run waits for its environment\'s start no longer than its time budget or 10 s, and fails as timeout saying so', async () => {
     // A sandbox that accepts the stream and never answers held a 3 s run 120 s: two 60 s starts.
     const { provider, requests, released } = recordingProvider((n) => (n === 0 ? localStream() : impostor()))
     const env = await startRuntime({ isolation: { provider }, poolSize: 0 })
     try {
       const started = Date.now()
       const result = await env.run('return 1', { timeoutMs: 1000 })
-      expect(result.error).toEqual({ kind: 'timeout', message: expect.stringMatching(/did not start within its time budget of 1000 ms \(timeoutMs\): its environment was not ready after 1000 ms/) })
-      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(result.error).toEqual({ kind: 'timeout', message: expect.stringMatching(/did not start: its environment was not ready after 10000 ms, the longer of its time budget of 1000 ms \(timeoutMs\) and 10 s/) })
+      expect(Date.now() - started).toBeLessThan(30_000)
       expect(requests).toHaveLength(2)
     } finally {
       await env.dispose()

@@ -19,6 +19,9 @@ import { HoldQueue, type SessionPause } from './holds.js'
 import { verdictOf } from './endings.js'
 import type { CallJournal } from '../durable/journal.js'
 
+/** The least a run waits for its environment's start, however short its budget (see `runSession`). */
+const START_WAIT_FLOOR_MS = 10_000
+
 export interface RunPlan {
   program: ProgramCode
   initializer?: ProgramCode
@@ -327,11 +330,14 @@ export function runSession(environment: Environment, history: EnvironmentHistory
     if (plan.signal.aborted) return onAbort()
     plan.signal.addEventListener('abort', onAbort, { once: true })
     // A start is not charged to the program's budget, but the run waits for it no longer than
-    // that budget: its caller asked for an answer by then (a silent remote sandbox held a 3 s
-    // run for two 60 s starts). Not unref'd: the caller's await must keep the process alive.
-    waiting = plan.timeoutMs === null ? undefined : setTimeout(() => {
-      fail('timeout', `the program did not start within its time budget of ${plan.timeoutMs} ms (timeoutMs): its environment was not ready after ${plan.timeoutMs} ms (a start is not charged to the budget, but a run waits for one no longer than it)`)
-    }, plan.timeoutMs)
+    // that budget or START_WAIT_FLOOR_MS, whichever is longer: its caller asked for an answer by
+    // then (a silent remote sandbox held a 3 s run for two 60 s starts), and a loaded machine's
+    // fresh environment may take seconds to start for a run of a short budget. Not unref'd: the
+    // caller's await must keep the process alive.
+    const startWaitMs = plan.timeoutMs === null ? undefined : Math.max(plan.timeoutMs, START_WAIT_FLOOR_MS)
+    waiting = startWaitMs === undefined ? undefined : setTimeout(() => {
+      fail('timeout', `the program did not start: its environment was not ready after ${startWaitMs} ms, the longer of its time budget of ${plan.timeoutMs} ms (timeoutMs) and ${START_WAIT_FLOOR_MS / 1000} s (a start is not charged to the budget, but a run waits for one no longer than that)`)
+    }, startWaitMs)
     void environment.ready.then((refusal) => {
       if (!refusal) return start()
       // An environment that could not start (killed while starting, say) ran nothing: the run
