@@ -124,14 +124,15 @@ describe('schema checks within their deadline and the run\'s budget', () => {
     const { result, stallMs } = await longestStall(() => env.run(program, { bindings: [tagged.namespace], maxCalls: 200 }))
     expect(result.error).toBeUndefined()
     expect(result.value).toBe(120)
-    // All 120 checks in the turn of their message held the loop about 0.5 s; a slice is 10 ms and one check.
-    expect(stallMs).toBeLessThan(100)
+    // All 120 checks in the turn of their message held the loop about 0.5 s; a slice is 10 ms and
+    // one check, and a loaded machine's scheduling alone has stalled the loop 100 ms (CI, Node 22).
+    expect(stallMs).toBeLessThan(150)
     // Each call in a message of its own: a port delivers them all in one callback, so they share the turn's slice too.
     const apart = program.replace('const settled = await Promise.all(Array.from({ length: 120 }, () => tagged.put(fields)))', 'const made = []\n      for (let i = 0; i < 120; i++) { made.push(tagged.put(fields)); await null }\n      const settled = await Promise.all(made)')
     expect(apart).not.toBe(program)
     const separate = await longestStall(() => env.run(apart, { bindings: [tagged.namespace], maxCalls: 200 }))
     expect(separate.result.value).toBe(120)
-    expect(separate.stallMs).toBeLessThan(100)
+    expect(separate.stallMs).toBeLessThan(150)
   })
 
   it('a large flat argument is checked without being walked first', async () => {
