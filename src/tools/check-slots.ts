@@ -41,7 +41,9 @@ export class CheckSlots {
   refusal(owner: object | undefined): string | undefined {
     const key = owner ?? NO_OWNER
     if (this.free > 0 || this.waiting.filter((waiter) => waiter.owner === key).length < MAX_WAITING_PER_OWNER) return undefined
-    return `This conversation already has ${MAX_WAITING_PER_OWNER} programs waiting for their type check, the most one conversation may have waiting (typecheck: ${MAX_WAITING_PER_OWNER} per stateOwner); nothing ran. Send the next program when one has finished.`
+    // Without a stateOwner the deployer, not the model, can lift the bound: the text says how.
+    const who = owner === undefined ? `Calls that name no conversation (no stateOwner) already have ${MAX_WAITING_PER_OWNER} programs waiting for their type check, the most they may have waiting together (typecheck: ${MAX_WAITING_PER_OWNER} per stateOwner; pass each conversation's stateOwner to the tool to tell them apart)` : `This conversation already has ${MAX_WAITING_PER_OWNER} programs waiting for their type check, the most one conversation may have waiting (typecheck: ${MAX_WAITING_PER_OWNER} per stateOwner)`
+    return `${who}; nothing ran. Send the next program when one has finished.`
   }
 
   /** Resolves undefined once `owner` holds a slot, or with what `stop` resolved first: then it holds none. */

@@ -27,13 +27,15 @@ describe('CheckSlots', () => {
   })
 
   it('refuses a fifth waiting check of one conversation, and of no conversation, naming the rule', async () => {
-    for (const owner of [{}, undefined]) {
+    const refusals = new Map<object | undefined, string>([
+      [{}, 'This conversation already has 4 programs waiting for their type check, the most one conversation may have waiting (typecheck: 4 per stateOwner); nothing ran. Send the next program when one has finished.'],
+      [undefined, 'Calls that name no conversation (no stateOwner) already have 4 programs waiting for their type check, the most they may have waiting together (typecheck: 4 per stateOwner; pass each conversation\'s stateOwner to the tool to tell them apart); nothing ran. Send the next program when one has finished.'],
+    ])
+    for (const [owner, refusal] of refusals) {
       const slots = new CheckSlots(1)
       await slots.take({}, never)
       for (let n = 0; n < 4; n++) void slots.take(owner, never)
-      expect(slots.refusal(owner)).toBe(
-        'This conversation already has 4 programs waiting for their type check, the most one conversation may have waiting (typecheck: 4 per stateOwner); nothing ran. Send the next program when one has finished.',
-      )
+      expect(slots.refusal(owner)).toBe(refusal)
       expect(slots.refusal({})).toBeUndefined()
     }
   })

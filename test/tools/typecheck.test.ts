@@ -181,9 +181,12 @@ describe(`typecheck with TypeScript ${version}`, () => {
 
   it('refuses a conversation’s check past the checks it may have waiting, naming the rule; checks of no conversation count as one', async () => {
     const tool = createRunCodeTool({ runtime: env.runtime, groups: [weather], typecheck })
-    const refusal = 'Error (exception): This conversation already has 4 programs waiting for their type check, the most one conversation may have waiting (typecheck: 4 per stateOwner); nothing ran. Send the next program when one has finished.'
+    const refusals = new Map<object | undefined, string>([
+      [{}, 'Error (exception): This conversation already has 4 programs waiting for their type check, the most one conversation may have waiting (typecheck: 4 per stateOwner); nothing ran. Send the next program when one has finished.'],
+      [undefined, 'Error (exception): Calls that name no conversation (no stateOwner) already have 4 programs waiting for their type check, the most they may have waiting together (typecheck: 4 per stateOwner; pass each conversation\'s stateOwner to the tool to tell them apart); nothing ran. Send the next program when one has finished.'],
+    ])
     try {
-      for (const owner of [{}, undefined]) {
+      for (const [owner, refusal] of refusals) {
         // Two take the checkers, four wait, the seventh is refused; another conversation's is not.
         const answers = await Promise.all([
           ...Array.from({ length: 7 }, () => tool.execute({ program: GOOD }, owner ? { stateOwner: owner } : {})),
