@@ -44,14 +44,20 @@ export async function contentValue(content: readonly McpContent[], images: Image
 /**
  * Refuses, before any is decoded or written, more images than a result may carry, or more bytes
  * of them than the call may resolve or the group keeps on disk: a `PtcImage` counts only its
- * path and descriptor in the result's JSON, so its file's bytes are counted here. Clean base64's
- * length gives its decoded size exactly (any other is smaller).
+ * path and descriptor in the result's JSON, so its file's bytes are counted here, with the text
+ * beside them (the result's JSON, text and all, is measured again once built), so that images
+ * and text together stay within one budget. Clean base64's length gives its decoded size
+ * exactly (any other is smaller).
  */
 function checkImages(content: readonly McpContent[], images: ImageStore, budget: ImageBudget | undefined): void {
   const parts = content.filter((part) => part.type === 'image')
   if (parts.length > MAX_IMAGES_PER_RESULT) throw new Error(`the tool returned ${parts.length} images in one result; a result may carry at most ${MAX_IMAGES_PER_RESULT}`)
   const bytes = parts.reduce((sum, part) => sum + Buffer.byteLength(part.data ?? '', 'base64'), 0)
-  if (budget !== undefined && bytes > budget.bytes) throw new Error(`the tool returned ${bytes} bytes of images, over the call's budget of ${budget.bytes} (${budget.field})`)
+  if (budget !== undefined && parts.length > 0) {
+    const text = content.reduce((sum, part) => sum + (part.type === 'text' ? Buffer.byteLength(part.text ?? '') : 0), 0)
+    const returned = text > 0 ? `${bytes} bytes of images and ${text} bytes of text` : `${bytes} bytes of images`
+    if (bytes + text > budget.bytes) throw new Error(`the tool returned ${returned}, over the call's budget of ${budget.bytes} (${budget.field})`)
+  }
   if (bytes > images.maxBytes) throw new Error(`the tool returned ${bytes} bytes of images, over the group's maxImageBytes of ${images.maxBytes}`)
 }
 

@@ -14,13 +14,13 @@ import { png } from './fixtures/images.mjs'
 
 const any = { type: 'object' as const }
 
-/** A server with image tools: `photo` (one small PNG), `many` (`n` of them), `big` (one PNG padded to `bytes`). */
+/** A server with image tools: `photo` (one small PNG), `many` (`n` of them), `big` (one PNG padded to `bytes`, then `text` characters of text). */
 async function connectImageServer() {
   const server = new Server({ name: 'camera', version: '1.0.0' }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: ['photo', 'many', 'big'].map((name) => ({ name, inputSchema: any })) }))
   const small = png(4, 3).toString('base64')
   server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const args = (request.params.arguments ?? {}) as { n?: number; bytes?: number }
+    const args = (request.params.arguments ?? {}) as { n?: number; bytes?: number; text?: number }
     const image = (data: string) => ({ type: 'image' as const, data, mimeType: 'image/png' })
     switch (request.params.name) {
       case 'photo':
@@ -29,7 +29,8 @@ async function connectImageServer() {
         return { content: Array.from({ length: args.n ?? 1 }, () => image(small)) }
       default: {
         const head = png(4, 3)
-        return { content: [image(Buffer.concat([head, Buffer.alloc(args.bytes! - head.length)]).toString('base64'))] }
+        const text = args.text ? [{ type: 'text' as const, text: 'x'.repeat(args.text) }] : []
+        return { content: [image(Buffer.concat([head, Buffer.alloc(args.bytes! - head.length)]).toString('base64')), ...text] }
       }
     }
   })
@@ -105,6 +106,16 @@ describe("an MCP group's images", () => {
       bindings: [group.namespace],
     })
     expect(result.value).toEqual([9000, "the tool returned 2000000 bytes of images, over the call's budget of 10000 (the group's maxResultBytes)"])
+    expect(readdirSync(directory)).toHaveLength(1)
+    await group.dispose()
+  })
+
+  it('count with the text beside them against one budget', async () => {
+    const group = await mcpToolGroup(client, { global: 'camera', imageDirectory: directory, maxResultBytes: 10_000 })
+    const result = await env.run('return [(await camera.big({ bytes: 6000, text: 3000 }))[1].length, await camera.big({ bytes: 6000, text: 6000 }).catch((error) => error.message)]', {
+      bindings: [group.namespace],
+    })
+    expect(result.value).toEqual([3000, "the tool returned 6000 bytes of images and 6000 bytes of text, over the call's budget of 10000 (the group's maxResultBytes)"])
     expect(readdirSync(directory)).toHaveLength(1)
     await group.dispose()
   })
