@@ -27,10 +27,14 @@ describe.each([
         open()
         return null
       },
+      // Settles only when its time budget aborts it, past which its value is dropped.
+      stuck: (_args: unknown, call) => new Promise((resolve) => call.signal.addEventListener('abort', () => resolve(null))),
     },
+    limits: { stuck: { timeoutMs: 100 } },
   }
+  const lists = 'const lists = () => Array.from({ length: 800_000 }, () => [])'
   beforeAll(async () => {
-    env = await startRuntime({ ...config, timeoutMs: 30_000 })
+    env = await startRuntime({ ...config, retainState: true, timeoutMs: 30_000 })
   })
   afterAll(() => env.dispose())
 
@@ -49,5 +53,44 @@ describe.each([
       settled: [800_000, 800_000, `tools.held was not called: its arguments hold 800001 lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`],
       after: 800_000,
     })
+  })
+
+  it('gives back what calls that ran past their time budget held, once their failures are written', async () => {
+    gate = new Promise<void>((resolve) => (open = resolve))
+    const result = await env.run(`
+      ${lists}
+      const timedOut = await Promise.all([tools.stuck(lists()), tools.stuck(lists())].map((call) => call.catch((error) => error.message)))
+      const first = tools.held(lists())
+      const second = tools.held(lists())
+      await tools.open()
+      return { timedOut, after: [await first, await second] }`, { bindings: [tools] })
+    expect(result.error).toBeUndefined()
+    const message = 'tools.stuck did not finish within its time budget of 100 ms (timeoutMs)'
+    expect(result.value).toEqual({ timedOut: [message, message], after: [800_000, 800_000] })
+  })
+
+  it("leaves a retained owner's next run the whole bound when a run ends with calls in flight", async () => {
+    const owner = {}
+    gate = new Promise<void>((resolve) => (open = resolve))
+    const left = await env.run(`
+      ${lists}
+      tools.held(lists())
+      tools.held(lists())
+      globalThis.kept = 'kept'
+      return 'left in flight'`, { bindings: [tools], stateOwner: owner })
+    expect(left.value).toBe('left in flight')
+    expect(left.calls.map((call) => call.outcome)).toEqual(['aborted', 'aborted'])
+    // Their tools settle after the run: the replies are dropped.
+    open()
+    gate = new Promise<void>((resolve) => (open = resolve))
+    const next = await env.run(`
+      ${lists}
+      const first = tools.held(lists())
+      const second = tools.held(lists())
+      await tools.open()
+      return [globalThis.kept, await first, await second]`, { bindings: [tools], stateOwner: owner })
+    expect(next.error).toBeUndefined()
+    expect(next.value).toEqual(['kept', 800_000, 800_000])
+    await env.runtime.release(owner)
   })
 })

@@ -94,6 +94,19 @@ export interface CallBudget {
  */
 const REFUSED_PAST_BUDGET = 100
 
+/**
+ * What a call in flight holds of the run's budget for arguments: their JSON bytes
+ * (`maxPendingBytes`) and their lists and objects (MAX_PENDING_CONTAINERS). It travels with the
+ * call to its reply, and is given back when the reply has been written.
+ */
+interface Charge {
+  readonly bytes: number
+  readonly containers: number
+}
+
+/** The charge of a reply whose call holds nothing: a refused or replayed one. */
+const NO_CHARGE: Charge = { bytes: 0, containers: 0 }
+
 /** A call's record while it runs. */
 interface TraceEntry {
   record: PtcCallRecord
@@ -107,20 +120,18 @@ interface TraceEntry {
 export class CallDispatcher {
   private _nextId = 1
   private _pending = 0
-  /** JSON bytes of the arguments of the calls in flight. */
+  /** JSON bytes, and lists and objects, of the arguments of the calls in flight: their charges in all. */
   private _pendingBytes = 0
-  /** Lists and objects of the arguments of the calls in flight, by call id (see MAX_PENDING_CONTAINERS). */
-  private readonly _containers = new Map<number, number>()
   private _pendingContainers = 0
   private _open = true
   /** Aborts `call.signal` of every call in flight when the run settles; made at the first call (a run without calls pays nothing for it). */
   private _controller: AbortController | undefined
   /**
    * Replies ready in this tick, sent together once the tick's microtasks have run, with the
-   * argument bytes of their calls: a call counts as pending until its reply has been written,
+   * charges of their calls: a call counts as pending until its reply has been written,
    * so a program that stops reading its replies cannot make the host buffer them without bound.
    */
-  private _outbox: Array<{ reply: ReplyMessage; bytes: number; release: (() => void) | undefined }> = []
+  private _outbox: Array<{ reply: ReplyMessage; charge: Charge; release: (() => void) | undefined }> = []
   /**
    * What the host holds for replies handed to the environment and not yet written
    * (`RELEASE_ON_WRITE`): given back as each is written, or all at once when the run closes,
@@ -215,17 +226,17 @@ export class CallDispatcher {
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
     const containers = args === undefined ? 0 : (ARRIVED_CONTAINERS.get(args as object) ?? 0)
     if (this._pendingContainers + containers > MAX_PENDING_CONTAINERS) return this._refuse(call.id, entry, tooManyContainersMessage(label, containers))
+    const charge: Charge = { bytes, containers }
     this._pendingBytes += bytes
     this._pendingContainers += containers
-    if (containers > 0) this._containers.set(call.id, containers)
-    this._turns.run(() => void this._invoke(call, fn, args, bytes, entry, limits, decisions, namespace!.convertResults === true))
+    this._turns.run(() => void this._invoke(call, fn, args, charge, entry, limits, decisions, namespace!.convertResults === true))
   }
 
   /** Answers call `id` with the reply a durable run's record gave it: its tool does not run again. */
   private _replay(id: number, entry: TraceEntry, recorded: RecordedReply): void {
     if (!recorded.ok) {
       this._finish(entry, recorded.outcome, recorded.message)
-      return this._queue({ type: 'reply', run: this._run, id, ok: false, message: recorded.message }, 0)
+      return this._queue({ type: 'reply', run: this._run, id, ok: false, message: recorded.message }, NO_CHARGE)
     }
     // The images among the value are issued again, to this environment.
     for (const token of recorded.value) {
@@ -234,7 +245,7 @@ export class CallDispatcher {
       this._host.issued(attachment as unknown as ImageAttachmentRef)
     }
     this._finish(entry, 'ok', undefined, recorded.resultBytes)
-    this._queue({ type: 'reply', run: this._run, id, ok: true, value: recorded.value }, 0)
+    this._queue({ type: 'reply', run: this._run, id, ok: true, value: recorded.value }, NO_CHARGE)
   }
 
   /** A durable run's journal records the reply call `id` got; one it cannot keep fails the run. */
@@ -244,7 +255,7 @@ export class CallDispatcher {
     if (over !== undefined) this._host.end(over)
   }
 
-  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, bytes: number, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {
+  private async _invoke(call: CallMessage, fn: PtcBindingFunction, args: unknown, charge: Charge, entry: TraceEntry, limits: PtcCallLimits | undefined, decisions: PtcHoldDecision[], convert: boolean): Promise<void> {
     const label = `${call.global}.${call.name}`
     let reply: ReplyMessage
     let release: (() => void) | undefined
@@ -257,7 +268,7 @@ export class CallDispatcher {
     }
     try {
       const budget = resultBudget(limits?.maxResultBytes, this._budget.maxResultBytes)
-      const value = await this._call(fn, args, bytes, label, entry, limits?.timeoutMs, hold, budget.bytes)
+      const value = await this._call(fn, args, charge.bytes, label, entry, limits?.timeoutMs, hold, budget.bytes)
       release = releaseOf(value)
       reply = this._resolution(call.id, label, value, entry, budget, convert)
       if (!reply.ok && this._open) this._host.failed({ binding: label, kind: 'invalid-value', message: reply.message, cause: value })
@@ -270,7 +281,7 @@ export class CallDispatcher {
     }
     inFlight = false
     this._record(call.id, reply, entry)
-    this._queue(reply, bytes, release)
+    this._queue(reply, charge, release)
   }
 
   /**
@@ -357,12 +368,17 @@ export class CallDispatcher {
     this._finish(entry, 'refused', message)
     const reply: ReplyMessage = { type: 'reply', run: this._run, id, ok: false, message }
     this._record(id, reply, entry)
-    this._queue(reply, 0)
+    this._queue(reply, NO_CHARGE)
   }
 
-  private _queue(reply: ReplyMessage, bytes: number, release?: () => void): void {
+  /**
+   * Sends `reply` with the next batch. Its call's `charge` is given back once the reply has been
+   * written; a reply dropped because the run closed keeps it, since the dispatcher and its
+   * counts end with the run.
+   */
+  private _queue(reply: ReplyMessage, charge: Charge, release?: () => void): void {
     if (!this._open) return release?.()
-    this._outbox.push({ reply, bytes, release })
+    this._outbox.push({ reply, charge, release })
     if (this._outbox.length === 1) queueMicrotask(() => this._flush())
   }
 
@@ -378,10 +394,9 @@ export class CallDispatcher {
     const replies = entries.map((entry) => entry.reply)
     this._host.environment.send(replies.length === 1 ? replies[0]! : { type: 'replies', run: this._run, replies }, () => {
       this._pending -= entries.length
-      for (const { bytes, reply } of entries) {
-        this._pendingBytes -= bytes
-        this._pendingContainers -= this._containers.get(reply.id) ?? 0
-        this._containers.delete(reply.id)
+      for (const { charge } of entries) {
+        this._pendingBytes -= charge.bytes
+        this._pendingContainers -= charge.containers
       }
       for (const release of releases) if (this._unwritten.delete(release)) release()
     })
