@@ -1,18 +1,23 @@
 /**
  * The type check's worker slots, and who gets the next one. A check holds its slot until it
  * ends or overruns a bound (`maxCheckMs`, the run's budget, the memory budget), so a type-level
- * bomb holds one for the whole bound: four conversations sending bombs in turn kept both slots
- * and made another conversation's trivial program wait 22 s, six 28 s of its 30 s budget. So a
- * freed slot goes first to a conversation none of whose checks overran a bound lately, then to
- * one holding no slot, then in arrival order (9 s with four or six), and a conversation may
- * have only so many checks waiting. A conversation's first bomb is not known as one until it
- * overruns.
+ * bomb holds one for seconds. Ranking conversations by whether a check of theirs overran a
+ * bound was not enough: bombs that end just under `maxCheckMs` never overrun, and eight
+ * conversations sending them in a loop made another conversation's trivial program wait 14.5 to
+ * 26.4 s of its 30 s budget, in arrival order behind them. So a freed slot goes to the waiting
+ * check whose conversation used the checker least lately: the time its checks held a slot,
+ * halving every HALF_LIFE_MS, a running check counting its time so far and one that overran a
+ * bound at least `maxCheckMs`; then to one holding fewer slots, then in arrival order. A
+ * conversation that has not checked lately waits for one running check to end, however many
+ * conversations send bombs (with the eight above, 1.2 to 3.6 s). A conversation may have only
+ * so many checks waiting. The first checks of new conversations are not known as bombs: those
+ * that arrived before another conversation's check go before it once.
  */
 
 /** Checks one conversation may have waiting at once; one more is refused. */
 const MAX_WAITING_PER_OWNER = 4
-/** How long after a check of its overran a bound a conversation's checks wait behind others'. */
-const OVERRAN_MS = 60_000
+/** A conversation's checker time counts half as much this long after it was used. */
+const HALF_LIFE_MS = 30_000
 /** The conversation of checks that name none: the tool cannot tell their callers apart, so they count as one. */
 const NO_OWNER = {}
 
@@ -28,12 +33,13 @@ export class CheckSlots {
   private free: number
   /** Checks waiting for a slot, in arrival order. */
   private readonly waiting: Waiter[] = []
-  /** Slots held per owner. */
-  private readonly holding = new Map<object, number>()
-  /** When each owner's last check that overran a bound ended. */
-  private readonly overran = new WeakMap<object, number>()
+  /** When each of an owner's running checks took its slot. */
+  private readonly running = new Map<object, number[]>()
+  /** Each owner's ended checks' checker time (ms), decayed to `at`. */
+  private readonly used = new WeakMap<object, { ms: number; at: number }>()
 
-  constructor(slots: number) {
+  /** `boundMs`: what a check that overran a bound counts at least (the tool's `maxCheckMs`). */
+  constructor(slots: number, private readonly boundMs: number) {
     this.free = slots
   }
 
@@ -51,7 +57,7 @@ export class CheckSlots {
     const key = owner ?? NO_OWNER
     if (this.free > 0) {
       this.free--
-      this.enter(key)
+      this.enter(key, performance.now())
       return undefined
     }
     const waiter: Waiter = { owner: key, handed: false, wake: () => {} }
@@ -67,33 +73,45 @@ export class CheckSlots {
     return stopped
   }
 
-  /** Frees `owner`'s slot; `overran`: its check ran out of a bound, so its next ones wait behind others'. */
+  /** Frees `owner`'s slot; `overran`: its check ran out of a bound, and counts at least `boundMs`. */
   give(owner: object | undefined, overran: boolean): void {
     const key = owner ?? NO_OWNER
     const now = performance.now()
-    if (overran) this.overran.set(key, now)
-    this.leave(key)
-    const rank = ({ owner: waiting }: Waiter) => (now - (this.overran.get(waiting) ?? -Infinity) < OVERRAN_MS ? 2 : 0) + (this.holding.has(waiting) ? 1 : 0)
+    // Which of the owner's checks ended does not change its total: the earliest.
+    const starts = this.running.get(key)!
+    const held = now - starts.shift()!
+    if (starts.length === 0) this.running.delete(key)
+    this.used.set(key, { ms: this.decayed(key, now) + (overran ? Math.max(held, this.boundMs) : held), at: now })
     let next: Waiter | undefined
-    for (const waiter of this.waiting) if (next === undefined || rank(waiter) < rank(next)) next = waiter
+    let least = { used: Infinity, holds: Infinity }
+    for (const waiter of this.waiting) {
+      const rank = { used: this.usage(waiter.owner, now), holds: this.running.get(waiter.owner)?.length ?? 0 }
+      if (rank.used < least.used || (rank.used === least.used && rank.holds < least.holds)) [next, least] = [waiter, rank]
+    }
     if (next === undefined) {
       this.free++
       return
     }
     this.waiting.splice(this.waiting.indexOf(next), 1)
     // Counted as the waiter's at once, so a second slot freed in the same turn goes to another conversation.
-    this.enter(next.owner)
+    this.enter(next.owner, now)
     next.handed = true
     next.wake()
   }
 
-  private enter(key: object): void {
-    this.holding.set(key, (this.holding.get(key) ?? 0) + 1)
+  /** `owner`'s checker time lately: its ended checks', decayed, and its running checks' so far. */
+  private usage(owner: object, now: number): number {
+    return (this.running.get(owner) ?? []).reduce((sum, start) => sum + now - start, this.decayed(owner, now))
   }
 
-  private leave(key: object): void {
-    const left = this.holding.get(key)! - 1
-    if (left === 0) this.holding.delete(key)
-    else this.holding.set(key, left)
+  private decayed(owner: object, now: number): number {
+    const used = this.used.get(owner)
+    return used === undefined ? 0 : used.ms * 0.5 ** ((now - used.at) / HALF_LIFE_MS)
+  }
+
+  private enter(key: object, now: number): void {
+    const starts = this.running.get(key)
+    if (starts) starts.push(now)
+    else this.running.set(key, [now])
   }
 }

@@ -88,7 +88,7 @@ export function createProgramChecker(declarations: string, format: PtcProgramFor
   }
   const setup: CheckerSetup = { declarations: lenientDeclarations(declarations), format, typescript: typescriptOf(options.typescript) }
   const idle: Checking[] = []
-  const slots = new CheckSlots(MAX_WORKERS)
+  const slots = new CheckSlots(MAX_WORKERS, maxCheckMs)
   let nextId = 0
   /** Counts close() calls: a check that began before the last one leaves no worker parked. */
   let closes = 0
