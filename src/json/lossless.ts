@@ -32,9 +32,10 @@ import { describeInstance, isListPrototype, isRecordPrototype } from './realm.js
 /**
  * The outcome of validating a value: a detached copy, or why the value is not lossless JSON. A
  * container's copy checked against `maxKeys` says how many keys its objects hold in all (`keys`)
- * and how many lists and objects it holds, itself included (`containers`).
+ * and how many values it holds, itself included (`values`: lists, objects, strings, numbers,
+ * booleans and nulls, each one; keys are not values).
  */
-export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; keys?: number; containers?: number } | { ok: false; reason: string; tooManyKeys?: true }
+export type Snapshot<T = PtcJsonValue> = { ok: true; value: T; keys?: number; values?: number } | { ok: false; reason: string; tooManyKeys?: true }
 
 /** How {@link snapshotJson} treats special objects. */
 export interface SnapshotOptions {
@@ -46,10 +47,10 @@ export interface SnapshotOptions {
   leaf?: (value: object) => object | undefined
   /**
    * Refuse a value with an object of more than `perObject` keys, more than `total` keys in all
-   * its objects, or more than `containers` lists and objects (the failure then has
+   * its objects, or more than `values` values, itself included (the failure then has
    * `tooManyKeys`): what the host would refuse to read.
    */
-  maxKeys?: { perObject: number; total: number; containers: number }
+  maxKeys?: { perObject: number; total: number; values: number }
 }
 
 type KeyBounds = NonNullable<SnapshotOptions['maxKeys']>
@@ -132,7 +133,7 @@ function tooManyKeys(what: string, node: PathNode | null, slot: Slot | null): Sn
 function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefined): Snapshot {
   const ancestors = new ObjectSet()
   let keysInAll = 0
-  let containers = 0
+  let values = 0
   let frame: Frame | null = null
   let slot: Slot | null = null
   let value: unknown = root
@@ -140,6 +141,8 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
   try {
     for (;;) {
       // Place `value` at `slot` of `frame`; a container opens a frame that the loop below reads.
+      // Counted before a container's keys are read.
+      if (maxKeys !== undefined && ++values > maxKeys.values) return tooManyKeys(`more than ${maxKeys.values} values in all`, frame, slot)
       if (typeof value === 'object' && value !== null) {
         if (isProxy(value)) return fail('proxy', frame, slot)
         const replacement = leaf === undefined ? undefined : leaf(value)
@@ -150,8 +153,6 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
           if (ancestors.has(value)) return fail('cycle', frame, slot)
           const opened = open(value, frame, slot)
           if (typeof opened === 'string') return fail(opened, frame, slot)
-          // Checked as each container opens, before its keys are read.
-          if (maxKeys !== undefined && ++containers > maxKeys.containers) return tooManyKeys(`more than ${maxKeys.containers} lists and objects in all`, frame, slot)
           if (opened.keys !== null && maxKeys !== undefined) {
             keysInAll += opened.length
             if (opened.length > maxKeys.perObject) return tooManyKeys(`an object of more than ${maxKeys.perObject} keys`, frame, slot)
@@ -170,7 +171,7 @@ function walk(root: object, leaf: Leaf | undefined, maxKeys: KeyBounds | undefin
 
       // Find the next unread slot, closing every finished container on the way up.
       for (;;) {
-        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, keys: keysInAll, containers }
+        if (frame === null) return maxKeys === undefined ? { ok: true, value: rootCopy as PtcJsonValue } : { ok: true, value: rootCopy as PtcJsonValue, keys: keysInAll, values }
         if (frame.index < frame.length) break
         const { source, keys, copy } = frame
         if (keys === null && (source as unknown[]).length !== frame.length) {

@@ -228,17 +228,23 @@ export const MAX_DRAW_BYTES = 65_536
 export const MAX_OBJECT_KEYS = 262_144
 export const MAX_MESSAGE_KEYS = 1_048_576
 /**
- * The most lists and objects the host reads in all of a message's program data. A list or an
- * object costs the host 40-60 bytes however short its JSON (16 MiB of `[],` are 5.6 million lists,
- * 240 MB of its heap); a legitimate call of 1.3 million empty objects fits.
+ * The most values the host reads in all of a message's program data: lists, objects, strings,
+ * numbers, booleans and nulls, each one (keys are counted apart, above). Bytes alone do not bound
+ * them: a value costs the host tens of bytes however short its JSON (a list or an object 40-60,
+ * a string of two characters about 40 with its place in a list), so 63 MiB of `"ab",` in a
+ * completion were 13 million strings, 614 MB of the host's heap, and ten such runs at once took
+ * it to 96 % of its heap limit. The host holds a message's program data at this bound in at
+ * most about 250 MB of its heap (measured, Node 20: a 64 MiB completion of a million long keys
+ * each holding `{}` and a million `{}` more, 246 MB; two million `{}`, 141 MB; two million
+ * `"ab"`, 74 MB); a legitimate call of 1.3 million empty objects fits.
  */
-export const MAX_MESSAGE_CONTAINERS = 2_097_152
+export const MAX_MESSAGE_VALUES = 2_097_152
 
 /** The options of `snapshotJson` that refuse, in the worker, what the host would not read. */
-export const KEY_BOUNDS = { maxKeys: { perObject: MAX_OBJECT_KEYS, total: MAX_MESSAGE_KEYS, containers: MAX_MESSAGE_CONTAINERS } } as const
+export const KEY_BOUNDS = { maxKeys: { perObject: MAX_OBJECT_KEYS, total: MAX_MESSAGE_KEYS, values: MAX_MESSAGE_VALUES } } as const
 
-/** The rule a value with too many keys breaks, as the program and the model read it. */
-export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object, and ${MAX_MESSAGE_KEYS} keys and ${MAX_MESSAGE_CONTAINERS} lists and objects in a completion or a call's arguments`
+/** The rule a value with too many keys or values breaks, as the program and the model read it. */
+export const KEY_BOUNDS_RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object, and ${MAX_MESSAGE_KEYS} keys and ${MAX_MESSAGE_VALUES} values (lists, objects, strings, numbers, booleans and nulls) in a completion or a call's arguments`
 
 /** Why a call over the budget of arguments in flight was refused, in the worker or the host. */
 export function overBudgetCallMessage(label: string, bytes: number, maxPendingCallBytes: number): string {

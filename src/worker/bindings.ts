@@ -5,7 +5,7 @@
  */
 import { decodeWire, jsonByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
-import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, MAX_MESSAGE_CONTAINERS, MAX_MESSAGE_KEYS, overBudgetCallMessage } from '../protocol/messages.js'
+import { type CallMessage, type NamespaceShape, type RepliesMessage, type ReplyMessage, KEY_BOUNDS, KEY_BOUNDS_RULE, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, overBudgetCallMessage } from '../protocol/messages.js'
 import { programFetch } from './fetch.js'
 import { imageFromLeaf } from './images.js'
 import { hasOwn, isArray } from '../intrinsics.js'
@@ -76,9 +76,9 @@ export class BindingBridge {
   private _closed = false
   /** Calls made in this tick; posted together once the tick's microtasks have run. */
   private _outbox: CallMessage[] = []
-  /** Keys, and lists and objects, of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all (`_call`). */
+  /** Keys, and values, of the arguments in `_outbox`: the host reads them as one message's program data, bounded in all (`_call`). */
   private _outboxKeys = 0
-  private _outboxContainers = 0
+  private _outboxValues = 0
   private _pendingBytes = 0
 
   constructor(
@@ -166,21 +166,21 @@ export class BindingBridge {
         let copy: PtcJsonValue | undefined
         let bytes = 0
         let keys = 0
-        let containers = 0
+        let values = 0
         if (args !== undefined) {
           const snapshot = snapshotJson(args, KEY_BOUNDS)
           if (!snapshot.ok && snapshot.tooManyKeys === true) {
-            throw new TypeErrorOf(`${label}: the arguments hold ${snapshot.reason}, and ${KEY_BOUNDS_RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`)
+            throw new TypeErrorOf(`${label}: the arguments hold ${snapshot.reason}, and ${KEY_BOUNDS_RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or fewer values, or split the call`)
           }
           if (!snapshot.ok) throw new TypeErrorOf(`${label}: arguments must be lossless JSON (${snapshot.reason})`)
           copy = snapshot.value
           bytes = jsonByteLength(copy)
           keys = snapshot.keys ?? 0
-          containers = snapshot.containers ?? 0
+          values = snapshot.values ?? 0
         }
         let wire: unknown
         try {
-          wire = (await bridge._call(shape.global, member, copy, bytes, keys, containers)).value
+          wire = (await bridge._call(shape.global, member, copy, bytes, keys, values)).value
         } catch (failure) {
           // Created here, after the await, so V8's async stack trace reaches the program's call site.
           const message = (failure as Error).message
@@ -200,7 +200,7 @@ export class BindingBridge {
     return holder[member]!
   }
 
-  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, keys: number, containers: number): Promise<{ value: unknown }> {
+  private _call(global: string, name: string, args: PtcJsonValue | undefined, bytes: number, keys: number, values: number): Promise<{ value: unknown }> {
     return new PromiseOf((resolve, reject) => {
       if (this._closed) return reject(new ErrorOf(`${global}.${name}: the run that installed this binding has ended`))
       // The host would refuse it too (its own count is authoritative); here, no copy of the
@@ -216,13 +216,13 @@ export class BindingBridge {
         ? { type: 'call', run: this._run, id, global, name }
         : { type: 'call', run: this._run, id, global, name, args }
       // The host reads a batch's arguments as one message's program data, which holds at most
-      // MAX_MESSAGE_KEYS keys and MAX_MESSAGE_CONTAINERS lists and objects: a call that would
-      // pass either starts the next message.
-      if (this._outboxKeys + keys > MAX_MESSAGE_KEYS || this._outboxContainers + containers > MAX_MESSAGE_CONTAINERS) this._flush()
+      // MAX_MESSAGE_KEYS keys and MAX_MESSAGE_VALUES values: a call that would pass either
+      // starts the next message.
+      if (this._outboxKeys + keys > MAX_MESSAGE_KEYS || this._outboxValues + values > MAX_MESSAGE_VALUES) this._flush()
       const outbox = this._outbox
       outbox[outbox.length] = message
       this._outboxKeys += keys
-      this._outboxContainers += containers
+      this._outboxValues += values
       if (outbox.length === 1) microtask(() => this._flush())
     })
   }
@@ -232,7 +232,7 @@ export class BindingBridge {
     if (calls.length === 0) return // sent early, as the next call would have passed the bound
     this._outbox = []
     this._outboxKeys = 0
-    this._outboxContainers = 0
+    this._outboxValues = 0
     if (this._closed) return // the run ended this tick; its host side no longer listens
     this._post(calls.length === 1 ? calls[0]! : { type: 'calls', run: this._run, calls })
   }

@@ -129,7 +129,7 @@ export class WorkerRun {
     if (completion === undefined || this._message.discardCompletion) return this._done(undefined)
     const snapshot = snapshotJson(completion, KEY_BOUNDS)
     if (!snapshot.ok && snapshot.tooManyKeys === true) {
-      return this.fail('invalid-output', `the completion value holds ${snapshot.reason}, and ${KEY_BOUNDS_RULE}; return fewer keys (a list of entries rather than an object keyed by id, or a summary)`)
+      return this.fail('invalid-output', `the completion value holds ${snapshot.reason}, and ${KEY_BOUNDS_RULE}; return fewer keys (a list of entries rather than an object keyed by id) or fewer values (a summary)`)
     }
     if (!snapshot.ok) {
       return this.fail('invalid-output', `the completion value is not lossless JSON: ${snapshot.reason}`)

@@ -50,12 +50,20 @@ describe('snapshotJson accepts', () => {
     expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ polluted: true })
   })
 
-  it('counts the keys of every object, each copy of a shared one again, when checked against maxKeys', () => {
+  it('counts the keys and values of every object, each copy of a shared one again, when checked against maxKeys', () => {
     const shared = { x: 1, y: 2 }
-    const maxKeys = { perObject: 10, total: 100, containers: 100 }
-    expect(snapshotJson({ a: shared, b: [shared, { z: [] }] }, { maxKeys })).toEqual({ ok: true, value: { a: shared, b: [shared, { z: [] }] }, keys: 7, containers: 6 })
-    expect(snapshotJson([[], [[]]], { maxKeys })).toEqual({ ok: true, value: [[], [[]]], keys: 0, containers: 4 })
+    const maxKeys = { perObject: 10, total: 100, values: 100 }
+    expect(snapshotJson({ a: shared, b: [shared, { z: [] }] }, { maxKeys })).toEqual({ ok: true, value: { a: shared, b: [shared, { z: [] }] }, keys: 7, values: 10 })
+    expect(snapshotJson([[], [[]]], { maxKeys })).toEqual({ ok: true, value: [[], [[]]], keys: 0, values: 4 })
+    expect(snapshotJson(['ab', 1, null, true, { k: 'v' }], { maxKeys })).toEqual({ ok: true, value: ['ab', 1, null, true, { k: 'v' }], keys: 1, values: 7 })
     expect(snapshotJson({ a: 1 })).toEqual({ ok: true, value: { a: 1 } })
+  })
+
+  it('refuses a value past maxKeys.values at the first value past it, scalars counted like lists and objects', () => {
+    const maxKeys = { perObject: 10, total: 100, values: 3 }
+    expect(snapshotJson(['ab', 'ab'], { maxKeys })).toEqual({ ok: true, value: ['ab', 'ab'], keys: 0, values: 3 })
+    expect(snapshotJson(['ab', 'ab', 'ab'], { maxKeys })).toEqual({ ok: false, reason: 'more than 3 values in all at $[2]', tooManyKeys: true })
+    expect(snapshotJson({ a: [0, null] }, { maxKeys })).toEqual({ ok: false, reason: 'more than 3 values in all at $.a[1]', tooManyKeys: true })
   })
 
   it('accepts arrays and objects from another vm realm and copies them into this realm', () => {

@@ -3,9 +3,9 @@ import { ENTRY_ELEMENTS_WHY, MAX_PROTOCOL_KEYS, lineLimits, tooManyPendingCallsM
 import { jsonByteLength } from '../../src/json/index.js'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { ARRIVED_BYTES, ARRIVED_CONTAINERS, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
+import { ARRIVED_BYTES, ARRIVED_VALUES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
-import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_CONTAINERS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
 
 /** The budgets frames are read with here, unless a test says otherwise. */
 const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20, maxPendingCalls: 128 }
@@ -101,11 +101,11 @@ describe('the host reader of lines of JSON', () => {
     expect(ARRIVED_BYTES.get(read.message.args)).toBe(jsonByteLength(args))
   })
 
-  it('counts the lists and objects a call\'s arguments opened, themselves included', () => {
-    const args = { list: [1, 'x', { nested: [[], {}] }], n: 2 }
+  it('counts the values a call\'s arguments hold, themselves included and keys not', () => {
+    const args = { list: [1, 'x', { nested: [[], {}] }], n: 2, t: true, z: null }
     const frame = `${JSON.stringify({ type: 'message', message: { type: 'call', run: 1, id: 1, global: 'g', name: 'f', args } })}\n`
     const [read] = lines(frame, 3, lineLimits('frame', budget)) as [{ message: { args: object } }]
-    expect(ARRIVED_CONTAINERS.get(read.message.args)).toBe(6)
+    expect(ARRIVED_VALUES.get(read.message.args)).toBe(11)
   })
 
   it('holds a list nested a million deep in about 56 bytes a level, not the room V8 gives a list grown by push', () => {
@@ -270,13 +270,43 @@ describe('the host reader of lines of JSON', () => {
     })
   })
 
-  it('refuses a message at its first list past MAX_MESSAGE_CONTAINERS lists and objects, though lists hold no keys', () => {
-    const roomy = { ...budget, maxPendingCallBytes: 1 << 25 }
-    const reader = new JsonLines(lineLimits('frame', roomy), () => true)
-    // The arguments' list and MAX_MESSAGE_CONTAINERS - 1 empty lists in it.
-    expect(reader.push(Buffer.from(`{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'[],'.repeat(MAX_MESSAGE_CONTAINERS - 1)}`))).toBe(true)
-    expect(reader.push(Buffer.from('['))).toBe(false)
-    expect(reader.refusal).toBe(`"args" holds more than ${MAX_MESSAGE_CONTAINERS} lists and objects in all, with the message's other program data, and ${KEY_BOUNDS_RULE}`)
+  describe('program data past MAX_MESSAGE_VALUES', () => {
+    const roomy = { ...budget, maxOutputBytes: 1 << 25, maxPendingCallBytes: 1 << 25 }
+    const inAll = (field: string) => `"${field}" holds more than ${MAX_MESSAGE_VALUES} values in all, with the message's other program data, and ${KEY_BOUNDS_RULE}`
+
+    /** Whether the reader takes all of `head` and refuses `next`, the first byte of the value past the bound, and why. */
+    function refusalAfter(head: string, next: string, kind: 'frame' | 'message' = 'frame') {
+      const reader = new JsonLines(lineLimits(kind, roomy), () => true)
+      const tookHead = reader.push(Buffer.from(head))
+      const tookNext = reader.push(Buffer.from(next))
+      return { tookHead, tookNext, why: reader.refusal }
+    }
+
+    it('refuses a message at its first list past it, though lists hold no keys', () => {
+      // The arguments' list and MAX_MESSAGE_VALUES - 1 empty lists in it.
+      const head = `{"type":"message","message":{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${'[],'.repeat(MAX_MESSAGE_VALUES - 1)}`
+      expect(refusalAfter(head, '[')).toEqual({ tookHead: true, tookNext: false, why: inAll('args') })
+    })
+
+    it.each([
+      ['strings', '"ab",', '"'],
+      ['numbers', '7,', '7'],
+      ['literals', 'null,', 't'],
+    ])('refuses a forged completion at the first of its %s past it, at that value\'s first byte', (_name, element, next) => {
+      // The completion's list and MAX_MESSAGE_VALUES - 1 scalars in it: 63 MiB of "ab" built 13 million strings, 614 MB of the host's heap.
+      const head = `{"type":"message","message":{"type":"done","run":1,"value":[${element.repeat(MAX_MESSAGE_VALUES - 1)}`
+      expect(refusalAfter(head, next)).toEqual({ tookHead: true, tookNext: false, why: inAll('value') })
+    })
+
+    it('reads a completion of MAX_MESSAGE_VALUES values, and counts a batch\'s arguments together', () => {
+      const value = Array.from({ length: MAX_MESSAGE_VALUES - 1 }, (_, index) => (index % 2 === 0 ? 'ab' : index))
+      const done = { type: 'message', message: { type: 'done', run: 1, value } }
+      expect(lines(`${JSON.stringify(done)}\n`, 1 << 20, lineLimits('frame', roomy))).toEqual([done])
+      // Two calls of a batch, their lists and MAX_MESSAGE_VALUES - 2 strings in all.
+      const half = '"ab",'.repeat(MAX_MESSAGE_VALUES / 2 - 1).slice(0, -1)
+      const head = `{"type":"calls","run":1,"calls":[{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${half}]},{"type":"call","run":1,"id":2,"global":"g","name":"f","args":[${half},`
+      expect(refusalAfter(head, '"', 'message')).toEqual({ tookHead: true, tookNext: false, why: inAll('args') })
+    })
   })
 
   it('stays refused after a refusal, whatever follows, and says so once', () => {

@@ -5,8 +5,9 @@ import { startRuntime } from '../helpers/runtime.js'
 // The bounds of src/protocol/messages.ts, as the program reads them.
 const MAX_OBJECT_KEYS = 262_144
 const MAX_MESSAGE_KEYS = 1_048_576
-const MAX_MESSAGE_CONTAINERS = 2_097_152
-const RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object, and ${MAX_MESSAGE_KEYS} keys and ${MAX_MESSAGE_CONTAINERS} lists and objects in a completion or a call's arguments`
+const MAX_MESSAGE_VALUES = 2_097_152
+const RULE = `the host reads at most ${MAX_OBJECT_KEYS} keys in one object, and ${MAX_MESSAGE_KEYS} keys and ${MAX_MESSAGE_VALUES} values (lists, objects, strings, numbers, booleans and nulls) in a completion or a call's arguments`
+const CALL_HINT = 'pass fewer keys (a list of entries rather than an object keyed by id) or fewer values, or split the call'
 
 /** A program expression: an object of `count` distinct keys, each starting with the string `tag` (an expression). */
 const table = (count: number, tag = "'k'") => `Object.fromEntries(Array.from({ length: ${count} }, (_, i) => [${tag} + i.toString(36), 0]))`
@@ -41,25 +42,40 @@ describe.each([
       return { refused, fits: await tools.count(${table(MAX_OBJECT_KEYS)}) }`)
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
-      refused: [true, `tools.count: the arguments hold an object of more than ${MAX_OBJECT_KEYS} keys at $.rows, and ${RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`],
+      refused: [true, `tools.count: the arguments hold an object of more than ${MAX_OBJECT_KEYS} keys at $.rows, and ${RULE}; ${CALL_HINT}`],
       fits: MAX_OBJECT_KEYS,
     })
     expect(called).toEqual([MAX_OBJECT_KEYS])
   })
 
-  it('rejects a call whose argument holds more than MAX_MESSAGE_CONTAINERS lists, counting each list as the host does', async () => {
+  it.each([
+    ['lists', '() => []'],
+    ['strings', "(_, i) => 'ab'"],
+    ['numbers and literals', '(_, i) => (i % 3 === 0 ? i : i % 3 === 1 ? null : true)'],
+  ])('rejects a call whose argument holds more than MAX_MESSAGE_VALUES values, %s, counting each as the host does', async (_name, element) => {
     called = []
-    // The arguments' list and MAX_MESSAGE_CONTAINERS empty lists: one past the bound.
+    // The arguments' list and MAX_MESSAGE_VALUES elements: one past the bound.
     const result = await run(`
-      const lists = (count) => Array.from({ length: count }, () => [])
-      const refused = await tools.count(lists(${MAX_MESSAGE_CONTAINERS})).then(() => 'called', (error) => [error instanceof TypeError, error.message])
-      return { refused, fits: await tools.count(lists(${MAX_MESSAGE_CONTAINERS - 1})) }`)
+      const list = (count) => Array.from({ length: count }, ${element})
+      const refused = await tools.count(list(${MAX_MESSAGE_VALUES})).then(() => 'called', (error) => [error instanceof TypeError, error.message])
+      return { refused, fits: await tools.count(list(${MAX_MESSAGE_VALUES - 1})) }`)
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
-      refused: [true, `tools.count: the arguments hold more than ${MAX_MESSAGE_CONTAINERS} lists and objects in all at $[${MAX_MESSAGE_CONTAINERS - 1}], and ${RULE}; pass fewer keys (a list of entries rather than an object keyed by id) or split the call`],
-      fits: MAX_MESSAGE_CONTAINERS - 1,
+      refused: [true, `tools.count: the arguments hold more than ${MAX_MESSAGE_VALUES} values in all at $[${MAX_MESSAGE_VALUES - 1}], and ${RULE}; ${CALL_HINT}`],
+      fits: MAX_MESSAGE_VALUES - 1,
     })
-    expect(called).toEqual([MAX_MESSAGE_CONTAINERS - 1])
+    expect(called).toEqual([MAX_MESSAGE_VALUES - 1])
+  })
+
+  it('fails a completion of more than MAX_MESSAGE_VALUES strings with invalid-output, naming the path and the rule', async () => {
+    const refused = await run(`return new Array(${MAX_MESSAGE_VALUES}).fill('ab')`)
+    expect(refused.error).toEqual({
+      kind: 'invalid-output',
+      message: `the completion value holds more than ${MAX_MESSAGE_VALUES} values in all at $[${MAX_MESSAGE_VALUES - 1}], and ${RULE}; return fewer keys (a list of entries rather than an object keyed by id) or fewer values (a summary)`,
+    })
+    const fits = await run(`return new Array(${MAX_MESSAGE_VALUES - 1}).fill('ab')`)
+    expect(fits.error).toBeUndefined()
+    expect((fits.value as string[]).length).toBe(MAX_MESSAGE_VALUES - 1)
   })
 
   it('fails a completion holding an object past MAX_OBJECT_KEYS with invalid-output, naming the path and the rule, and keeps the owner\'s environment', async () => {
@@ -68,12 +84,20 @@ describe.each([
     const result = await run(`return { rows: ${table(MAX_OBJECT_KEYS + 1)} }`, owner)
     expect(result.error).toEqual({
       kind: 'invalid-output',
-      message: `the completion value holds an object of more than ${MAX_OBJECT_KEYS} keys at $.rows, and ${RULE}; return fewer keys (a list of entries rather than an object keyed by id, or a summary)`,
+      message: `the completion value holds an object of more than ${MAX_OBJECT_KEYS} keys at $.rows, and ${RULE}; return fewer keys (a list of entries rather than an object keyed by id) or fewer values (a summary)`,
     })
     const after = await run('return kept', owner)
     expect(after.value).toBe('still here')
     expect(after.output).toEqual([])
     await env.runtime.release(owner)
+  })
+
+  it('sends calls made together whose arguments pass MAX_MESSAGE_VALUES in all in more than one message, and answers each', async () => {
+    called = []
+    // Each call's list of strings fits; the two together would not, so the second starts the next message.
+    const result = await run(`return await Promise.all([0, 1].map(() => tools.count(new Array(${MAX_MESSAGE_VALUES / 2 + 1}).fill('ab'))))`)
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual([MAX_MESSAGE_VALUES / 2 + 1, MAX_MESSAGE_VALUES / 2 + 1])
   })
 
   it('sends calls made together whose arguments pass MAX_MESSAGE_KEYS in all in more than one message, and answers each', async () => {

@@ -9,9 +9,10 @@
  * values, the entries of output, a stream entry's line) are refused at their first element past
  * their count, which their bytes alone would not bound: a list of 20 000 000 zeros takes 40 MB
  * of a message. Its objects are refused at their first key past MAX_PROTOCOL_KEYS likewise, and
- * its program data at its first key past MAX_OBJECT_KEYS in one object or MAX_MESSAGE_KEYS in all.
+ * its program data at its first key past MAX_OBJECT_KEYS in one object or MAX_MESSAGE_KEYS in all,
+ * and at its first value past MAX_MESSAGE_VALUES in all.
  */
-import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_CONTAINERS, MAX_MESSAGE_KEYS, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
 import type { JsonLinesLimits, JsonShape } from './json-lines.js'
 
 /** The budgets a frame's bounds derive from (the runtime's configuration). */
@@ -43,16 +44,20 @@ export function frameBudget(config: FrameBudget): FrameBudget {
 }
 
 /**
- * The lists and objects the arguments of one run's calls in flight may hold in all, as many as
- * one message may carry. Bytes alone do not bound what the host holds for them: a list costs the
- * host 40-60 bytes however short its JSON, so 16 MiB of arguments nested a million deep held 450
- * MB, and a few runs of such calls ran the host out of memory. This holds about 120 MB.
+ * The values (lists, objects, strings, numbers, booleans, nulls) the arguments of one run's calls
+ * in flight may hold in all, as many as one message may carry. Bytes alone do not bound what the
+ * host holds for them: a value costs the host tens of bytes however short its JSON, so 16 MiB of
+ * arguments nested a million deep held 450 MB, and a few runs of such calls ran the host out of
+ * memory. At this bound and the default 16 MiB they hold at most about 200 MB of its heap
+ * (measured, Node 20: a million short keys each holding `{}` and a million `{}` more, 203 MB; two
+ * million `{}`, 141 MB; two million short strings, 74 MB), where counting lists and objects alone
+ * let a call of two million `{}` and two million short strings hold 266 MB.
  */
-export const MAX_PENDING_CONTAINERS = MAX_MESSAGE_CONTAINERS
+export const MAX_PENDING_VALUES = MAX_MESSAGE_VALUES
 
-/** Why a call was refused whose arguments would pass {@link MAX_PENDING_CONTAINERS}. */
-export function tooManyContainersMessage(label: string, containers: number): string {
-  return `${label} was not called: its arguments hold ${containers} lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`
+/** Why a call was refused whose arguments would pass {@link MAX_PENDING_VALUES}. */
+export function tooManyValuesMessage(label: string, values: number): string {
+  return `${label} was not called: its arguments hold ${values} values, which would bring those of this run's calls in flight over ${MAX_PENDING_VALUES} (lists, objects, strings, numbers, booleans and nulls), the most the host holds for them; await calls before making more, or pass fewer values`
 }
 
 /**
@@ -136,13 +141,13 @@ function entryShape(budget: FrameBudget): JsonShape {
 const BROKE = {
   object: `an object of more than ${MAX_OBJECT_KEYS} keys`,
   keys: `more than ${MAX_MESSAGE_KEYS} keys in all, with the message's other program data`,
-  containers: `more than ${MAX_MESSAGE_CONTAINERS} lists and objects in all, with the message's other program data`,
+  values: `more than ${MAX_MESSAGE_VALUES} values in all, with the message's other program data`,
 }
 
 const DATA_KEYS: JsonLinesLimits['dataKeys'] = {
   perObject: MAX_OBJECT_KEYS,
   perLine: MAX_MESSAGE_KEYS,
-  containersPerLine: MAX_MESSAGE_CONTAINERS,
+  valuesPerLine: MAX_MESSAGE_VALUES,
   why: (field, broke) => `"${field}" holds ${BROKE[broke]}, and ${KEY_BOUNDS_RULE}`,
 }
 

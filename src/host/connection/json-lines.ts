@@ -13,9 +13,9 @@
  *   byte), and how many elements a list or keys an object of the protocol may hold (refused at
  *   the first past it);
  * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold,
- *   in one object and in all together, and how many lists and objects, refused at the first past
- *   any: bytes alone do not bound the time V8 takes to build objects of millions of distinct
- *   keys, nor the memory of millions of short lists.
+ *   in one object and in all together, and how many values (lists, objects, strings, numbers,
+ *   booleans, nulls), refused at the first past any: bytes alone do not bound the time V8 takes
+ *   to build objects of millions of distinct keys, nor the memory of millions of short values.
  *
  * Values are lossless JSON (src/json/lossless.ts): finite numbers other than -0, no repeated
  * key in an object, `__proto__` an own key like any other. Host-only code: it never runs in a
@@ -49,12 +49,12 @@ export interface JsonLinesLimits {
   maxDepth: number
   /** The root container's place. */
   shape: JsonShape
-  /** Keys of a line's program data: per object, all of the line's together, and why a line broke either. */
+  /** Keys of a line's program data (per object, all of the line's together), its values in all, and why a line broke one. */
   dataKeys?: {
     readonly perObject: number
     readonly perLine: number
-    readonly containersPerLine: number
-    readonly why: (field: string, broke: 'object' | 'keys' | 'containers') => string
+    readonly valuesPerLine: number
+    readonly why: (field: string, broke: 'object' | 'keys' | 'values') => string
   }
 }
 
@@ -66,10 +66,11 @@ export interface JsonLinesLimits {
 export const ARRIVED_BYTES = new WeakMap<object, number>()
 
 /**
- * The lists and objects each bounded value opened, itself included: what the value holds in the
- * host's memory beyond its bytes (a list nested a million deep is 2 MB of JSON and 56 MB here).
+ * The values each bounded value holds, itself included (lists, objects, strings, numbers,
+ * booleans, nulls; not keys): what the value holds in the host's memory beyond its bytes (a list
+ * nested a million deep is 2 MB of JSON and 56 MB here).
  */
-export const ARRIVED_CONTAINERS = new WeakMap<object, number>()
+export const ARRIVED_VALUES = new WeakMap<object, number>()
 
 const QUOTE = 0x22
 const NEWLINE = 0x0a
@@ -134,12 +135,12 @@ export class JsonLines {
   private _boundStart = 0
   /** The bounded value open now, as the refusal of too many keys names it. */
   private _boundField = ''
-  /** Lists and objects the bounded value open now has opened. */
-  private _boundContainers = 0
+  /** Values the bounded value open now holds so far, itself included. */
+  private _boundValues = 0
   /** Keys of the line's program data so far. */
   private _dataKeys = 0
-  /** Lists and objects of the line's program data so far. */
-  private _dataContainers = 0
+  /** Values of the line's program data so far. */
+  private _dataValues = 0
 
   constructor(
     limits: JsonLinesLimits,
@@ -200,7 +201,7 @@ export class JsonLines {
         const value = this._root
         this._lineStart = at + 1
         this._dataKeys = 0
-        this._dataContainers = 0
+        this._dataValues = 0
         this._expect = Expect.Value
         this._root = undefined
         if (!line(value)) return false
@@ -218,6 +219,8 @@ export class JsonLines {
           } else if (byte === 0x7b || byte === 0x5b) {
             if (!this._open(byte === 0x5b, offset)) return false
             at++
+          } else if (this._boundDepth >= 0 && !this._value()) {
+            return false
           } else {
             at = this._scalarStart(chunk, at)
           }
@@ -267,15 +270,11 @@ export class JsonLines {
         this._boundDepth = stack.length
         this._boundStart = offset
         this._boundField = shape.field ?? 'a value'
-        this._boundContainers = 0
+        this._boundValues = 0
         shape = undefined
       }
     }
-    if (this._boundDepth >= 0) {
-      if (this._fullOfContainers()) return false
-      this._boundContainers++
-      this._dataContainers++
-    }
+    if (this._boundDepth >= 0 && !this._value()) return false
     stack.push({ value: isArray ? [] : {}, isArray, key: undefined, keys: 0, shape })
     this._expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose
     return true
@@ -316,11 +315,18 @@ export class JsonLines {
     return true
   }
 
-  /** Whether the list or object of program data opening now is past `dataKeys`' lists and objects. */
-  private _fullOfContainers(): boolean {
+  /**
+   * Counts the value of program data starting now, at its first byte: false, before any of it is
+   * built, when it is past `dataKeys`' values (`refusal` then says why).
+   */
+  private _value(): boolean {
     const bounds = this.limits.dataKeys
-    if (bounds === undefined || this._dataContainers < bounds.containersPerLine) return false
-    this._refusal = bounds.why(this._boundField, 'containers')
+    if (bounds !== undefined && this._dataValues >= bounds.valuesPerLine) {
+      this._refusal = bounds.why(this._boundField, 'values')
+      return false
+    }
+    this._boundValues++
+    this._dataValues++
     return true
   }
 
@@ -333,7 +339,7 @@ export class JsonLines {
       this._boundDepth = -1
       this._boundEnd = Infinity
       ARRIVED_BYTES.set(value, at + 1 - this._lineStart - this._boundStart)
-      ARRIVED_CONTAINERS.set(value, this._boundContainers)
+      ARRIVED_VALUES.set(value, this._boundValues)
     }
     return this._place(value) ? at + 1 : -2
   }

@@ -11,8 +11,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { jsonByteLength, snapshotJson } from '../../json/index.js'
-import { ARRIVED_BYTES, ARRIVED_CONTAINERS } from '../connection/json-lines.js'
-import { MAX_PENDING_CONTAINERS, tooManyContainersMessage, tooManyPendingCallsMessage } from '../connection/frame-bounds.js'
+import { ARRIVED_BYTES, ARRIVED_VALUES } from '../connection/json-lines.js'
+import { MAX_PENDING_VALUES, tooManyPendingCallsMessage, tooManyValuesMessage } from '../connection/frame-bounds.js'
 import { type CallMessage, type RepliesMessage, type ReplyMessage, overBudgetCallMessage } from '../../protocol/messages.js'
 import { PtcImage } from '../../seam/image.js'
 import { PtcCallRefusal } from '../../seam/refusal.js'
@@ -96,16 +96,16 @@ const REFUSED_PAST_BUDGET = 100
 
 /**
  * What a call in flight holds of the run's budget for arguments: their JSON bytes
- * (`maxPendingBytes`) and their lists and objects (MAX_PENDING_CONTAINERS). It travels with the
+ * (`maxPendingBytes`) and their values (MAX_PENDING_VALUES). It travels with the
  * call to its reply, and is given back when the reply has been written.
  */
 interface Charge {
   readonly bytes: number
-  readonly containers: number
+  readonly values: number
 }
 
 /** The charge of a reply whose call holds nothing: a refused or replayed one. */
-const NO_CHARGE: Charge = { bytes: 0, containers: 0 }
+const NO_CHARGE: Charge = { bytes: 0, values: 0 }
 
 /** A call's record while it runs. */
 interface TraceEntry {
@@ -120,9 +120,9 @@ interface TraceEntry {
 export class CallDispatcher {
   private _nextId = 1
   private _pending = 0
-  /** JSON bytes, and lists and objects, of the arguments of the calls in flight: their charges in all. */
+  /** JSON bytes, and values, of the arguments of the calls in flight: their charges in all. */
   private _pendingBytes = 0
-  private _pendingContainers = 0
+  private _pendingValues = 0
   private _open = true
   /** Aborts `call.signal` of every call in flight when the run settles; made at the first call (a run without calls pays nothing for it). */
   private _controller: AbortController | undefined
@@ -224,11 +224,12 @@ export class CallDispatcher {
     // Arguments the host holds for tools are bounded: over budget, the call fails in the
     // program and its arguments are dropped here, never passed on or kept.
     if (this._pendingBytes + bytes > maxPendingBytes) return this._refuse(call.id, entry, overBudgetCallMessage(label, bytes, maxPendingBytes))
-    const containers = args === undefined ? 0 : (ARRIVED_CONTAINERS.get(args as object) ?? 0)
-    if (this._pendingContainers + containers > MAX_PENDING_CONTAINERS) return this._refuse(call.id, entry, tooManyContainersMessage(label, containers))
-    const charge: Charge = { bytes, containers }
+    // A list or an object of arguments was counted as it arrived; a string or a number is one value.
+    const values = args === undefined ? 0 : typeof args === 'object' && args !== null ? (ARRIVED_VALUES.get(args) ?? 0) : 1
+    if (this._pendingValues + values > MAX_PENDING_VALUES) return this._refuse(call.id, entry, tooManyValuesMessage(label, values))
+    const charge: Charge = { bytes, values }
     this._pendingBytes += bytes
-    this._pendingContainers += containers
+    this._pendingValues += values
     this._turns.run(() => void this._invoke(call, fn, args, charge, entry, limits, decisions, namespace!.convertResults === true))
   }
 
@@ -396,7 +397,7 @@ export class CallDispatcher {
       this._pending -= entries.length
       for (const { charge } of entries) {
         this._pendingBytes -= charge.bytes
-        this._pendingContainers -= charge.containers
+        this._pendingValues -= charge.values
       }
       for (const release of releases) if (this._unwritten.delete(release)) release()
     })

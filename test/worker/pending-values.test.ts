@@ -1,17 +1,18 @@
 /**
- * What the host holds for the arguments of a run's calls in flight is bounded by their lists and
- * objects as well as their bytes: a list costs the host tens of bytes however short its JSON.
+ * What the host holds for the arguments of a run's calls in flight is bounded by their values
+ * (lists, objects, strings, numbers, booleans, nulls) as well as their bytes: a value costs the
+ * host tens of bytes however short its JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PtcBindingNamespace } from 'ptc-runtime'
 import { startRuntime } from '../helpers/runtime.js'
 
-const MAX_PENDING_CONTAINERS = 2_097_152
+const MAX_PENDING_VALUES = 2_097_152
 
 describe.each([
   ['the thread tier', { isolation: 'thread' as const }],
   ['the default tier', {}],
-])('lists and objects of calls in flight, on %s', (_tier, config) => {
+])('values of calls in flight, on %s', (_tier, config) => {
   let env: Awaited<ReturnType<typeof startRuntime>>
   // Calls wait for the gate, so those in flight stay in flight however slowly the program builds the next.
   let open!: () => void
@@ -33,6 +34,8 @@ describe.each([
     limits: { stuck: { timeoutMs: 100 } },
   }
   const lists = 'const lists = () => Array.from({ length: 800_000 }, () => [])'
+  const refusal = (values: number) =>
+    `tools.held was not called: its arguments hold ${values} values, which would bring those of this run's calls in flight over ${MAX_PENDING_VALUES} (lists, objects, strings, numbers, booleans and nulls), the most the host holds for them; await calls before making more, or pass fewer values`
   beforeAll(async () => {
     env = await startRuntime({ ...config, retainState: true, timeoutMs: 30_000 })
   })
@@ -50,9 +53,22 @@ describe.each([
       return { settled: [await first, await second, third], after }`, { bindings: [tools] })
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
-      settled: [800_000, 800_000, `tools.held was not called: its arguments hold 800001 lists and objects, which would bring those of this run's calls in flight over ${MAX_PENDING_CONTAINERS}, the most the host holds for them; await calls before making more, or pass flatter or fewer values`],
+      settled: [800_000, 800_000, refusal(800_001)],
       after: 800_000,
     })
+  })
+
+  it('counts strings, numbers and literals as the host holds them, not lists and objects alone', async () => {
+    gate = new Promise<void>((resolve) => (open = resolve))
+    const result = await env.run(`
+      const strings = () => new Array(800_000).fill('ab')
+      const first = tools.held(strings())
+      const second = tools.held(Array.from({ length: 800_000 }, (_, i) => (i % 2 ? i : null)))
+      const third = await tools.held(strings()).catch((error) => error.message)
+      await tools.open()
+      return [await first, await second, third]`, { bindings: [tools] })
+    expect(result.error).toBeUndefined()
+    expect(result.value).toEqual([800_000, 800_000, refusal(800_001)])
   })
 
   it('gives back what calls that ran past their time budget held, once their failures are written', async () => {
