@@ -1,10 +1,10 @@
-// attack: forged calls that skip the worker's own checks, held by a tool that never answers: one of 2 000 001 lists (6 MB of JSON, within the default 16 MiB of arguments in flight), then one of 100 001: a list costs the host 40-60 bytes however short its JSON, and only bytes bounded what the host held for a run's calls in flight (eight calls of lists nested a million deep took it to 1.6 GB); the second must be refused, naming the bound of 2 097 152 lists and objects in flight
+// attack: forged calls that skip the worker's own checks, held by a tool that never answers: one of 2 000 001 lists (6 MB of JSON, within the default 16 MiB of arguments in flight), then one of 100 001: a list costs the host 40-60 bytes however short its JSON, and only bytes bounded what the host held for a run's calls in flight (eight calls of lists nested a million deep took it to 1.6 GB); the second must be refused, naming the bound of 2 097 152 values in flight
 // expect: ok
 // prelude: hijack
 // formats: function-body
 // config: {"maxPendingCallBytes": 16777216, "maxOldGenerationSizeMb": 192, "maxMemoryMb": 512}
 // timeout: 30000
-// value: "tools.hang was not called: its arguments hold 100001 lists and objects, which would bring those of this run's calls in flight over 2097152, the most the host holds for them; await calls before making more, or pass flatter or fewer values"
+// value: "tools.hang was not called: its arguments hold 100001 values, which would bring those of this run's calls in flight over 2097152 (lists, objects, strings, numbers, booleans and nulls), the most the host holds for them; await calls before making more, or pass fewer values"
 const refusalIn = (message) => (message?.type === 'replies' ? message.replies : [message]).find((reply) => reply?.type === 'reply' && reply.ok === false)?.message
 let refused
 if ('__HOST__' === 'thread') {
