@@ -7,8 +7,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ByteBudget } from '../../src/host/egress/byte-budget.js'
 import { DNS_TIMEOUT_MS, type EgressOptions, checkEgress, egressNamespace, isPrivateAddress } from '../../src/host/egress/broker.js'
+import { HostByteBudget } from '../../src/host/egress/host-budget.js'
 import { PTC_FETCH_MAX_REQUEST_HEADERS, PTC_FETCH_METHODS } from '../../src/protocol/messages.js'
 import { PtcCallRefusal } from '../../src/seam/refusal.js'
 import { RELEASE_ON_WRITE } from '../../src/seam/release-on-write.js'
@@ -71,6 +71,12 @@ describe('the egress broker refuses before connecting', () => {
 })
 
 /** A server on the host's loopback that echoes what it was sent: the method's TRACE echo, or the headers as JSON, or a body of `/bytes/N`. */
+/** An environment's budget of `environment` bytes on a host's of `host`, alone there, whose run nothing ends. */
+function budgetsOf(environment: number, host: number) {
+  const budget = new HostByteBudget(host, 'maxHostFetchBytesInFlight')
+  return { environment: budget.environment(environment, 'maxFetchBytesInFlight', () => {}), host: budget }
+}
+
 async function echoServer(): Promise<{ server: http.Server; origin: string; methods: string[]; finishHeld: () => void }> {
   const methods: string[] = []
   const held: http.ServerResponse[] = []
@@ -225,7 +231,7 @@ describe('the egress broker keeps what it adds and what it holds bounded', () =>
   })
 
   it('fails a fetch whose server sends nothing for the idle timeout, and gives its bytes back', async () => {
-    const budgets = { environment: new ByteBudget(1024 * 1024, 'maxFetchBytesInFlight'), host: new ByteBudget(1024 * 1024, 'maxHostFetchBytesInFlight') }
+    const budgets = budgetsOf(1024 * 1024, 1024 * 1024)
     const started = Date.now()
     expect(await outcome(broker({ budgets, idleTimeoutMs: 300 }), request('/hold/1000'))).toBe(`fetch to ${echo.origin} failed: no byte arrived for 0.3 s (the idle timeout of a fetch)`)
     expect(Date.now() - started).toBeLessThan(2_000)
@@ -234,7 +240,7 @@ describe('the egress broker keeps what it adds and what it holds bounded', () =>
   })
 
   it('keeps an answer\'s bytes charged until the reply carrying it is written (RELEASE_ON_WRITE), then gives them back once', async () => {
-    const budgets = { environment: new ByteBudget(1024 * 1024, 'maxFetchBytesInFlight'), host: new ByteBudget(1024 * 1024, 'maxHostFetchBytesInFlight') }
+    const budgets = budgetsOf(1024 * 1024, 1024 * 1024)
     const answer = await broker({ budgets })(request('/bytes/1000'), { signal: AbortSignal.timeout(5_000) })
     expect([budgets.environment.used, budgets.host.used]).toEqual([1000, 1000])
     const release = RELEASE_ON_WRITE.get(answer)!
@@ -244,8 +250,8 @@ describe('the egress broker keeps what it adds and what it holds bounded', () =>
   })
 
   it('caps the bytes of all fetches in flight per environment and per host, naming the budget', async () => {
-    const host = new ByteBudget(12 * 1024 * 1024, 'maxHostFetchBytesInFlight')
-    const environment = () => new ByteBudget(6 * 1024 * 1024, 'maxFetchBytesInFlight')
+    const host = new HostByteBudget(12 * 1024 * 1024, 'maxHostFetchBytesInFlight')
+    const environment = () => host.environment(6 * 1024 * 1024, 'maxFetchBytesInFlight', () => {})
     const signal = AbortSignal.timeout(10_000)
     const four = request(`/hold/${4 * 1024 * 1024}`)
     /** Starts each fetch; the first to settle is a refusal, since the others wait for `finishHeld`. */

@@ -12,10 +12,10 @@ import { PTC_FETCH_MAX_REQUEST_BODY_BYTES, type PtcFetchAnswer } from '../../pro
 import { PtcCallRefusal } from '../../seam/refusal.js'
 import { RELEASE_ON_WRITE } from '../../seam/release-on-write.js'
 import type { PtcBindingNamespace, PtcJsonValue, SandboxEgress } from '../../seam/types.js'
-import { ByteBudget } from './byte-budget.js'
 import { carried, echoIn, echoInText, secretsOf } from './echo.js'
 import { DEFAULT_PORTS, type EgressBudgets, FETCH_IDLE_TIMEOUT_MS, MAX_RESPONSE_BODY_BYTES, exchange } from './exchange.js'
 import { AbortFanOut } from './abort-fan-out.js'
+import { HostByteBudget } from './host-budget.js'
 import { type EgressRequest, checkRequest, headerFault } from './request.js'
 
 /** The global the worker replaces with the program's `fetch` (a name no binding may take). */
@@ -141,10 +141,7 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
   const rules = egress.allow.map((entry) => parseRule(entry, 'allow'))
   const lookup = options.lookup ?? ((host: string) => dnsLookup(host, { all: true, verbatim: true }))
   const listed = egress.allow.join(', ')
-  const budgets = options.budgets ?? {
-    environment: new ByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxFetchBytesInFlight'),
-    host: new ByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxHostFetchBytesInFlight'),
-  }
+  const budgets = options.budgets ?? oneFetchBudgets()
   // Every value the policy injects, for any host: none may come back in an answer.
   const secrets = secretsOf(egress.headers)
   const aborts = new AbortFanOut()
@@ -255,6 +252,12 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
     return header === undefined ? undefined : `the Location it redirected to ${carried(header)}`
   }
   return { global: EGRESS_GLOBAL, functions: { send } }
+}
+
+/** A budget of one fetch's cap for an environment alone on its host, whose run nothing ends (tests). */
+function oneFetchBudgets(): EgressBudgets {
+  const host = new HostByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxHostFetchBytesInFlight')
+  return { environment: host.environment(MAX_RESPONSE_BODY_BYTES, 'maxFetchBytesInFlight', () => {}), host }
 }
 
 /** `pending`, or a failure with `message` once `DNS_TIMEOUT_MS` have passed (a lookup cannot be cancelled). */

@@ -9,8 +9,8 @@ import type { PtcRunFailure, PtcRunResult, PtcRunSpec, SandboxExecutionPolicy } 
 import { ProgramSyntaxError, overlongProgram } from '../../transform/index.js'
 import type { WorkerPtcRuntimeConfig } from '../config.js'
 import type { CallJournal } from '../durable/journal.js'
-import { ByteBudget } from '../egress/byte-budget.js'
 import { egressNamespace } from '../egress/broker.js'
+import { HostByteBudget } from '../egress/host-budget.js'
 import { EnvironmentHistory, historyOf } from '../environments/environment.js'
 import type { EnvironmentKey, EnvironmentSource } from '../environments/pool.js'
 import type { EnvironmentInitializer } from '../initializer.js'
@@ -164,13 +164,13 @@ export class RunDispatch {
    */
   private readonly _entries = new WeakMap<object, Promise<void>>()
   /** Bytes of fetch responses the egress broker holds at once for every environment together. */
-  private readonly _fetchBytes: ByteBudget
+  private readonly _fetchBytes: HostByteBudget
   /** Starts a run's span, where OpenTelemetry is installed (looked up once). */
   private readonly _telemetry = runTelemetry()
 
   constructor(private readonly _setting: DispatchSetting) {
     const { config } = _setting
-    this._fetchBytes = new ByteBudget(config.maxHostFetchBytesInFlight, 'maxHostFetchBytesInFlight')
+    this._fetchBytes = new HostByteBudget(config.maxHostFetchBytesInFlight, 'maxHostFetchBytesInFlight')
     this.owners = new OwnerQueues(
       {
         take: (key, retry) => this.source!.take(key, 'retained', retry),
@@ -258,8 +258,9 @@ export class RunDispatch {
       const plan: RunPlan = {
         program,
         initializer,
-        // An environment runs one run at a time, so the run's budget is its environment's.
-        bindings: egress ? [...spec.bindings, egressNamespace(egress, { budgets: { environment: new ByteBudget(config.maxFetchBytesInFlight, 'maxFetchBytesInFlight'), host: this._fetchBytes } })] : spec.bindings,
+        // An environment runs one run at a time, so the run's budget is its environment's; the
+        // host's budget ends the run when it holds unread answers another conversation needs room for.
+        bindings: egress ? [...spec.bindings, egressNamespace(egress, { budgets: { environment: this._fetchBytes.environment(config.maxFetchBytesInFlight, 'maxFetchBytesInFlight', (message) => answers.abort.abort(new Error(message))), host: this._fetchBytes } })] : spec.bindings,
         cwd: spec.cwd,
         timeoutMs: spec.timeoutMs,
         signal,
