@@ -81,11 +81,12 @@ describe('durable pauses within bounds', () => {
 
   it("a call's argument both wide and deep is journaled without holding the host's event loop for long", async () => {
     const taken = defineToolGroup({ global: 'store', tools: { take: { inputSchema: {}, run: async () => 'taken' } } })
-    // Three million zeros (and an object after them) beside a list nested 100 000 deep: JSON.stringify
-    // gives up on the depth, and the writer that takes over pushed every element on a stack of its
-    // own, holding the loop 0.75 s or more.
+    // 1.9 million zeros (and an object after them) beside a list nested 100 000 deep, within the
+    // 2 097 152 values a message may hold: JSON.stringify gives up on the depth, and the writer that
+    // takes over pushed every element on a stack of its own, holding the loop 0.75 s or more for
+    // three million.
     const program = `let deep = []; for (let i = 0; i < 100_000; i++) deep = [deep]
-      const wide = new Array(3_000_000).fill(0)
+      const wide = new Array(1_900_000).fill(0)
       wide.push({})
       return await store.take({ wide, deep })`
     await withRuntime(async ({ run }) => {
