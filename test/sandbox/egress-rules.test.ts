@@ -7,6 +7,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { ByteBudget } from '../../src/host/egress/byte-budget.js'
 import { DNS_TIMEOUT_MS, type EgressOptions, checkEgress, egressNamespace, isPrivateAddress } from '../../src/host/egress/broker.js'
 import { HostByteBudget } from '../../src/host/egress/host-budget.js'
 import { PTC_FETCH_MAX_REQUEST_HEADERS, PTC_FETCH_METHODS } from '../../src/protocol/messages.js'
@@ -71,10 +72,9 @@ describe('the egress broker refuses before connecting', () => {
 })
 
 /** A server on the host's loopback that echoes what it was sent: the method's TRACE echo, or the headers as JSON, or a body of `/bytes/N`. */
-/** An environment's budget of `environment` bytes on a host's of `host`, alone there, whose run nothing ends. */
+/** An environment's budget of `environment` bytes on a host's of `host`, alone there. */
 function budgetsOf(environment: number, host: number) {
-  const budget = new HostByteBudget(host, 'maxHostFetchBytesInFlight')
-  return { environment: budget.environment(environment, 'maxFetchBytesInFlight', () => {}), host: budget }
+  return { environment: new ByteBudget(environment, 'maxFetchBytesInFlight'), host: new HostByteBudget(host, 'maxHostFetchBytesInFlight') }
 }
 
 async function echoServer(): Promise<{ server: http.Server; origin: string; methods: string[]; finishHeld: () => void }> {
@@ -251,7 +251,7 @@ describe('the egress broker keeps what it adds and what it holds bounded', () =>
 
   it('caps the bytes of all fetches in flight per environment and per host, naming the budget', async () => {
     const host = new HostByteBudget(12 * 1024 * 1024, 'maxHostFetchBytesInFlight')
-    const environment = () => host.environment(6 * 1024 * 1024, 'maxFetchBytesInFlight', () => {})
+    const environment = () => new ByteBudget(6 * 1024 * 1024, 'maxFetchBytesInFlight')
     const signal = AbortSignal.timeout(10_000)
     const four = request(`/hold/${4 * 1024 * 1024}`)
     /** Starts each fetch; the first to settle is a refusal, since the others wait for `finishHeld`. */

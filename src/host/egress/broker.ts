@@ -12,6 +12,7 @@ import { PTC_FETCH_MAX_REQUEST_BODY_BYTES, type PtcFetchAnswer } from '../../pro
 import { PtcCallRefusal } from '../../seam/refusal.js'
 import { RELEASE_ON_WRITE } from '../../seam/release-on-write.js'
 import type { PtcBindingNamespace, PtcJsonValue, SandboxEgress } from '../../seam/types.js'
+import { ByteBudget } from './byte-budget.js'
 import { carried, echoIn, echoInText, secretsOf } from './echo.js'
 import { DEFAULT_PORTS, type EgressBudgets, FETCH_IDLE_TIMEOUT_MS, MAX_RESPONSE_BODY_BYTES, exchange } from './exchange.js'
 import { AbortFanOut } from './abort-fan-out.js'
@@ -254,10 +255,9 @@ export function egressNamespace(egress: SandboxEgress, options: EgressOptions = 
   return { global: EGRESS_GLOBAL, functions: { send } }
 }
 
-/** A budget of one fetch's cap for an environment alone on its host, whose run nothing ends (tests). */
+/** A budget of one fetch's cap for an environment alone on its host (tests). */
 function oneFetchBudgets(): EgressBudgets {
-  const host = new HostByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxHostFetchBytesInFlight')
-  return { environment: host.environment(MAX_RESPONSE_BODY_BYTES, 'maxFetchBytesInFlight', () => {}), host }
+  return { environment: new ByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxFetchBytesInFlight'), host: new HostByteBudget(MAX_RESPONSE_BODY_BYTES, 'maxHostFetchBytesInFlight') }
 }
 
 /** `pending`, or a failure with `message` once `DNS_TIMEOUT_MS` have passed (a lookup cannot be cancelled). */

@@ -29,6 +29,11 @@ export class ByteBudget {
     return true
   }
 
+  /** Takes `bytes` whatever the limit: for a floor a subclass keeps (host-budget.ts). */
+  protected takeAnyway(bytes: number): void {
+    this._used += bytes
+  }
+
   /** Returns `bytes` taken earlier. */
   give(bytes: number): void {
     this._used -= bytes

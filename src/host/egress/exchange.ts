@@ -6,7 +6,8 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
-import type { EnvironmentByteBudget, HostByteBudget } from './host-budget.js'
+import type { ByteBudget } from './byte-budget.js'
+import type { HostByteBudget } from './host-budget.js'
 
 /** Bytes of a response body the program may receive; a longer body fails the fetch. */
 export const MAX_RESPONSE_BODY_BYTES = 4 * 1024 * 1024
@@ -33,7 +34,7 @@ export interface Answer {
 
 /** The budgets an exchange charges: the environment's fetches in flight, and the host's. */
 export interface EgressBudgets {
-  environment: EnvironmentByteBudget
+  environment: ByteBudget
   host: HostByteBudget
 }
 
@@ -55,11 +56,7 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
   const flat: Record<string, string> = {}
   for (const [name, value] of headers) flat[name.toLowerCase()] = value
   let held = 0
-  /** Set once the answer is complete: it waits to be written to the environment until `release`. */
-  let unwritten: (() => void) | undefined
   const release = () => {
-    unwritten?.()
-    unwritten = undefined
     budgets.environment.give(held)
     budgets.host.give(held)
     held = 0
@@ -68,7 +65,7 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
   const charge = (bytes: number): string | undefined => {
     const { environment, host } = budgets
     if (!environment.take(bytes)) return `the responses of this environment's fetches in flight would pass ${environment.limit} bytes (${environment.option})`
-    // Refused, the host may end an idle hog's run to make room for this environment (`host-budget.ts`).
+    // The host's budget keeps each environment a floor however full it is (`host-budget.ts`).
     if (!host.take(bytes, environment)) {
       environment.give(bytes)
       return `the responses of all fetches in flight on this host would pass ${host.limit} bytes (${host.option})`
@@ -123,7 +120,6 @@ export function exchange(url: URL, method: string, headers: [string, string][], 
         for (let index = 0; index + 1 < raw.length; index += 2) pairs.push([raw[index]!, raw[index + 1]!])
         const location = response.headers.location
         settled = true
-        unwritten = budgets.environment.waiting()
         resolve({ status, statusText: response.statusMessage ?? '', headers: pairs, body: Buffer.concat(chunks), location, release })
       })
     })

@@ -9,6 +9,7 @@ import type { PtcRunFailure, PtcRunResult, PtcRunSpec, SandboxExecutionPolicy } 
 import { ProgramSyntaxError, overlongProgram } from '../../transform/index.js'
 import type { WorkerPtcRuntimeConfig } from '../config.js'
 import type { CallJournal } from '../durable/journal.js'
+import { ByteBudget } from '../egress/byte-budget.js'
 import { egressNamespace } from '../egress/broker.js'
 import { HostByteBudget } from '../egress/host-budget.js'
 import { EnvironmentHistory, historyOf } from '../environments/environment.js'
@@ -258,9 +259,8 @@ export class RunDispatch {
       const plan: RunPlan = {
         program,
         initializer,
-        // An environment runs one run at a time, so the run's budget is its environment's; the
-        // host's budget ends the run when it holds unread answers another conversation needs room for.
-        bindings: egress ? [...spec.bindings, egressNamespace(egress, { budgets: { environment: this._fetchBytes.environment(config.maxFetchBytesInFlight, 'maxFetchBytesInFlight', (message) => answers.abort.abort(new Error(message))), host: this._fetchBytes } })] : spec.bindings,
+        // An environment runs one run at a time, so the run's budget is its environment's.
+        bindings: egress ? [...spec.bindings, egressNamespace(egress, { budgets: { environment: new ByteBudget(config.maxFetchBytesInFlight, 'maxFetchBytesInFlight'), host: this._fetchBytes } })] : spec.bindings,
         cwd: spec.cwd,
         timeoutMs: spec.timeoutMs,
         signal,
