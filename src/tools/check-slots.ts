@@ -5,13 +5,15 @@
  * bound was not enough: bombs that end just under `maxCheckMs` never overrun, and eight
  * conversations sending them in a loop made another conversation's trivial program wait 14.5 to
  * 26.4 s of its 30 s budget, in arrival order behind them. So a freed slot goes to the waiting
- * check whose conversation used the checker least lately: the time its checks held a slot,
- * halving every HALF_LIFE_MS, a running check counting its time so far and one that overran a
- * bound at least `maxCheckMs`; then to one holding fewer slots, then in arrival order. A
- * conversation that has not checked lately waits for one running check to end, however many
- * conversations send bombs (with the eight above, 1.2 to 3.6 s). A conversation may have only
- * so many checks waiting. The first checks of new conversations are not known as bombs: those
- * that arrived before another conversation's check go before it once.
+ * check whose conversation used the checker least lately, less the time that check has waited:
+ * the time its checks held a slot, halving every HALF_LIFE_MS, a running check counting its
+ * time so far and one that overran a bound at least `maxCheckMs`. A conversation that has not
+ * checked lately waits for one running check to end, however many conversations send bombs
+ * (with the eight above, 1.2 to 3.6 s). The time waited counts against the time used, so new
+ * conversations, which have used none, cannot starve one that checked before by arriving after
+ * it (six sending a bomb each from a new conversation kept such a check waiting its whole 30 s).
+ * A conversation may have only so many checks waiting. The first checks of new conversations are
+ * not known as bombs: those that arrived before another conversation's check go before it once.
  */
 
 /** Checks one conversation may have waiting at once; one more is refused. */
@@ -23,6 +25,8 @@ const NO_OWNER = {}
 
 interface Waiter {
   owner: object
+  /** When it began to wait. */
+  since: number
   /** Set when a slot was handed to it. */
   handed: boolean
   wake: () => void
@@ -60,7 +64,7 @@ export class CheckSlots {
       this.enter(key, performance.now())
       return undefined
     }
-    const waiter: Waiter = { owner: key, handed: false, wake: () => {} }
+    const waiter: Waiter = { owner: key, since: performance.now(), handed: false, wake: () => {} }
     const handed = new Promise<undefined>((resolve) => {
       waiter.wake = () => resolve(undefined)
     })
@@ -82,10 +86,12 @@ export class CheckSlots {
     const held = now - starts.shift()!
     if (starts.length === 0) this.running.delete(key)
     this.used.set(key, { ms: this.decayed(key, now) + (overran ? Math.max(held, this.boundMs) : held), at: now })
+    // Least checker time, less the time the check has waited: new conversations, which have used
+    // none, cannot keep one that checked before waiting for ever by arriving after it.
     let next: Waiter | undefined
     let least = { used: Infinity, holds: Infinity }
     for (const waiter of this.waiting) {
-      const rank = { used: this.usage(waiter.owner, now), holds: this.running.get(waiter.owner)?.length ?? 0 }
+      const rank = { used: this.usage(waiter.owner, now) - (now - waiter.since), holds: this.running.get(waiter.owner)?.length ?? 0 }
       if (rank.used < least.used || (rank.used === least.used && rank.holds < least.holds)) [next, least] = [waiter, rank]
     }
     if (next === undefined) {
@@ -93,7 +99,7 @@ export class CheckSlots {
       return
     }
     this.waiting.splice(this.waiting.indexOf(next), 1)
-    // Counted as the waiter's at once, so a second slot freed in the same turn goes to another conversation.
+    // Counted as the waiter's at once: its checker time runs from now.
     this.enter(next.owner, now)
     next.handed = true
     next.wake()

@@ -71,6 +71,33 @@ describe('CheckSlots', () => {
     await Promise.all(waiting)
   })
 
+  it('counts the time a check waited against its conversation\'s checker time: new conversations arriving after it do not starve it', async () => {
+    const { slots, got, wait } = clocked()
+    const [checkedBefore, filler, bomber] = [{}, {}, {}]
+    await slots.take(checkedBefore, never)
+    await slots.take(filler, never)
+    vi.advanceTimersByTime(200)
+    slots.give(checkedBefore, false) // a trivial check: 200 ms of checker time
+    await slots.take(bomber, never)
+    const mine = wait(checkedBefore, 'checked before')
+    // New conversations, each with no checker time, keep arriving after it, 100 ms apart from 300 ms on.
+    vi.advanceTimersByTime(200)
+    const others: Promise<unknown>[] = []
+    for (let n = 0; n < 3; n++) {
+      vi.advanceTimersByTime(100)
+      others.push(wait({}, `new ${n}`))
+    }
+    // Its 200 ms used count as arriving 200 ms later, still before them all: the next slot is its.
+    slots.give(bomber, false)
+    await settled()
+    expect(got).toEqual(['checked before'])
+    slots.give(checkedBefore, false)
+    slots.give(filler, false)
+    await settled()
+    await Promise.all([mine, ...others.slice(0, 2)])
+    expect(got).toEqual(['checked before', 'new 0', 'new 1'])
+  })
+
   it('counts a check that overran a bound as at least maxCheckMs, however soon it ended', async () => {
     const slots = new CheckSlots(2, 10_000)
     const [a, b, c, bystander] = [{}, {}, {}, {}]
