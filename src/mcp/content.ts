@@ -54,7 +54,7 @@ function checkImages(content: readonly McpContent[], images: ImageStore, budget:
   if (parts.length > MAX_IMAGES_PER_RESULT) throw new Error(`the tool returned ${parts.length} images in one result; a result may carry at most ${MAX_IMAGES_PER_RESULT}`)
   const bytes = parts.reduce((sum, part) => sum + Buffer.byteLength(part.data ?? '', 'base64'), 0)
   if (budget !== undefined && parts.length > 0) {
-    const text = content.reduce((sum, part) => sum + (part.type === 'text' ? Buffer.byteLength(part.text ?? '') : 0), 0)
+    const text = content.reduce((sum, part) => sum + (part.type === 'image' ? 0 : Buffer.byteLength(textOf(part))), 0)
     const returned = text > 0 ? `${bytes} bytes of images and ${text} bytes of text` : `${bytes} bytes of images`
     if (bytes + text > budget.bytes) throw new Error(`the tool returned ${returned}, over the call's budget of ${budget.bytes} (${budget.field})`)
   }
@@ -62,11 +62,14 @@ function checkImages(content: readonly McpContent[], images: ImageStore, budget:
 }
 
 async function contentPart(part: McpContent, images: ImageStore): Promise<string | PtcImage> {
+  return part.type === 'image' ? images.save(part.data ?? '', part.mimeType) : textOf(part)
+}
+
+/** What the program receives for a part that is not an image. */
+function textOf(part: McpContent): string {
   switch (part.type) {
     case 'text':
       return part.text ?? ''
-    case 'image':
-      return images.save(part.data ?? '', part.mimeType)
     case 'resource':
       return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}: ${part.resource?.mimeType ?? 'binary'}, not shown]`
     case 'resource_link':

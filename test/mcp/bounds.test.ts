@@ -14,13 +14,13 @@ import { png } from './fixtures/images.mjs'
 
 const any = { type: 'object' as const }
 
-/** A server with image tools: `photo` (one small PNG), `many` (`n` of them), `big` (one PNG padded to `bytes`, then `text` characters of text). */
+/** A server with image tools: `photo` (one small PNG), `many` (`n` of them), `big` (one PNG padded to `bytes`, then `text` characters of text and a resource of `resource` characters). */
 async function connectImageServer() {
   const server = new Server({ name: 'camera', version: '1.0.0' }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: ['photo', 'many', 'big'].map((name) => ({ name, inputSchema: any })) }))
   const small = png(4, 3).toString('base64')
   server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const args = (request.params.arguments ?? {}) as { n?: number; bytes?: number; text?: number }
+    const args = (request.params.arguments ?? {}) as { n?: number; bytes?: number; text?: number; resource?: number }
     const image = (data: string) => ({ type: 'image' as const, data, mimeType: 'image/png' })
     switch (request.params.name) {
       case 'photo':
@@ -30,7 +30,8 @@ async function connectImageServer() {
       default: {
         const head = png(4, 3)
         const text = args.text ? [{ type: 'text' as const, text: 'x'.repeat(args.text) }] : []
-        return { content: [image(Buffer.concat([head, Buffer.alloc(args.bytes! - head.length)]).toString('base64')), ...text] }
+        const resource = args.resource ? [{ type: 'resource' as const, resource: { uri: 'file:///notes.txt', text: 'r'.repeat(args.resource) } }] : []
+        return { content: [image(Buffer.concat([head, Buffer.alloc(args.bytes! - head.length)]).toString('base64')), ...text, ...resource] }
       }
     }
   })
@@ -116,6 +117,9 @@ describe("an MCP group's images", () => {
       bindings: [group.namespace],
     })
     expect(result.value).toEqual([3000, "the tool returned 6000 bytes of images and 6000 bytes of text, over the call's budget of 10000 (the group's maxResultBytes)"])
+    // A resource's text is text the program receives too.
+    const resource = await env.run('return await camera.big({ bytes: 6000, resource: 6000 }).catch((error) => error.message)', { bindings: [group.namespace] })
+    expect(resource.value).toBe("the tool returned 6000 bytes of images and 6000 bytes of text, over the call's budget of 10000 (the group's maxResultBytes)")
     expect(readdirSync(directory)).toHaveLength(1)
     await group.dispose()
   })
