@@ -4,7 +4,7 @@
 // prelude: hijack
 // formats: function-body
 // config: {"maxPendingCallBytes": 16777216, "maxOldGenerationSizeMb": 192, "maxMemoryMb": 512}
-// heap: 176
+// heap: 320
 // timeout: 30000
 forgeText(`{"type":"call","run":${runId},"id":2,"global":"tools","name":"hang","args":[${'[],'.repeat(5_499_999)}[]]}`)
 await hang()
