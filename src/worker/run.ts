@@ -3,7 +3,7 @@
  * program, and send exactly one terminal message (`done` or `failed`).
  */
 import vm from 'node:vm'
-import { jsonByteLength, snapshotJson } from '../json/index.js'
+import { jsonByteLength, jsonStringByteLength, snapshotJson } from '../json/index.js'
 import type { PtcJsonValue } from '../seam/types.js'
 import { type FailedMessage, type ProgramCode, type RepliesMessage, type ReplyMessage, type RunMessage, type WorkerFailureKind, KEY_BOUNDS, KEY_BOUNDS_RULE } from '../protocol/messages.js'
 import { createProgramHooks, type ProgramState } from '../transform/hooks.js'
@@ -103,8 +103,14 @@ export class WorkerRun {
     this._settled = true
     this._bridge.close()
     this.output.close()
+    const { run, maxOutputBytes } = this._message
+    // A message longer than output may hold ends as output-limit at the host whatever it says (its
+    // ledger), and the host's reader refuses a failure's message past maxOutputBytes: say so here.
+    if (jsonStringByteLength(text) > maxOutputBytes) {
+      kind = 'output-limit'
+      text = `output exceeded ${maxOutputBytes} bytes`
+    }
     // Literals define their fields, so setters a program planted on Object.prototype never run.
-    const run = this._message.run
     const message: FailedMessage = { type: 'failed', run, kind, message: text }
     if (flags.initializer) message.initializer = true
     if (flags.unusable) message.unusable = true

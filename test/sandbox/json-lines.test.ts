@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { ENTRY_ELEMENTS_WHY, MAX_PROTOCOL_KEYS, lineLimits, tooManyPendingCallsMessage } from '../../src/host/connection/frame-bounds.js'
+import { ENTRY_ELEMENTS_WHY, FRAME_TEXT_BYTES, MAX_PROTOCOL_KEYS, lineLimits, tooManyPendingCallsMessage } from '../../src/host/connection/frame-bounds.js'
 import { jsonByteLength } from '../../src/json/index.js'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { ARRIVED_BYTES, ARRIVED_VALUES, JsonLines, type JsonLinesLimits } from '../../src/host/connection/json-lines.js'
 import { readMessage } from '../../src/host/connection/message-inflow.js'
-import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAW_BYTES, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, MAX_OBJECT_KEYS } from '../../src/protocol/messages.js'
 
 /** The budgets frames are read with here, unless a test says otherwise. */
 const budget = { maxOutputBytes: 1 << 20, maxPendingCallBytes: 1 << 20, maxPendingCalls: 128 }
@@ -261,6 +261,17 @@ describe('the host reader of lines of JSON', () => {
       expect(refusalAfter(head, lineLimits('frame', roomy))).toEqual({ tookHead: true, tookKey: false, why: inAll('args') })
     })
 
+    it('counts a key as it is read, so keys whose values are still open count against the keys after them', () => {
+      // MAX_MESSAGE_KEYS - 10 keys placed, then ten one-key objects nested in each other, all open:
+      // their keys are read, their values not yet placed (objects nested a million deep carried a
+      // million keys past the bound so).
+      const full = (index: number, count: number) => `{${keys(count, `k${index}.`).slice(0, -1)}}`
+      const flat = [0, 1, 2].map((index) => full(index, MAX_OBJECT_KEYS)).join(',') + ',' + full(3, MAX_OBJECT_KEYS - 10)
+      const chain = Array.from({ length: 10 }, (_, index) => `{"c${index}":`).join('')
+      const head = `{"type":"message","message":{"type":"done","run":1,"value":[${flat},${chain}{`
+      expect(refusalAfter(head, lineLimits('frame', roomy))).toEqual({ tookHead: true, tookKey: false, why: inAll('value') })
+    })
+
     it('counts the keys of a batch\'s calls together, as one message\'s', () => {
       const calls = Array.from({ length: objects }, (_, index) => call(index + 1, `{${keys(MAX_OBJECT_KEYS, `${index}.`).slice(0, -1)}}`)).join(',')
       const full = `{"type":"calls","run":1,"calls":[${calls}]}`
@@ -306,6 +317,66 @@ describe('the host reader of lines of JSON', () => {
       const half = '"ab",'.repeat(MAX_MESSAGE_VALUES / 2 - 1).slice(0, -1)
       const head = `{"type":"calls","run":1,"calls":[{"type":"call","run":1,"id":1,"global":"g","name":"f","args":[${half}]},{"type":"call","run":1,"id":2,"global":"g","name":"f","args":[${half},`
       expect(refusalAfter(head, '"', 'message')).toEqual({ tookHead: true, tookNext: false, why: inAll('args') })
+    })
+  })
+
+  describe('strings past the bound of their place', () => {
+    /** Whether the reader refuses `text` in pieces of `size` bytes, and why. */
+    function refusal(text: string, limits: JsonLinesLimits, size: number) {
+      const reader = new JsonLines(limits, () => true)
+      const bytes = Buffer.from(text)
+      for (let at = 0; at < bytes.length; at += size) {
+        if (!reader.push(bytes.subarray(at, at + size))) return { refused: true, why: reader.refusal }
+      }
+      return { refused: false, why: reader.refusal }
+    }
+
+    /** A string token of `bytes` bytes on the line, quotes included, with one character past Latin-1 (V8 holds it two-byte). */
+    const token = (bytes: number) => `"\\u0100${'a'.repeat(bytes - 8)}"`
+    const small = { ...budget, maxOutputBytes: 1000, maxPendingCallBytes: 2000 }
+    const message = (fields: string) => `{"type":"message","message":{${fields}}}`
+
+    it.each([
+      ['a completion', 'frame', (value: string) => message(`"type":"done","run":1,"value":${value}`), 1000, '"value" is a string of more than 1000 bytes, more than its budget'],
+      ['a call\'s arguments', 'frame', (args: string) => message(`"type":"call","run":1,"id":1,"global":"g","name":"f","args":${args}`), 2000, '"args" is a string of more than 2000 bytes, more than its budget'],
+      ['the arguments of a call of a batch', 'message', (args: string) => `{"type":"calls","run":1,"calls":[{"type":"call","run":1,"id":1,"global":"g","name":"f","args":${args}}]}`, 2000, '"args" is a string of more than 2000 bytes, more than its budget'],
+      ['a failure\'s message', 'frame', (text: string) => message(`"type":"failed","run":1,"kind":"exception","message":${text}`), 65536, "a failure's message is a string of more than 65536 bytes, more than output may hold (maxOutputBytes)"],
+      ['an entry of output', 'frame', (text: string) => message(`"type":"output","run":1,"items":[${text}]`), 1000, 'an entry of output is a string of more than 1000 bytes, more than output may hold (maxOutputBytes)'],
+      ['a recorded value of crypto.getRandomValues', 'frame', (text: string) => message(`"type":"draws","run":1,"clock":[1],"random":[0.5],"bytes":["00",${text}]`), 2 * MAX_DRAW_BYTES + 2, `"bytes" holds a string of more than ${2 * MAX_DRAW_BYTES + 2} bytes, more than a durable run records (MAX_DRAW_BYTES)`],
+      ['a helper frame\'s own message', 'frame', (text: string) => `{"type":"exit","message":${text}}`, FRAME_TEXT_BYTES, `a frame's message is a string of more than ${FRAME_TEXT_BYTES} bytes, more than the helper writes`],
+    ] as const)('reads %s of its bound, and refuses one byte more as it passes it, however it is split', (_name, kind, line, bound, why) => {
+      const limits = lineLimits(kind, small)
+      const within = `${line(token(bound))}\n`
+      expect(lines(within, 7, limits)).toEqual([JSON.parse(within)])
+      expect(lines(within, within.length, limits)).toEqual([JSON.parse(within)])
+      for (const size of [1, 7, 4096, 1 << 20]) expect(refusal(`${line(token(bound + 1))}\n`, limits, size)).toEqual({ refused: true, why })
+      // Refused at the byte past the bound, not at the string's end.
+      const long = line(token(bound + 100_000))
+      const start = long.indexOf('"\\u0100')
+      expect(refusedAt(long.slice(0, start + bound + 10), limits)).toBe(start + bound)
+    })
+
+    it('refuses a forged completion of one 100 MiB string in one push, at its bound', () => {
+      const limits = lineLimits('frame', { maxOutputBytes: 64 << 20, maxPendingCallBytes: 16 << 20, maxPendingCalls: 128 })
+      const text = message(`"type":"done","run":1,"value":${token(100 << 20)}`)
+      const reader = new JsonLines(limits, () => true)
+      expect(reader.push(Buffer.from(text))).toBe(false)
+      expect(reader.refusal).toBe(`"value" is a string of more than ${64 << 20} bytes, more than its budget`)
+    })
+
+    it('reads a failure\'s message up to maxOutputBytes when output is larger than 64 KiB', () => {
+      const limits = lineLimits('message', { ...budget, maxOutputBytes: 100_000 })
+      const within = `{"type":"failed","run":1,"kind":"exception","message":${token(100_000)}}\n`
+      expect(lines(within, 4096, limits)).toEqual([JSON.parse(within)])
+      expect(refusal(`{"type":"failed","run":1,"kind":"exception","message":${token(100_001)}}\n`, limits, 4096).refused).toBe(true)
+    })
+
+    it('bounds no key by the string bound of the place it names', () => {
+      const limits = lineLimits('frame', small)
+      const keyed = `${message(`"type":"done","run":1,"value":{${token(1500)}:1}`)}\n`
+      expect(lines(keyed, 7, limits)).toBe('refused') // the completion's bytes refuse it
+      const roomy = `${message(`"type":"done","run":1,"value":{${token(900)}:1}`)}\n`
+      expect(lines(roomy, 7, limits)).toEqual([JSON.parse(roomy)])
     })
   })
 

@@ -12,7 +12,7 @@
  * its program data at its first key past MAX_OBJECT_KEYS in one object or MAX_MESSAGE_KEYS in all,
  * and at its first value past MAX_MESSAGE_VALUES in all.
  */
-import { KEY_BOUNDS_RULE, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
+import { KEY_BOUNDS_RULE, MAX_DRAW_BYTES, MAX_DRAWS, MAX_MESSAGE_KEYS, MAX_MESSAGE_VALUES, MAX_OBJECT_KEYS } from '../../protocol/messages.js'
 import type { JsonLinesLimits, JsonShape } from './json-lines.js'
 
 /** The budgets a frame's bounds derive from (the runtime's configuration). */
@@ -73,9 +73,30 @@ const ATTACHMENT_BYTES = 1024
 
 const open = (kinds: JsonShape['kinds'], more: Partial<JsonShape> = {}): JsonShape => ({ kinds, bytes: Infinity, ...more })
 
-/** A list of a durable run's recorded values: the worker records at most MAX_DRAWS of them, all lists together. */
+/** A string of the protocol at a place that holds no container: at most `bytes` of the line, quotes included. */
+const text = (bytes: number, why: string): JsonShape => ({ kinds: 'none', bytes: Infinity, string: { bytes, why } })
+
+/**
+ * The longest recorded value of `crypto.getRandomValues` on a line: its bytes as lowercase hex
+ * (two characters a byte) and quotes. The worker records at most MAX_DRAW_BYTES bytes in all.
+ */
+const DRAW_STRING_BYTES = 2 * MAX_DRAW_BYTES + 2
+
+/**
+ * A list of a durable run's recorded values: the worker records at most MAX_DRAWS of them, all
+ * lists together, and at most MAX_DRAW_BYTES bytes of `crypto.getRandomValues` (one string each).
+ */
 const draws = (field: string): JsonShape =>
-  open('array', { maxElements: { count: MAX_DRAWS, why: `"${field}" holds more than ${MAX_DRAWS} values, more than a durable run records (MAX_DRAWS)` } })
+  open('array', {
+    maxElements: { count: MAX_DRAWS, why: `"${field}" holds more than ${MAX_DRAWS} values, more than a durable run records (MAX_DRAWS)` },
+    elements: text(DRAW_STRING_BYTES, `"${field}" holds a string of more than ${DRAW_STRING_BYTES} bytes, more than a durable run records (MAX_DRAW_BYTES)`),
+  })
+
+/**
+ * The longest string of a helper frame itself (`exit`'s and `refused`'s `message`): the helper
+ * cuts an exit's text at 2 000 characters, and a refusal names the run's cwd.
+ */
+export const FRAME_TEXT_BYTES = 64 * 1024
 
 /**
  * The most keys an object of the protocol may hold (a frame, a message, a call of a batch): the
@@ -90,17 +111,28 @@ export const MAX_PROTOCOL_KEYS = 16
 const fields = (what: string, more: Partial<JsonShape> = {}): JsonShape =>
   open('object', { maxKeys: { count: MAX_PROTOCOL_KEYS, why: `${what} holds more than ${MAX_PROTOCOL_KEYS} fields, more than any of the protocol (MAX_PROTOCOL_KEYS)` }, ...more })
 
+/** The bound of a failure's message however small maxOutputBytes is: the worker's own (`output exceeded …`) fit. */
+const MIN_FAILURE_BYTES = 64 * 1024
+
 /** Where a worker message may hold a container, and how large. */
 function messageShape(budget: FrameBudget): JsonShape {
   const args: JsonShape = { kinds: 'any', bytes: budget.maxPendingCallBytes, field: 'args' }
+  // The worker sends an entry of output only while it fits what output leaves free
+  // (src/worker/output.ts), at most maxOutputBytes as JSON on the line, and a failure's message
+  // longer than that as output-limit's short one (src/worker/run.ts `fail`).
+  const outputText = (what: string, bytes: number): { bytes: number; why: string } => ({
+    bytes,
+    why: `${what} is a string of more than ${bytes} bytes, more than output may hold (maxOutputBytes)`,
+  })
   return fields('a message', {
     children: {
       args,
       value: { kinds: 'any', bytes: budget.maxOutputBytes, field: 'value' },
+      message: { kinds: 'none', bytes: Infinity, string: outputText("a failure's message", Math.max(budget.maxOutputBytes, MIN_FAILURE_BYTES)) },
       // The worker sends each entry of output as it is written, one to a message.
       items: open('array', {
         maxElements: { count: 1, why: 'an output message holds more than one entry (the worker sends each in a message of its own)' },
-        elements: { kinds: 'object', bytes: ATTACHMENT_BYTES },
+        elements: { kinds: 'object', bytes: ATTACHMENT_BYTES, string: outputText('an entry of output', budget.maxOutputBytes) },
       }),
       // The worker batches the calls of one tick, however many. The host counts every call of a
       // batch as pending before it writes any reply, so a batch past maxPendingCalls fails the
@@ -119,7 +151,11 @@ function messageShape(budget: FrameBudget): JsonShape {
 
 /** A helper frame: `{ type, message }`, the message in `message`. */
 function frameShape(budget: FrameBudget): JsonShape {
-  return fields('a frame', { children: { message: messageShape(budget) } })
+  const message: JsonShape = {
+    ...messageShape(budget),
+    string: { bytes: FRAME_TEXT_BYTES, why: `a frame's message is a string of more than ${FRAME_TEXT_BYTES} bytes, more than the helper writes` },
+  }
+  return fields('a frame', { children: { message } })
 }
 
 /** The most elements an entry line holds: `['ended', how, oomKilled]` (protocol/frames.ts `EntryLine`). */

@@ -10,8 +10,10 @@
  * - `shape`: where a container may open at all, how many bytes the value it opens may take
  *   (what may be large in a frame is a call's arguments or a completion; everything else of a
  *   frame is a few fields, and a container where the protocol has none is refused at its first
- *   byte), and how many elements a list or keys an object of the protocol may hold (refused at
- *   the first past it);
+ *   byte), how many bytes a string there may take (a bounded place's own bytes, or the bound of
+ *   a string of the protocol: a failure's message, an entry of output; refused at the first
+ *   byte past it, before the string is built), and how many elements a list or keys an object
+ *   of the protocol may hold (refused at the first past it);
  * - `dataKeys`: how many keys the program data of a line (the values of bounded places) may hold,
  *   in one object and in all together, and how many values (lists, objects, strings, numbers,
  *   booleans, nulls), refused at the first past any: bytes alone do not bound the time V8 takes
@@ -25,17 +27,21 @@ import { StringPieces } from './string-pieces.js'
 
 /**
  * Where containers may open in a line, as data the reader walks alongside the value it builds
- * (no callback per container): the kinds of container allowed at this place, a bound on the
- * bytes of the value opened here (`Infinity` for none; below a bounded value nothing is asked
- * again), how many elements an array opened here may hold (`maxElements`: the line is refused
+ * (no callback per container): the kinds of container allowed at this place (`none`: a scalar
+ * only), a bound on the bytes of the value here (`Infinity` for none; a string given directly
+ * here is held to it too; below a bounded value nothing is asked again), a bound on the bytes of
+ * a string here (`string`, quotes and escapes included, as the line spells it; it comes first),
+ * how many elements an array opened here may hold (`maxElements`: the line is refused
  * at the first one past `count`, and `why`, the field and the rule, is the reader's `refusal`),
  * how many keys an object opened here may hold (`maxKeys`, likewise), and the places below it,
  * by key or array index (`children`) or for every element (`elements`). A place not described
  * holds no container.
  */
 export interface JsonShape {
-  readonly kinds: 'object' | 'array' | 'any'
+  readonly kinds: 'object' | 'array' | 'any' | 'none'
   readonly bytes: number
+  /** A string here takes at most `bytes` of the line (quotes included); `why` is the refusal. */
+  readonly string?: { readonly bytes: number; readonly why: string }
   readonly maxElements?: { readonly count: number; readonly why: string }
   readonly maxKeys?: { readonly count: number; readonly why: string }
   /** What the refusal of too many keys calls a bounded value opened here (`"args"`). */
@@ -141,6 +147,9 @@ export class JsonLines {
   private _dataKeys = 0
   /** Values of the line's program data so far. */
   private _dataValues = 0
+  /** The line offset the scalar token being read may not pass (its place's bound), and why. */
+  private _tokenLast = Infinity
+  private _tokenWhy: string | undefined
 
   constructor(
     limits: JsonLinesLimits,
@@ -177,6 +186,8 @@ export class JsonLines {
     this._failed = true
     this._stack = []
     this._partial = []
+    // A string refused part way holds its pieces so far: the reader lives as long as its channel.
+    this._partialString = undefined
     this._root = undefined
   }
 
@@ -222,6 +233,7 @@ export class JsonLines {
           } else if (this._boundDepth >= 0 && !this._value()) {
             return false
           } else {
+            this._boundScalar(offset)
             at = this._scalarStart(chunk, at)
           }
           break
@@ -229,8 +241,10 @@ export class JsonLines {
         case Expect.Key:
           if (byte === 0x7d && this._expect === Expect.KeyOrClose) at = this._close(at, false)
           else if (this._fullObject()) return false
-          else if (byte === QUOTE) at = this._stringStart(chunk, at)
-          else return false
+          else if (byte === QUOTE) {
+            this._tokenLast = Infinity
+            at = this._stringStart(chunk, at)
+          } else return false
           break
         case Expect.Colon:
           if (byte !== 0x3a) return false
@@ -330,6 +344,37 @@ export class JsonLines {
     return true
   }
 
+  /**
+   * Bounds the scalar starting at line offset `offset` by its place: the place's `string` bound,
+   * or else a bounded place's bytes (a string given directly as arguments or a completion).
+   */
+  private _boundScalar(offset: number): void {
+    this._tokenLast = Infinity
+    if (this._boundDepth >= 0) return
+    const parent = this._stack[this._stack.length - 1]
+    const place = parent === undefined ? this.limits.shape : placeIn(parent)
+    if (place === undefined) return
+    if (place.string !== undefined) {
+      this._tokenLast = offset + place.string.bytes - 1
+      this._tokenWhy = place.string.why
+    } else if (place.bytes !== Infinity) {
+      this._tokenLast = offset + place.bytes - 1
+      this._tokenWhy = `"${place.field ?? 'a value'}" is a string of more than ${place.bytes} bytes, more than its budget`
+    }
+  }
+
+  /** Where in `chunk` a string token must have ended: past it, a bound is broken. */
+  private _stop(chunk: Buffer): number {
+    const last = Math.min(this._tokenLast, this._boundEnd, this.limits.maxLineBytes)
+    return Math.min(chunk.length, this._lineStart + last + 1)
+  }
+
+  /** A string token passed its bound before it ended: -2, with the token's reason when its own bound was the one. */
+  private _overString(): number {
+    if (this._tokenLast <= Math.min(this._boundEnd, this.limits.maxLineBytes)) this._refusal = this._tokenWhy
+    return -2
+  }
+
   /** Closes the top container, whose closing byte is at `at`; the index after it. */
   private _close(at: number, isArray: boolean): number {
     const open = this._stack.pop()!
@@ -361,8 +406,6 @@ export class JsonLines {
     top.key = undefined
     const record = top.value as Record<string, unknown>
     if (hasOwn(record, key)) return false
-    top.keys++
-    if (this._boundDepth >= 0) this._dataKeys++
     // Assigning `__proto__` would set the prototype: it is defined as an own key like the rest.
     if (key === '__proto__') defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true })
     else record[key] = value
@@ -374,9 +417,10 @@ export class JsonLines {
   // (kept in `_partial`), or -2 when it is not JSON or breaks a bound.
 
   private _stringStart(chunk: Buffer, start: number): number {
-    const end = stringEnd(chunk, start + 1, false)
+    const stop = this._stop(chunk)
+    const end = stringEnd(chunk, start + 1, false, stop)
     if (end === -2) return -2
-    if (end === -1) return this._keep(chunk, start, 'string')
+    if (end === -1) return stop < chunk.length ? this._overString() : this._keep(chunk, start, 'string')
     return this._string(chunk, start, end + 1, scan.escapes) ? end + 1 : -2
   }
 
@@ -404,8 +448,10 @@ export class JsonLines {
   /** Continues a token split between pushes, from the chunk's start. */
   private _continueToken(chunk: Buffer): number {
     const kind = this._partialKind!
-    let end = kind === 'string' ? stringEnd(chunk, 0, this._partialEscaped) : scalarEnd(chunk, 0)
+    const stop = kind === 'string' ? this._stop(chunk) : chunk.length
+    let end = kind === 'string' ? stringEnd(chunk, 0, this._partialEscaped, stop) : scalarEnd(chunk, 0)
     if (end === -2) return -2
+    if (end === -1 && stop < chunk.length) return this._overString()
     const taken = end === -1 ? chunk.length : kind === 'string' ? end + 1 : end
     this._partialBytes += taken
     if (taken - this._lineStart > this.limits.maxLineBytes || taken - this._lineStart > this._boundEnd) return -2
@@ -440,7 +486,12 @@ export class JsonLines {
 
   private _stringValue(text: string): boolean {
     if (this._expect === Expect.Key || this._expect === Expect.KeyOrClose) {
-      this._stack[this._stack.length - 1]!.key = text
+      const top = this._stack[this._stack.length - 1]!
+      top.key = text
+      // Counted as read, not as its value is placed: a key whose value is a container still
+      // open counts against the bounds of the keys after it.
+      top.keys++
+      if (this._boundDepth >= 0) this._dataKeys++
       this._expect = Expect.Colon
       return true
     }
@@ -508,13 +559,13 @@ const utf8Slice = (bytes: Buffer, start: number, end: number): string =>
   (bytes as unknown as { utf8Slice: (start: number, end: number) => string }).utf8Slice(start, end)
 
 /**
- * The index of the quote that ends the string whose contents start at `from`, -1 when the chunk
- * ends first (`scan.escapedAtEnd` then says whether it ended inside an escape), -2 at a byte a JSON
- * string cannot hold raw: a control character (a newline inside a string means the line ended
- * in it). `escaped`: the first byte is escaped.
+ * The index of the quote that ends the string whose contents start at `from`, -1 when `stop`
+ * (at most the chunk's end) comes first (`scan.escapedAtEnd` then says whether it ended inside an
+ * escape), -2 at a byte a JSON string cannot hold raw: a control character (a newline inside a
+ * string means the line ended in it). `escaped`: the first byte is escaped.
  */
-function stringEnd(chunk: Buffer, from: number, escaped: boolean): number {
-  const length = chunk.length
+function stringEnd(chunk: Buffer, from: number, escaped: boolean, stop: number): number {
+  const length = stop
   scan.escapes = false
   for (let index = from; index < length; index++) {
     const byte = chunk[index]!
